@@ -1,0 +1,11 @@
+"""barley: data-driven dependency parsing (a parser generator).
+
+Read and write treebanks losslessly, measure their structure, train transition-based
+and graph-based parsers, parse, and evaluate.
+"""
+
+__version__ = "0.1.0"
+
+from barley.conllu import Sentence, read, write  # noqa: E402
+
+__all__ = ["Sentence", "read", "write", "__version__"]

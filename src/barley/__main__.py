@@ -1,0 +1,5 @@
+import sys
+
+from barley.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of ``barley``: one module per command, each with ``register(subparsers)``."""

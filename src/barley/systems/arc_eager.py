@@ -1,0 +1,93 @@
+"""Arc-eager, stack-based parsing (Nivre 2008 §4.2, Figure 5).
+
+Configurations (σ, β, A), initially ([0], [1..n], ∅). Terminal when β is empty
+(Nivre's condition) and no REDUCE is possible any more: popping the words that
+already have a head changes no arc, and it makes every sequence that builds a
+tree exactly 2n transitions long.
+
+=================  =========================================  ===============================
+transition         effect                                      precondition
+=================  =========================================  ===============================
+LEFT-ARC_l         (σ|i, j|β, A) ⇒ (σ, j|β, A ∪ {(j, l, i)})   i ≠ 0, i has no head
+RIGHT-ARC_l        (σ|i, j|β, A) ⇒ (σ|i|j, β, A ∪ {(i, l, j)}) j has no head
+REDUCE             (σ|i, β, A) ⇒ (σ, β, A)                     i has a head
+SHIFT              (σ, i|β, A) ⇒ (σ|i, β, A)
+=================  =========================================  ===============================
+
+Sound and complete for projective forests (Nivre 2008 Theorems 3-4); every word is
+pushed once (SHIFT or RIGHT-ARC) and popped at most once (LEFT-ARC or REDUCE), so
+a sequence has at most 2n transitions, and exactly 2n when it builds a tree.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from barley.systems.base import Action, State, TransitionSystem
+
+LEFT_ARC, RIGHT_ARC, REDUCE, SHIFT = range(4)
+
+
+class ArcEager(TransitionSystem):
+    name = "arc-eager"
+    aliases = ("nivreeager",)
+    moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT")
+    labeled = (True, True, False, False)
+
+    def initial(self, n: int) -> State:
+        return State(n, stack=[0], buffer=deque(range(1, n + 1)))
+
+    def legal(self, state: State) -> list[bool]:
+        stack, buffer = state.stack, state.buffer
+        i = stack[-1] if stack else -1
+        has_pair = bool(stack) and bool(buffer)
+        return [
+            has_pair and i != 0 and not state.has_head(i),
+            has_pair and not state.has_head(buffer[0]) and (i != 0 or self.can_attach_to_root(state)),
+            bool(stack) and i != 0 and state.has_head(i),
+            bool(buffer),
+        ]
+
+    def apply(self, state: State, move: int, label: int = -1) -> None:
+        stack, buffer = state.stack, state.buffer
+        if move == LEFT_ARC:
+            state.add_arc(buffer[0], stack.pop(), label)
+        elif move == RIGHT_ARC:
+            j = buffer.popleft()
+            state.add_arc(stack[-1], j, label)
+            stack.append(j)
+        elif move == REDUCE:
+            stack.pop()
+        elif move == SHIFT:
+            stack.append(buffer.popleft())
+        else:
+            raise ValueError(f"arc-eager has no move {move}")
+        state.transitions += 1
+
+    def is_terminal(self, state: State) -> bool:
+        return not state.buffer and not self.legal(state)[REDUCE]
+
+    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
+        """Nivre 2008 §4.2: arc to the buffer front if it is in the gold tree; REDUCE a
+        node that has its head and all its gold dependents; otherwise SHIFT."""
+        pending = [0] * len(heads)  # gold dependents not yet attached, per node
+        for d in range(1, len(heads)):
+            pending[heads[d]] += 1
+
+        def next_action(state: State) -> Action:
+            if state.stack and state.buffer:
+                i, j = state.stack[-1], state.buffer[0]
+                if i != 0 and heads[i] == j and not state.has_head(i):
+                    pending[j] -= 1
+                    return LEFT_ARC, labels[i]
+                if heads[j] == i and (i != 0 or self.can_attach_to_root(state)):
+                    pending[i] -= 1
+                    return RIGHT_ARC, labels[j]
+            if state.stack:
+                i = state.stack[-1]
+                if i != 0 and state.has_head(i) and (pending[i] == 0 or not state.buffer):
+                    return REDUCE, -1
+            return SHIFT, -1
+
+        return next_action

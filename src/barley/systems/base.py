@@ -1,0 +1,233 @@
+"""The interface every transition system implements, and what they share.
+
+A transition system (Nivre 2008 §2.3) is a set of configurations, an initial
+configuration for a sentence, a set of transitions with preconditions, and
+terminal configurations. Here:
+
+* a configuration is a :class:`State` (or a subclass adding the system's own
+  lists, e.g. Covington's λ1/λ2 or 2-planar's second stack);
+* a transition is an :data:`Action` ``(move, label)``: ``move`` indexes the
+  system's ``moves`` tuple and ``label`` is a label id for labeled moves, -1
+  otherwise. Legality is decided per move and holds for every label (labels are
+  data, not transitions);
+* the static oracle of a system is built once per gold tree
+  (:meth:`TransitionSystem.oracle`), so it can precompute what it needs (the
+  projective order, maximal projective components, plane assignments).
+
+Nodes are 0..n with 0 the artificial root; ``heads[d] == -1`` means "no head yet".
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from bisect import insort
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+Action = tuple[int, int]
+"""``(move index, label id)``; label is -1 for unlabeled moves (SHIFT, REDUCE, ...)."""
+
+NO_HEAD = -1
+
+
+class OracleError(RuntimeError):
+    """The oracle found no correct move for a tree that is inside the system's class.
+
+    That is a bug in barley, never in the data: the message names the sentence,
+    the word and the arc so that it can be reproduced.
+    """
+
+
+class Forest:
+    """Union-find over nodes 0..n that knows the root of every tree of the forest.
+
+    Adding the arc h → d (d has no head yet) creates a cycle exactly when h lies in
+    the tree rooted at d, i.e. when ``root(h) == d``. With path compression and union
+    by size this is amortized constant time per check (Nivre 2008 §6.1), instead of
+    walking up the heads.
+    """
+
+    __slots__ = ("parent", "size", "top")
+
+    def __init__(self, n: int):
+        self.parent = list(range(n + 1))
+        self.size = [1] * (n + 1)
+        self.top = list(range(n + 1))  # top[representative] = the tree's root node
+
+    def find(self, node: int) -> int:
+        parent = self.parent
+        root = node
+        while parent[root] != root:
+            root = parent[root]
+        while parent[node] != root:
+            parent[node], node = root, parent[node]
+        return root
+
+    def root(self, node: int) -> int:
+        """The node at the top of ``node``'s tree (the ancestor without a head)."""
+        return self.top[self.find(node)]
+
+    def reaches(self, head: int, dependent: int) -> bool:
+        """True if ``head →* dependent`` already, for a ``dependent`` that has no head."""
+        return self.root(head) == dependent
+
+    def link(self, head: int, dependent: int) -> None:
+        """Record the arc head → dependent (dependent must be a tree root)."""
+        a, b = self.find(head), self.find(dependent)
+        top = self.top[a]
+        if self.size[a] < self.size[b]:
+            a, b = b, a
+        self.parent[b] = a
+        self.size[a] += self.size[b]
+        self.top[a] = top
+
+
+@dataclass(slots=True, eq=False)
+class State:
+    """A configuration: the parts every system has, plus the arcs built so far.
+
+    ``stack``: top is ``stack[-1]``. ``buffer``: front is ``buffer[0]``.
+    ``heads``/``labels``: the arcs A, per dependent (-1 = none).
+    ``children``: the dependents of each node, kept sorted, so feature models can ask
+    for leftmost/rightmost dependents and their siblings (Nivre 2008 Table 2).
+    ``forest``: union-find over A, for the acyclicity preconditions.
+    ``transitions``: how many transitions were applied.
+    """
+
+    n: int
+    stack: list[int]
+    buffer: deque[int]
+    heads: list[int] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+    children: list[list[int]] = field(default_factory=list)
+    forest: Forest | None = None
+    transitions: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.heads:
+            self.heads = [NO_HEAD] * (self.n + 1)
+            self.labels = [NO_HEAD] * (self.n + 1)
+            self.children = [[] for _ in range(self.n + 1)]
+        if self.forest is None:
+            self.forest = Forest(self.n)
+
+    def add_arc(self, head: int, dependent: int, label: int) -> None:
+        assert self.heads[dependent] == NO_HEAD, f"node {dependent} already has a head"
+        self.heads[dependent] = head
+        self.labels[dependent] = label
+        insort(self.children[head], dependent)
+        self.forest.link(head, dependent)
+
+    def has_head(self, node: int) -> bool:
+        return self.heads[node] != NO_HEAD
+
+    def leftmost(self, node: int) -> int:
+        kids = self.children[node]
+        return kids[0] if kids else NO_HEAD
+
+    def rightmost(self, node: int) -> int:
+        kids = self.children[node]
+        return kids[-1] if kids else NO_HEAD
+
+
+class TransitionSystem(ABC):
+    """One transition system; subclasses are one small file each (see ``registry``).
+
+    Class attributes: ``name`` (barley's name), ``aliases`` (MaltParser's names),
+    ``moves`` (move names, index = move id), ``labeled`` (per move: takes a label).
+    ``single_root``: when True the system never attaches a second word to node 0, and
+    :meth:`finalize` keeps a single root, as UD treebanks require.
+    """
+
+    name: str = ""
+    aliases: tuple[str, ...] = ()
+    moves: tuple[str, ...] = ()
+    labeled: tuple[bool, ...] = ()
+
+    def __init__(self, single_root: bool = False):
+        self.single_root = single_root
+
+    @abstractmethod
+    def initial(self, n: int) -> State:
+        """The initial configuration for a sentence of n words."""
+
+    @abstractmethod
+    def legal(self, state: State) -> list[bool]:
+        """Per move: are its preconditions satisfied in ``state``?"""
+
+    @abstractmethod
+    def apply(self, state: State, move: int, label: int = -1) -> None:
+        """Apply one transition to ``state`` in place (preconditions assumed)."""
+
+    @abstractmethod
+    def is_terminal(self, state: State) -> bool:
+        """Is ``state`` terminal?"""
+
+    @abstractmethod
+    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
+        """The static oracle for one gold tree: a function from state to the next action.
+
+        For a tree inside the system's class the actions rebuild the tree exactly;
+        for one outside it they still reach a terminal state (the nearest tree the
+        system can build). Raises :class:`OracleError` only on a bug.
+        """
+
+    def move(self, name: str) -> int:
+        return self.moves.index(name)
+
+    def can_attach_to_root(self, state: State) -> bool:
+        """False once node 0 has a dependent, when the system keeps a single root."""
+        return not (self.single_root and state.children[0])
+
+    def finalize(self, state: State, root_label: int) -> None:
+        """Attach the words left without a head (Nivre 2008 §6.1).
+
+        They go to node 0 with ``root_label``; with ``single_root``, only the first
+        goes to 0 if 0 has no dependent yet, and the rest attach to 0's dependent,
+        so the output keeps a single root.
+        """
+        for node in range(1, state.n + 1):
+            if state.heads[node] != NO_HEAD:
+                continue
+            if self.single_root and state.children[0]:
+                state.add_arc(state.children[0][0], node, root_label)
+            else:
+                state.add_arc(0, node, root_label)
+
+
+@dataclass
+class OracleRun:
+    """The result of running a system's oracle over one gold tree."""
+
+    actions: list[Action]
+    heads: list[int]
+    labels: list[int]
+    reproduced: bool
+
+
+def run_oracle(system: TransitionSystem, heads: Sequence[int], labels: Sequence[int],
+               root_label: int = 0) -> OracleRun:
+    """Follow the oracle from the initial to a terminal state; compare with the gold tree.
+
+    ``heads``/``labels`` are indexed by node 0..n (entry 0 ignored). Every action is
+    checked against the system's preconditions, so an oracle that proposes an
+    illegal move is caught here rather than producing a wrong tree silently.
+    """
+    n = len(heads) - 1
+    state = system.initial(n)
+    next_action = system.oracle(heads, labels)
+    actions: list[Action] = []
+    limit = 4 * (n + 1) * (n + 1) + 16  # far above any system's bound; guards a looping oracle
+    while not system.is_terminal(state):
+        move, label = next_action(state)
+        if not system.legal(state)[move]:
+            raise OracleError(f"{system.name} oracle chose {system.moves[move]}, which is not legal "
+                              f"here (stack {state.stack[-3:]}, buffer {list(state.buffer)[:3]})")
+        system.apply(state, move, label)
+        actions.append((move, label))
+        if len(actions) > limit:
+            raise OracleError(f"{system.name} oracle did not terminate after {limit} transitions")
+    system.finalize(state, root_label)
+    reproduced = list(state.heads[1:]) == list(heads[1:]) and list(state.labels[1:]) == list(labels[1:])
+    return OracleRun(actions, state.heads, state.labels, reproduced)
