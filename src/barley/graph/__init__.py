@@ -1,0 +1,15 @@
+"""Graph-based parsing: decoders over arc (and sibling) score matrices.
+
+Decoders are pure functions from scores to heads (SuPar's shape): Eisner's
+projective algorithm (first and second order), Chu-Liu-Edmonds maximum spanning
+trees, and the non-projective approximation of McDonald & Pereira (2006). Scores
+are indexed ``scores[head, dependent]`` over nodes 0..n with 0 the artificial root.
+"""
+
+from barley.graph.eisner import eisner, eisner_second_order
+from barley.graph.mst import chu_liu_edmonds
+from barley.graph.nonprojective_approx import nonprojective_approximation
+from barley.graph.scoring import sibling_tree_score, tree_score
+
+__all__ = ["eisner", "eisner_second_order", "chu_liu_edmonds", "nonprojective_approximation",
+           "tree_score", "sibling_tree_score"]

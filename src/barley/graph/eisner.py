@@ -1,0 +1,161 @@
+"""Eisner's projective decoder, first order (Eisner 1996) and with adjacent siblings
+(second order, McDonald & Pereira 2006 §3).
+
+The charts are filled by span width; everything inside one width is one numpy
+operation over all spans of that width and all split points (SuPar's layout), so
+only the width loop runs in Python. Back-pointers are kept per chart and the tree is
+read back iteratively.
+
+Charts over nodes 0..n, for a span s..t:
+  ``CR[s, t]`` complete, headed by s;   ``CL[s, t]`` complete, headed by t;
+  ``IR[s, t]`` incomplete, arc s → t;   ``IL[s, t]`` incomplete, arc t → s;
+  ``SB[s, t]`` (second order) s and t adjacent siblings, their head outside the span.
+
+Single root: node 0 takes exactly one dependent r, and the tree is
+``CL[1, r] + CR[r, n] + arc[0, r]`` maximised over r — exact, no penalty constant.
+Arcs into node 0 are never built.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NEG = -np.inf
+
+
+def _charts(size: int, count: int) -> list[np.ndarray]:
+    return [np.full((size, size), NEG) for _ in range(count)]
+
+
+def _best(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    arg = values.argmax(axis=1)
+    return values[np.arange(len(values)), arg], arg
+
+
+def eisner(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
+    """The highest-scoring projective tree under first-order scores ``arc[h, d]``.
+
+    Returns heads (int array of length n+1, ``heads[0] == -1``).
+    """
+    size = arc.shape[0]
+    heads = np.full(size, -1, dtype=np.int64)
+    if size == 1:
+        return heads
+    arc = np.asarray(arc, dtype=np.float64).copy()
+    arc[:, 0] = NEG
+    CR, CL, IR, IL = _charts(size, 4)
+    back_I, back_CR, back_CL = (np.zeros((size, size), dtype=np.int64) for _ in range(3))
+    diag = np.arange(size)
+    CR[diag, diag] = CL[diag, diag] = 0.0
+    for w in range(1, size):
+        s = np.arange(size - w)
+        t = s + w
+        split = s[:, None] + np.arange(w)[None, :]  # r = s .. t-1
+        best, arg = _best(CR[s[:, None], split] + CL[split + 1, t[:, None]])
+        IR[s, t] = best + arc[s, t]
+        IL[s, t] = best + arc[t, s]
+        back_I[s, t] = s + arg
+        best, arg = _best(CL[s[:, None], split] + IL[split, t[:, None]])
+        CL[s, t], back_CL[s, t] = best, s + arg
+        split = split + 1  # r = s+1 .. t
+        best, arg = _best(IR[s[:, None], split] + CR[split, t[:, None]])
+        CR[s, t], back_CR[s, t] = best, s + 1 + arg
+
+    n = size - 1
+    todo: list[tuple[str, int, int]] = []
+    if single_root:
+        roots = np.arange(1, size)
+        totals = CL[1, roots] + CR[roots, n] + arc[0, roots]
+        r = int(roots[totals.argmax()])
+        heads[r] = 0
+        todo += [("CL", 1, r), ("CR", r, n)]
+    else:
+        todo.append(("CR", 0, n))
+    while todo:
+        kind, s, t = todo.pop()
+        if s == t:
+            continue
+        if kind == "CR":
+            r = back_CR[s, t]
+            todo += [("IR", s, r), ("CR", r, t)]
+        elif kind == "CL":
+            r = back_CL[s, t]
+            todo += [("CL", s, r), ("IL", r, t)]
+        else:
+            heads[t if kind == "IR" else s] = s if kind == "IR" else t
+            r = back_I[s, t]
+            todo += [("CR", s, r), ("CL", r + 1, t)]
+    return heads
+
+
+def eisner_second_order(arc: np.ndarray, sibling: np.ndarray, single_root: bool = True) -> np.ndarray:
+    """The highest-scoring projective tree under arc plus adjacent-sibling scores.
+
+    ``sibling[h, s, d]`` scores d as a dependent of h whose adjacent inner sibling
+    (next closer to h on the same side) is s, with ``s == h`` for the closest
+    dependent (see :mod:`barley.graph.scoring`). Returns heads as :func:`eisner`.
+    """
+    size = arc.shape[0]
+    heads = np.full(size, -1, dtype=np.int64)
+    if size == 1:
+        return heads
+    arc = np.asarray(arc, dtype=np.float64).copy()
+    arc[:, 0] = NEG
+    CR, CL, IR, IL, SB = _charts(size, 5)
+    back = {name: np.zeros((size, size), dtype=np.int64) for name in ("IR", "IL", "CR", "CL", "SB")}
+    diag = np.arange(size)
+    CR[diag, diag] = CL[diag, diag] = 0.0
+    for w in range(1, size):
+        s = np.arange(size - w)
+        t = s + w
+        S, T = s[:, None], t[:, None]
+        # SB[s, t]: s's right half and t's left half side by side.
+        split = S + np.arange(w)[None, :]  # q = s .. t-1
+        SB[s, t], arg = _best(CR[S, split] + CL[split + 1, T])
+        back["SB"][s, t] = s + arg
+        # IR[s, t]: t is s's closest right dependent, or follows s's previous one r.
+        inner = S + 1 + np.arange(w - 1)[None, :]  # r = s+1 .. t-1
+        first = (CL[s + 1, t] + sibling[s, s, t])[:, None]
+        best, arg = _best(np.concatenate([first, IR[S, inner] + SB[inner, T] + sibling[S, inner, T]], axis=1))
+        IR[s, t] = best + arc[s, t]
+        back["IR"][s, t] = s + arg  # arg 0 ↦ s: closest dependent
+        # IL[s, t]: s is t's closest left dependent, or precedes t's previous one r.
+        first = (CR[s, t - 1] + sibling[t, t, s])[:, None]
+        best, arg = _best(np.concatenate([first, SB[S, inner] + IL[inner, T] + sibling[T, inner, S]], axis=1))
+        IL[s, t] = best + arc[t, s]
+        back["IL"][s, t] = np.where(arg == 0, t, s + arg)  # t: closest dependent
+        split = S + np.arange(w)[None, :]  # r = s .. t-1
+        CL[s, t], arg = _best(CL[S, split] + IL[split, T])
+        back["CL"][s, t] = s + arg
+        split = split + 1  # r = s+1 .. t
+        CR[s, t], arg = _best(IR[S, split] + CR[split, T])
+        back["CR"][s, t] = s + 1 + arg
+
+    n = size - 1
+    todo: list[tuple[str, int, int]] = []
+    if single_root:
+        roots = np.arange(1, size)
+        totals = CL[1, roots] + CR[roots, n] + arc[0, roots] + sibling[0, 0, roots]
+        r = int(roots[totals.argmax()])
+        heads[r] = 0
+        todo += [("CL", 1, r), ("CR", r, n)]
+    else:
+        todo.append(("CR", 0, n))
+    while todo:
+        kind, s, t = todo.pop()
+        if s == t and kind in ("CR", "CL"):
+            continue
+        r = back[kind][s, t]
+        if kind == "CR":
+            todo += [("IR", s, r), ("CR", r, t)]
+        elif kind == "CL":
+            todo += [("CL", s, r), ("IL", r, t)]
+        elif kind == "SB":
+            todo += [("CR", s, r), ("CL", r + 1, t)]
+        elif kind == "IR":
+            heads[t] = s
+            todo += [("CL", s + 1, t)] if r == s else [("IR", s, r), ("SB", r, t)]
+        else:  # IL
+            heads[s] = t
+            todo += [("CR", s, t - 1)] if r == t else [("SB", s, r), ("IL", r, t)]
+    return heads
