@@ -69,7 +69,8 @@ class Forest:
         return self.top[self.find(node)]
 
     def reaches(self, head: int, dependent: int) -> bool:
-        """True if ``head →* dependent`` already, for a ``dependent`` that has no head."""
+        """True if ``dependent →* head`` already, i.e. the arc head → dependent would close a
+        cycle (for a ``dependent`` that has no head)."""
         return self.root(head) == dependent
 
     def link(self, head: int, dependent: int) -> None:
@@ -194,6 +195,21 @@ class TransitionSystem(ABC):
                 state.add_arc(state.children[0][0], node, root_label)
             else:
                 state.add_arc(0, node, root_label)
+
+
+def require_gold_arcs(system: TransitionSystem, state: State, heads: Sequence[int],
+                      arriving: int = NO_HEAD) -> None:
+    """Raise :class:`OracleError` naming the first word without its gold head.
+
+    An oracle calls this, for a gold tree inside its system's class, just before the
+    transition after which no arc can be added any more; ``arriving`` is the word
+    that this transition attaches.
+    """
+    for word in range(1, state.n + 1):
+        if word != arriving and state.heads[word] != heads[word]:
+            raise OracleError(f"{system.name} oracle missed the gold arc {heads[word]} → {word} (word {word} "
+                              f"of {state.n}, after {state.transitions} transitions), though the tree is "
+                              f"inside the class of {system.name}: a bug in barley")
 
 
 @dataclass
