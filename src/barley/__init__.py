@@ -7,5 +7,6 @@ and graph-based parsers, parse, and evaluate.
 __version__ = "0.1.0"
 
 from barley.conllu import Sentence, read, write  # noqa: E402
+from barley.parser import load, train  # noqa: E402
 
-__all__ = ["Sentence", "read", "write", "__version__"]
+__all__ = ["Sentence", "read", "write", "train", "load", "__version__"]

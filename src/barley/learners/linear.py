@@ -1,0 +1,103 @@
+"""Multiclass linear classifier over sparse binary features, trained with liblinear.
+
+MaltParser's default learner since 1.3 is liblinear (its ``-s 4``, the
+Crammer-Singer multiclass SVM, C = 0.1, ε = 0.1); here scikit-learn's bindings of the
+same library do the training: ``LinearSVC`` (one-vs-rest or Crammer-Singer) or
+``LogisticRegression(solver="liblinear")``. Only the weights are kept: a float32
+matrix with one row per feature (plus a zero row for "no feature") and one column
+per class seen in training, so that scoring a batch is one gather and one sum.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from barley.errors import BarleyError
+from barley.learners import UNSEEN
+
+SOLVERS = ("crammer-singer", "svm", "logistic")
+
+
+class LinearLearner:
+    name = "linear"
+
+    def __init__(self, solver: str = "crammer-singer", C: float = 0.1, tol: float = 0.1):
+        if solver not in SOLVERS:
+            raise BarleyError(f"unknown linear solver {solver!r}", fix="choose one of: " + ", ".join(SOLVERS))
+        self.solver, self.C, self.tol = solver, C, tol
+        self.n_classes = 0
+        self.classes = np.zeros(0, dtype=np.int64)  # the class ids seen in training: one column each
+        self.weights = np.zeros((1, 0), dtype=np.float32)  # (features + 1, seen classes)
+        self.bias = np.zeros(0, dtype=np.float32)
+
+    @property
+    def n_features(self) -> int:
+        return self.weights.shape[0] - 1
+
+    def _estimator(self, seed: int):
+        from sklearn.svm import LinearSVC
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.multiclass import OneVsRestClassifier
+
+        if self.solver == "logistic":  # liblinear's logistic regression is binary: one versus rest
+            return OneVsRestClassifier(LogisticRegression(solver="liblinear", C=self.C, tol=self.tol,
+                                                          random_state=seed))
+        multi_class = "crammer_singer" if self.solver == "crammer-singer" else "ovr"
+        return LinearSVC(C=self.C, tol=self.tol, multi_class=multi_class, random_state=seed, max_iter=1000)
+
+    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0,
+            split_values=None, log=None) -> None:
+        self.n_classes = n_classes
+        self.classes = np.unique(y).astype(np.int64)
+        self.weights = np.zeros((X.shape[1] + 1, len(self.classes)), dtype=np.float32)
+        self.bias = np.zeros(len(self.classes), dtype=np.float32)
+        if len(self.classes) < 2:  # nothing to learn: the one class seen (if any) always wins
+            return
+        estimator = self._estimator(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # liblinear's "did not converge" at tol=0.1 is expected
+            estimator.fit(X, y)
+        parts = getattr(estimator, "estimators_", [estimator])
+        coef = np.vstack([np.asarray(p.coef_, dtype=np.float32) for p in parts])
+        intercept = np.concatenate([np.asarray(p.intercept_, dtype=np.float32).reshape(-1) for p in parts])
+        del estimator, parts  # liblinear's float64 weights: free them before building ours
+        if len(self.classes) == 2:  # binary problems have one weight vector, for classes_[1]
+            coef = np.vstack([-coef, coef])
+            intercept = np.concatenate([-intercept, intercept])
+        self.weights[:-1] = coef.T
+        self.bias[:] = intercept
+
+    def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
+        out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
+        out[:, self.classes] = self.weights[ids].sum(axis=1) + self.bias
+        return out
+
+    def used_features(self) -> np.ndarray:
+        """Which features have a non-zero weight (liblinear leaves most at zero)."""
+        return (self.weights[:-1] != 0).any(axis=1)
+
+    def keep_features(self, keep: np.ndarray) -> None:
+        self.weights = np.vstack([self.weights[:-1][keep], self.weights[-1:]])
+
+    def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
+        # Stored sparse (most weights are zero), densified on loading for fast scoring.
+        rows, columns = np.nonzero(self.weights)
+        return ({"solver": self.solver, "C": self.C, "tol": self.tol, "n_classes": self.n_classes,
+                 "n_features": self.n_features},
+                {"weight_rows": rows.astype(np.int32), "weight_columns": columns.astype(np.int16),
+                 "weight_values": self.weights[rows, columns], "bias": self.bias, "classes": self.classes})
+
+    @classmethod
+    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> LinearLearner:
+        params = dict(params)
+        n_classes, n_features = params.pop("n_classes"), params.pop("n_features")
+        learner = cls(**params)
+        learner.n_classes = n_classes
+        learner.classes = arrays["classes"].astype(np.int64)
+        learner.weights = np.zeros((n_features + 1, len(learner.classes)), dtype=np.float32)
+        learner.weights[arrays["weight_rows"], arrays["weight_columns"]] = arrays["weight_values"]
+        learner.bias = arrays["bias"].astype(np.float32, copy=False)
+        return learner
