@@ -11,6 +11,10 @@ from barley.systems.base import Action, OracleError, State, TransitionSystem, ru
 # name -> "module:Class"; adding a system adds one line here and one file.
 REGISTRY: dict[str, str] = {
     "arc-eager": "arc_eager:ArcEager",
+    "arc-standard": "arc_standard:ArcStandard",
+    "stack-projective": "stack_projective:StackProjective",
+    "covington-nonprojective": "covington:CovingtonNonProjective",
+    "covington-projective": "covington:CovingtonProjective",
 }
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import Action, State, TransitionSystem
+from barley.systems.base import Action, State, TransitionSystem, projective_target, require_gold_arcs
+from barley.tree import check_tree
 
 LEFT_ARC, RIGHT_ARC, REDUCE, SHIFT = range(4)
 
@@ -34,6 +35,7 @@ class ArcEager(TransitionSystem):
     aliases = ("nivreeager",)
     moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT")
     labeled = (True, True, False, False)
+    tree_class = "projective"
 
     def initial(self, n: int) -> State:
         return State(n, stack=[0], buffer=deque(range(1, n + 1)))
@@ -71,23 +73,28 @@ class ArcEager(TransitionSystem):
     def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
         """Nivre 2008 §4.2: arc to the buffer front if it is in the gold tree; REDUCE a
         node that has its head and all its gold dependents; otherwise SHIFT."""
-        pending = [0] * len(heads)  # gold dependents not yet attached, per node
+        heads = projective_target(heads)  # outside the class: the nearest tree it can build
+        dependents = [0] * len(heads)
         for d in range(1, len(heads)):
-            pending[heads[d]] += 1
+            if heads[d] >= 0:
+                dependents[heads[d]] += 1
+        buildable = check_tree(heads, self.single_root) is None
 
         def next_action(state: State) -> Action:
             if state.stack and state.buffer:
                 i, j = state.stack[-1], state.buffer[0]
                 if i != 0 and heads[i] == j and not state.has_head(i):
-                    pending[j] -= 1
                     return LEFT_ARC, labels[i]
                 if heads[j] == i and (i != 0 or self.can_attach_to_root(state)):
-                    pending[i] -= 1
+                    if buildable and len(state.buffer) == 1:
+                        require_gold_arcs(self, state, heads, arriving=j)
                     return RIGHT_ARC, labels[j]
             if state.stack:
                 i = state.stack[-1]
-                if i != 0 and state.has_head(i) and (pending[i] == 0 or not state.buffer):
+                if i != 0 and state.has_head(i) and (len(state.children[i]) == dependents[i] or not state.buffer):
                     return REDUCE, -1
+            if buildable and len(state.buffer) == 1:
+                require_gold_arcs(self, state, heads)
             return SHIFT, -1
 
         return next_action

@@ -25,6 +25,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from barley.tree import check_tree, nonprojective_arcs
+
 Action = tuple[int, int]
 """``(move index, label id)``; label is -1 for unlabeled moves (SHIFT, REDUCE, ...)."""
 
@@ -197,19 +199,35 @@ class TransitionSystem(ABC):
                 state.add_arc(0, node, root_label)
 
 
+def projective_target(heads: Sequence[int]) -> list[int]:
+    """The tree the oracle of a projective system aims at: ``heads`` if projective, else
+    ``heads`` with its non-projective arcs lifted to the head's head, shortest first,
+    until it is projective (Nivre & Nilsson 2005 §3). Every arc it does not lift is
+    kept, so this is the nearest tree such a system can build. A ``heads`` that is no
+    tree at all is returned as it is.
+    """
+    target = [int(h) for h in heads]
+    if check_tree(target) is not None:
+        return target
+    while lifts := nonprojective_arcs(target):
+        dependent = min(lifts, key=lambda d: (abs(target[d] - d), d))
+        target[dependent] = target[target[dependent]]
+    return target
+
+
 def require_gold_arcs(system: TransitionSystem, state: State, heads: Sequence[int],
                       arriving: int = NO_HEAD) -> None:
-    """Raise :class:`OracleError` naming the first word without its gold head.
+    """Raise :class:`OracleError` naming the first word without its head in ``heads``.
 
-    An oracle calls this, for a gold tree inside its system's class, just before the
-    transition after which no arc can be added any more; ``arriving`` is the word
-    that this transition attaches.
+    An oracle calls this, when its target tree ``heads`` is one the system can build,
+    just before the transition after which no arc can be added any more;
+    ``arriving`` is the word that this transition attaches.
     """
     for word in range(1, state.n + 1):
         if word != arriving and state.heads[word] != heads[word]:
             raise OracleError(f"{system.name} oracle missed the gold arc {heads[word]} → {word} (word {word} "
-                              f"of {state.n}, after {state.transitions} transitions), though the tree is "
-                              f"inside the class of {system.name}: a bug in barley")
+                              f"of {state.n}, after {state.transitions} transitions) of a tree it can build: "
+                              f"a bug in barley")
 
 
 @dataclass

@@ -1,0 +1,112 @@
+"""Stack-based projective parsing with arcs between the two stack tops (Nivre 2009 §3.1,
+Figure 2, the transitions Tp).
+
+Configurations (σ, B, A), initially ([0], [1..n], ∅); terminal only when σ = [0]
+and B is empty, so every transition sequence ends in a tree, of exactly 2n
+transitions: n SHIFTs and n arcs, each arc popping its dependent.
+
+=================  ============================================  =============
+transition         effect                                         condition
+=================  ============================================  =============
+LEFT-ARC_l         ([σ|i, j], B, A) ⇒ ([σ|j], B, A ∪ {(j, l, i)})  i ≠ 0
+RIGHT-ARC_l        ([σ|i, j], B, A) ⇒ ([σ|i], B, A ∪ {(i, l, j)})
+SHIFT              (σ, [i|β], A) ⇒ ([σ|i], β, A)
+=================  ============================================  =============
+
+Sound and complete for projective trees (Nivre 2009 §3.1, citing Nivre 2008). This
+is MaltParser's ``stackproj``; adding SWAP gives :mod:`barley.systems.swap`.
+
+With ``single_root``, RIGHT-ARC from 0 also requires B to be empty (σ is then
+[0, j]): the root takes its one dependent as the very last transition, and no
+configuration is left without a way to finish.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from barley.systems.base import Action, OracleError, State, TransitionSystem, projective_target
+from barley.tree import check_tree
+
+LEFT_ARC, RIGHT_ARC, SHIFT = range(3)
+
+
+class StackProjective(TransitionSystem):
+    name = "stack-projective"
+    aliases = ("stackproj",)
+    moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT")
+    labeled = (True, True, False)
+    tree_class = "projective"
+
+    def initial(self, n: int) -> State:
+        return State(n, stack=[0], buffer=deque(range(1, n + 1)))
+
+    def legal(self, state: State) -> list[bool]:
+        stack = state.stack
+        has_pair = len(stack) >= 2
+        i = stack[-2] if has_pair else -1
+        return [
+            has_pair and i != 0,
+            has_pair and (i != 0 or self._root_arc_allowed(state)),
+            bool(state.buffer),
+        ]
+
+    def _root_arc_allowed(self, state: State) -> bool:
+        return self.can_attach_to_root(state) and (not self.single_root or not state.buffer)
+
+    def apply(self, state: State, move: int, label: int = -1) -> None:
+        stack = state.stack
+        if move == LEFT_ARC:
+            j = stack.pop()
+            state.add_arc(j, stack.pop(), label)
+            stack.append(j)
+        elif move == RIGHT_ARC:
+            state.add_arc(stack[-2], stack.pop(), label)
+        elif move == SHIFT:
+            stack.append(state.buffer.popleft())
+        else:
+            raise ValueError(f"stack-projective has no move {move}")
+        state.transitions += 1
+
+    def is_terminal(self, state: State) -> bool:
+        return not state.buffer and len(state.stack) == 1
+
+    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
+        """Nivre 2009 Figure 4 without SWAP: an arc between the two stack tops when it is
+        in the gold tree and its dependent has all its gold dependents; otherwise SHIFT.
+
+        A non-projective tree is replaced by its nearest projective tree. Only a tree
+        the system cannot build (several root words with ``single_root``) leaves B
+        empty with no such arc; the stack is still reduced to [0]: the gold arc
+        between the tops if there is one, else RIGHT-ARC with the dependent's label.
+        """
+        heads = projective_target(heads)  # outside the class: the nearest tree it can build
+        dependents = [0] * len(heads)
+        for d in range(1, len(heads)):
+            if heads[d] >= 0:
+                dependents[heads[d]] += 1
+        buildable = check_tree(heads, self.single_root) is None
+
+        def complete(node: int, state: State) -> bool:
+            return len(state.children[node]) == dependents[node]
+
+        def next_action(state: State) -> Action:
+            stack = state.stack
+            if len(stack) >= 2:
+                i, j = stack[-2], stack[-1]
+                if i != 0 and heads[i] == j and complete(i, state):
+                    return LEFT_ARC, labels[i]
+                if heads[j] == i and complete(j, state) and (i != 0 or self._root_arc_allowed(state)):
+                    return RIGHT_ARC, labels[j]
+            if state.buffer:
+                return SHIFT, -1
+            if buildable:
+                raise OracleError(f"{self.name} oracle bug: stack {stack[-3:]} and an empty buffer, but "
+                                  f"the gold arc {heads[j]} → {j} (word {j} of {state.n}) of a tree it can "
+                                  f"build was not built")
+            if i != 0 and heads[i] == j:
+                return LEFT_ARC, labels[i]
+            return RIGHT_ARC, labels[j]
+
+        return next_action
