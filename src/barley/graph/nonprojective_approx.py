@@ -14,7 +14,6 @@ only the sibling factors next to d under its old and its new head change.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 
 import numpy as np
@@ -73,38 +72,47 @@ def _first_order_gains(heads: np.ndarray, arc: np.ndarray, _sibling) -> np.ndarr
     return gains
 
 
-def _side(children: list[int], head: int, d: int) -> list[int]:
-    """The dependents of ``head`` on d's side, ordered from the head outwards."""
-    if d > head:
-        return [c for c in children if c > head]
-    return [c for c in reversed(children) if c < head]
-
-
 def _sibling_gains(heads: np.ndarray, arc: np.ndarray, sibling: np.ndarray) -> np.ndarray:
+    """``gains[j, d]``: the change of the sibling-factored score when d moves under j.
+
+    Removing d from its head h joins its inner and outer siblings; inserting it
+    under j splits the pair of j's dependents around d on that side. For one d, all
+    candidate heads j are handled at once: ``child[j, c]`` marks c as j's dependent,
+    and the nearest dependents on either side of d come from masked max/min.
+    """
     size = len(heads)
-    children: list[list[int]] = [[] for _ in range(size)]
-    for d in range(1, size):
-        children[heads[d]].append(d)
+    nodes = np.arange(size)
+    child = np.zeros((size, size), dtype=bool)
+    child[heads[1:], nodes[1:]] = True
     gains = np.full((size, size), -np.inf)
+    j = nodes  # candidate heads, one row each
     for d in range(1, size):
         h = heads[d]
-        side = _side(children[h], h, d)
-        k = side.index(d)
-        inner = side[k - 1] if k else h
-        removal = -arc[h, d] - sibling[h, inner, d]
-        if k + 1 < len(side):
-            outer = side[k + 1]
-            removal += sibling[h, inner, outer] - sibling[h, d, outer]
-        for j in range(size):
-            if j == h or j == d:
-                continue
-            side_j = _side(children[j], j, d)
-            distance = [abs(c - j) for c in side_j]
-            k = bisect_left(distance, abs(d - j))
-            inner = side_j[k - 1] if k else j
-            insertion = arc[j, d] + sibling[j, inner, d]
-            if k < len(side_j):
-                outer = side_j[k]
-                insertion += sibling[j, d, outer] - sibling[j, inner, outer]
-            gains[j, d] = removal + insertion
+        kids = nodes[child[h]]
+        if d > h:
+            inner_old = kids[(kids > h) & (kids < d)].max(initial=h)
+            beyond_old = kids[kids > d]
+            outer_old = beyond_old.min() if beyond_old.size else size  # size: no outer sibling
+        else:
+            inner_old = kids[(kids < h) & (kids > d)].min(initial=h)
+            beyond_old = kids[kids < d]
+            outer_old = beyond_old.max() if beyond_old.size else size
+        removal = -arc[h, d] - sibling[h, inner_old, d]
+        if outer_old < size:
+            removal += sibling[h, inner_old, outer_old] - sibling[h, d, outer_old]
+        right = j < d  # d would be a right dependent of j
+        between = child & np.where(right[:, None], (nodes > j[:, None]) & (nodes < d),
+                                   (nodes < j[:, None]) & (nodes > d))
+        beyond = child & np.where(right[:, None], nodes > d, nodes < d)
+        inner = np.where(right, np.where(between, nodes, -1).max(axis=1),
+                         np.where(between, nodes, size).min(axis=1))
+        inner = np.where(between.any(axis=1), inner, j)
+        outer = np.where(right, np.where(beyond, nodes, size).min(axis=1),
+                         np.where(beyond, nodes, -1).max(axis=1))
+        has_outer = beyond.any(axis=1)
+        outer = np.where(has_outer, outer, 0)
+        insertion = arc[j, d] + sibling[j, inner, d]
+        insertion += np.where(has_outer, sibling[j, d, outer] - sibling[j, inner, outer], 0.0)
+        gains[:, d] = removal + insertion
+        gains[h, d] = gains[d, d] = -np.inf
     return gains

@@ -15,6 +15,10 @@ REGISTRY: dict[str, str] = {
     "stack-projective": "stack_projective:StackProjective",
     "covington-nonprojective": "covington:CovingtonNonProjective",
     "covington-projective": "covington:CovingtonProjective",
+    "swap-eager": "swap:SwapEager",
+    "swap-lazy": "swap:SwapLazy",
+    "planar": "planar:Planar",
+    "2-planar": "two_planar:TwoPlanar",
 }
 
 

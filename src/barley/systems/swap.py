@@ -1,0 +1,194 @@
+"""Stack-based parsing with SWAP, for every dependency tree (Nivre 2009 §3.2, Figure 2,
+the transitions Tu = Tp ∪ {SWAP}).
+
+Configurations (σ, B, A), initially ([0], [1..n], ∅); terminal when σ = [0] and B
+is empty (§2.2). Arcs join the two top nodes of the stack, i = σ[-2] and j = σ[-1]:
+
+=================  ============================================  =============
+transition         effect                                         condition
+=================  ============================================  =============
+LEFT-ARC_l         ([σ|i, j], B, A) ⇒ ([σ|j], B, A ∪ {(j, l, i)})  i ≠ 0
+RIGHT-ARC_l        ([σ|i, j], B, A) ⇒ ([σ|i], B, A ∪ {(i, l, j)})
+SHIFT              (σ, [i|β], A) ⇒ ([σ|i], β, A)
+SWAP               ([σ|i, j], β, A) ⇒ ([σ|j], [i|β], A)            0 < i < j
+=================  ============================================  =============
+
+Sound and complete for all dependency trees (§3.2). A word leaves the stack only
+through an arc, so every terminal configuration is a tree and :meth:`finalize` has
+nothing left to attach. SWAP only undoes the word order of two nodes that are in
+it, and nothing restores that order, so there are at most n(n-1)/2 swaps; each is
+followed by one more SHIFT: 2n + 2k transitions for k swaps, at most n + n² (§3.2).
+
+With ``single_root``, RIGHT-ARC from 0 also requires B to be empty (σ is then
+[0, j]), as in :mod:`barley.systems.stack_projective`: the root takes its one
+dependent last, so a configuration is never left without a way to finish (with
+B empty, σ = [..., i, j] allows LEFT-ARC if i ≠ 0 and RIGHT-ARC if i = 0).
+
+Two static oracles, one class each (MaltParser's ``stackeager`` and ``stacklazy``):
+
+* :class:`SwapEager`, Nivre 2009 Figure 4: SWAP as soon as the two stack tops are
+  out of the projective order, which sorts the words into that order on the stack;
+* :class:`SwapLazy`, Nivre, Kuhlmann & Hall 2009: the same, but SWAP is postponed
+  while the top of the stack and the front of the buffer belong to the same
+  maximal projective component, so those are built first; it never swaps more.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from barley.systems.base import Action, OracleError, State, TransitionSystem
+from barley.tree import check_tree, projective_order
+
+LEFT_ARC, RIGHT_ARC, SHIFT, SWAP = range(4)
+
+
+class Swap(TransitionSystem):
+    """The system Su; the subclasses differ only in when their oracle swaps."""
+
+    moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT", "SWAP")
+    labeled = (True, True, False, False)
+    tree_class = "any"
+
+    def initial(self, n: int) -> State:
+        return State(n, stack=[0], buffer=deque(range(1, n + 1)))
+
+    def legal(self, state: State) -> list[bool]:
+        stack = state.stack
+        has_pair = len(stack) >= 2
+        i = stack[-2] if has_pair else -1
+        return [
+            has_pair and i != 0,
+            has_pair and (i != 0 or self._root_arc_allowed(state)),
+            bool(state.buffer),
+            has_pair and 0 < i < stack[-1],
+        ]
+
+    def _root_arc_allowed(self, state: State) -> bool:
+        return self.can_attach_to_root(state) and (not self.single_root or not state.buffer)
+
+    def apply(self, state: State, move: int, label: int = -1) -> None:
+        stack = state.stack
+        if move == LEFT_ARC:
+            j = stack.pop()
+            state.add_arc(j, stack.pop(), label)
+            stack.append(j)
+        elif move == RIGHT_ARC:
+            state.add_arc(stack[-2], stack.pop(), label)
+        elif move == SHIFT:
+            stack.append(state.buffer.popleft())
+        elif move == SWAP:
+            j = stack.pop()
+            state.buffer.appendleft(stack.pop())
+            stack.append(j)
+        else:
+            raise ValueError(f"{self.name} has no move {move}")
+        state.transitions += 1
+
+    def is_terminal(self, state: State) -> bool:
+        return not state.buffer and len(state.stack) == 1
+
+    def _swap_now(self, heads: list[int]) -> Callable[[State], bool] | None:
+        """When the stack tops are out of projective order: swap now? None = always."""
+        return None
+
+    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
+        """Nivre 2009 Figure 4: an arc between the two stack tops when it is in the gold
+        tree and its dependent has all its gold dependents; SWAP when the tops are out of
+        the projective order <G (and, for the lazy oracle, not postponed); else SHIFT.
+
+        ``heads`` must be a tree (several root words allowed). Every tree can be built,
+        except one with several root words under ``single_root``: its root words end
+        up alone on the stack, and each is attached to the one below it.
+        """
+        heads = [int(h) for h in heads]
+        order = projective_order(heads)
+        swap_now = self._swap_now(heads)
+        dependents = [0] * len(heads)
+        for d in range(1, len(heads)):
+            dependents[heads[d]] += 1
+        buildable = check_tree(heads, self.single_root) is None
+
+        def next_action(state: State) -> Action:
+            stack, children = state.stack, state.children
+            if len(stack) >= 2:
+                i, j = stack[-2], stack[-1]
+                if i != 0 and heads[i] == j and len(children[i]) == dependents[i]:
+                    return LEFT_ARC, labels[i]
+                if heads[j] == i and len(children[j]) == dependents[j] and (i != 0 or self._root_arc_allowed(state)):
+                    return RIGHT_ARC, labels[j]
+                if order[j] < order[i] and (swap_now is None or swap_now(state)):
+                    return SWAP, -1
+            if state.buffer:
+                return SHIFT, -1
+            if buildable:
+                raise OracleError(f"{self.name} oracle bug: stack {stack[-3:]} and an empty buffer, but "
+                                  f"the gold arc {heads[j]} → {j} (word {j} of {state.n}) of a tree it can "
+                                  f"build was not built")
+            return RIGHT_ARC, labels[j]
+
+        return next_action
+
+
+class SwapEager(Swap):
+    """Nivre 2009 Figure 4: SWAP whenever σ[-1] <G σ[-2]."""
+
+    name = "swap-eager"
+    aliases = ("stackeager",)
+
+
+class SwapLazy(Swap):
+    """Nivre, Kuhlmann & Hall 2009: SWAP when σ[-1] <G σ[-2] and B is empty or its
+    front is in another maximal projective component than σ[-1]."""
+
+    name = "swap-lazy"
+    aliases = ("stacklazy",)
+
+    def _swap_now(self, heads: list[int]) -> Callable[[State], bool]:
+        component = maximal_projective_components(heads)
+
+        def swap_now(state: State) -> bool:
+            buffer = state.buffer
+            return not buffer or component[state.stack[-1]] != component[buffer[0]]
+
+        return swap_now
+
+
+def maximal_projective_components(heads: Sequence[int]) -> list[int]:
+    """The maximal projective component of each node 0..n, named by its top node
+    (Nivre, Kuhlmann & Hall 2009).
+
+    The components are the subtrees built by parsing the gold tree in word order
+    with the projective transitions only (Tp, no SWAP), the oracle of Figure 4 less
+    SWAP, until no arc can be added: each node left on the stack tops one component.
+    Arcs from 0 are not built, so 0 is a component of its own and every word's
+    component is a subtree of words. O(n).
+    """
+    n = len(heads) - 1
+    missing = [0] * (n + 1)  # gold dependents not attached yet
+    for d in range(1, n + 1):
+        missing[heads[d]] += 1
+    built: list[list[int]] = [[] for _ in range(n + 1)]
+    stack: list[int] = []
+    for word in range(1, n + 1):
+        stack.append(word)
+        while len(stack) >= 2:
+            i, j = stack[-2], stack[-1]
+            if heads[i] == j and missing[i] == 0:
+                head, dependent = j, i
+            elif heads[j] == i and missing[j] == 0:
+                head, dependent = i, j
+            else:
+                break
+            built[head].append(dependent)
+            missing[head] -= 1
+            stack[-2:] = [head]
+    component = list(range(n + 1))
+    for top in stack:
+        below = [top]
+        while below:
+            node = below.pop()
+            component[node] = top
+            below.extend(built[node])
+    return component

@@ -1,0 +1,72 @@
+"""Reversible tree transformations, applied to gold trees before training and inverted on parser output.
+
+Every transform has the same small interface: ``fit(trees)`` (trees are pairs
+``(heads, deprels)`` indexed 0..n; a no-op where nothing is learnt),
+``forward(heads, deprels) -> (heads, deprels)``, ``inverse(heads, deprels) ->
+(heads, deprels)``, and ``to_json()`` / :func:`from_json` for the model manifest
+(plain data, never pickle).
+
+- :mod:`~barley.transforms.pseudo_projective`: Nivre and Nilsson (2005);
+- :mod:`~barley.transforms.coordination`: Nilsson, Nivre and Hall (2006), §3.1;
+- :mod:`~barley.transforms.verb_group`: Nilsson, Nivre and Hall (2006), §3.2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from collections import Counter
+from importlib import resources
+from pathlib import Path
+
+from barley.errors import BarleyError, ModelError
+
+# name (as in to_json()["name"]) -> "module:Class"
+REGISTRY: dict[str, str] = {
+    "pseudo-projective": "pseudo_projective:PseudoProjective",
+    "coordination": "coordination:Coordination",
+    "verb-group": "verb_group:VerbGroup",
+}
+
+
+def transform_class(name: str) -> type:
+    if name not in REGISTRY:
+        raise ModelError(f"unknown transform {name!r}", fix="choose one of: " + ", ".join(REGISTRY))
+    module, _, cls = REGISTRY[name].partition(":")
+    return getattr(importlib.import_module(f"barley.transforms.{module}"), cls)
+
+
+def from_json(data: dict):
+    """The transform saved by its ``to_json()``."""
+    return transform_class(data.get("name", "?")).from_json(data)
+
+
+def load_scheme(name: str) -> dict:
+    """The label sets of an annotation scheme: a built-in one (``ud``, ``prague``, from
+    ``transforms/schemes/NAME.toml``) or a TOML file of the same shape."""
+    if name.endswith(".toml"):
+        text = Path(name).read_text(encoding="utf-8")
+    else:
+        source = resources.files("barley.transforms").joinpath("schemes", f"{name}.toml")
+        if not source.is_file():
+            raise BarleyError(f"unknown annotation scheme {name!r}", fix="choose ud, prague or a .toml file")
+        text = source.read_text(encoding="utf-8")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise BarleyError(f"bad scheme file: {error}", path=name) from None
+
+
+def label_matcher(entries: list[str], subtypes: bool):
+    """A test "is this label one of ``entries``", where with ``subtypes`` ``rel:x`` counts as ``rel``."""
+    wanted = frozenset(entries)
+    if subtypes:
+        return lambda label: label in wanted or label.partition(":")[0] in wanted
+    return lambda label: label in wanted
+
+
+class Counts(Counter):
+    """Named event counts of a transform (e.g. coordinations transformed), for the log."""
+
+    def lines(self) -> list[str]:
+        return [", ".join(f"{count} {event}" for event, count in self.items())] if self else []
