@@ -19,30 +19,7 @@ from hypothesis import strategies as st
 from barley.graph import (chu_liu_edmonds, eisner, eisner_second_order, nonprojective_approximation,
                           sibling_tree_score, tree_score)
 from barley.graph.nonprojective_approx import _sibling_gains
-
-
-def _is_tree(heads) -> bool:
-    for d in range(1, len(heads)):
-        seen, node = set(), d
-        while node != 0:
-            if node in seen or not 0 <= heads[node] < len(heads):
-                return False
-            seen.add(node)
-            node = heads[node]
-    return True
-
-
-def _is_projective(heads) -> bool:
-    """Nivre 2008 Def. 3, read literally: h →* k for every k between h and d."""
-    for d in range(1, len(heads)):
-        h = heads[d]
-        for k in range(min(h, d) + 1, max(h, d)):
-            node = k
-            while node not in (0, h):
-                node = heads[node]
-            if node != h:
-                return False
-    return True
+from barley.tree import check_tree, is_projective
 
 
 @cache
@@ -50,7 +27,7 @@ def _all_trees(n: int, projective: bool, single_root: bool) -> tuple[tuple[int, 
     trees = []
     for choice in itertools.product(range(n + 1), repeat=n):
         heads = (-1, *choice)
-        if not _is_tree(heads) or (projective and not _is_projective(heads)):
+        if check_tree(heads) is not None or (projective and not is_projective(heads)):
             continue
         if single_root and choice.count(0) != 1:
             continue
@@ -144,10 +121,10 @@ def test_nonprojective_approximation_can_build_a_crossing_arc():
     arc[1, 3] = arc[2, 4] = 4.0
     arc[1, 2] = 3.0
     start = eisner(arc)
-    assert _is_projective(start)
+    assert is_projective(start)
     heads, moves = nonprojective_approximation(start, arc, threshold=0.3)
     assert list(heads) == [-1, 0, 1, 1, 2]
-    assert not _is_projective(heads) and moves >= 1
+    assert not is_projective(heads) and moves >= 1
 
 
 def test_trivial_sentences():

@@ -45,7 +45,7 @@ def test_learns_the_toy_language(decoder, order):
     parser.fit(_corpus(200, seed=1), log=lambda message: None)
     correct = total = 0
     for tokens, heads, labels in _corpus(50, seed=2):
-        predicted_heads, predicted_labels = parser.parse(tokens)
+        predicted_heads, predicted_labels, _ = parser.parse(tokens)
         assert predicted_heads[0] == -1 and sorted(predicted_heads[1:]).count(0) == 1
         ok = (predicted_heads[1:] == heads[1:]) & (predicted_labels[1:] == labels[1:])
         correct += int(ok.sum())
@@ -70,7 +70,7 @@ def test_saved_arrays_restore_the_same_parser():
     parser.fit(_corpus(40, seed=4), log=lambda message: None)
     again = GraphParser.from_arrays(options, parser.arrays())
     tokens = _corpus(1, seed=5)[0][0]
-    assert [a.tolist() for a in parser.parse(tokens)] == [a.tolist() for a in again.parse(tokens)]
+    assert [a.tolist() for a in parser.parse(tokens)[:2]] == [a.tolist() for a in again.parse(tokens)[:2]]
 
 
 def test_feature_indices_stay_in_range_and_null_is_unused():
@@ -91,3 +91,42 @@ def test_bad_options_are_refused():
         GraphParser(GraphOptions(decoder="mst", order=2), 2, 2)
     with pytest.raises(BarleyError, match="unknown decoder"):
         GraphParser(GraphOptions(decoder="cky"), 2, 2)
+
+
+def _conllu(count: int, seed: int) -> str:
+    rng = np.random.default_rng(seed)
+    lines = []
+    for number in range(count):
+        tags, heads, labels = PATTERNS[rng.integers(len(PATTERNS))]
+        lines.append(f"# sent_id = s{number}")
+        for i, (tag, head, label) in enumerate(zip(tags, heads, labels), start=1):
+            lines.append(f"{i}\t{tag.lower()}{i}\t_\t{tag}\t{tag}\t_\t{head}\t{label}\t_\tSpaceAfter=No")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def test_train_parse_and_info_through_the_command_line(tmp_path, capsys):
+    from barley.cli import main
+    from barley.conllu import read
+
+    train = tmp_path / "train.conllu"
+    train.write_text(_conllu(120, seed=8), encoding="utf-8")
+    test = tmp_path / "test.conllu"
+    test.write_text(_conllu(20, seed=9), encoding="utf-8")
+    models = []
+    for name in ("a.barley", "b.barley"):
+        model = tmp_path / name
+        assert main(["train", "--train", str(train), "--parser", "graph", "--decoder", "mst", "--epochs", "3",
+                     "--seed", "5", "--model", str(model)]) == 0
+        models.append(model.read_bytes())
+    assert models[0] == models[1]  # same data, options and seed: the same file
+    output = tmp_path / "out.conllu"
+    assert main(["parse", "--model", str(tmp_path / "a.barley"), str(test), "-o", str(output)]) == 0
+    gold, parsed = list(read(test)), list(read(output))
+    assert [s.column(1) for s in gold] == [s.column(1) for s in parsed]
+    assert [s.column(9) for s in gold] == [s.column(9) for s in parsed]  # MISC kept
+    right = sum(g.heads()[i] == p.heads()[i] for g, p in zip(gold, parsed) for i in range(1, len(g) + 1))
+    assert right / sum(len(g) for g in gold) > 0.9
+    capsys.readouterr()
+    assert main(["info", str(tmp_path / "a.barley")]) == 0
+    assert "graph-based, order 1, decoder mst" in capsys.readouterr().out

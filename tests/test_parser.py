@@ -7,6 +7,8 @@ import random
 
 import pytest
 
+from barley.transforms import Counts
+
 import barley
 from barley import cli
 from barley.conllu import DEPREL, HEAD, read, read_lines, write
@@ -218,6 +220,12 @@ def test_other_learners_and_the_data_split_learn_the_toy_language(toy, tmp_path,
 
 class _MarkLabels:
     """A reversible transform for the hook: decorates every label, and strips it again."""
+
+    name = "mark-labels"
+    stats = Counts()
+
+    def fit(self, trees):
+        return self
 
     def forward(self, heads, deprels):
         return list(heads), [d + "|x" if d else d for d in deprels]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -46,6 +47,11 @@ class ParseStats:
         return text
 
 
+def _int_matrix(rows: list[tuple[int, ...]], width: int) -> np.ndarray:
+    """``np.array(rows)`` for rows of ``width`` ints, without numpy's shape discovery (speed)."""
+    return np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=len(rows) * width).reshape(-1, width)
+
+
 def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> list[tuple[list[int], list[int]]]:
     """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included)."""
     system, extractor = parser.system, parser.extractor
@@ -55,6 +61,8 @@ def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> lis
     class_moves, class_labels = parser.classes[:, 0], parser.classes[:, 1]
     row, legal_moves, apply, is_terminal = extractor.row, system.legal, system.apply, system.is_terminal
     split_row = parser.split_extractor.row if parser.split_extractor else None
+    width, move_count = extractor.width, len(system.moves)
+    split_width = parser.split_extractor.width if split_row else 0
     slot_templates = extractor.slot_templates(table.feats.shape[1] if table.feats is not None else 0)
     active = [k for k, state in enumerate(states) if not system.is_terminal(state)]
     stats.sentences += len(sentences)
@@ -64,7 +72,7 @@ def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> lis
         for k in active:
             state = states[k]
             legal = legal_moves(state)
-            if sum(legal) == 1:
+            if legal.count(True) == 1:
                 move = legal.index(True)
                 if not labeled[move]:
                     apply(state, move, -1)
@@ -77,11 +85,12 @@ def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> lis
                 split_rows.append(split_row(state))
         if waiting:
             offsets = table.offsets[waiting]
-            keys = extractor.keys(np.array(rows, dtype=np.int64), offsets, table, parser.sizes)
-            split_values = (parser.split_values(np.array(split_rows, dtype=np.int64), offsets, table)
+            keys = extractor.keys(_int_matrix(rows, width), offsets, table, parser.sizes)
+            split_values = (parser.split_values(_int_matrix(split_rows, split_width), offsets, table)
                             if split_row else None)
             scores = parser.learner.scores(parser.index.ids(keys, slot_templates), split_values=split_values)
-            allowed = np.array(legal_rows, dtype=bool)[:, class_moves]
+            allowed = np.fromiter(chain.from_iterable(legal_rows), dtype=bool,
+                                  count=len(legal_rows) * move_count).reshape(-1, move_count)[:, class_moves]
             top = scores.argmax(axis=1)
             stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
             scores = np.where(allowed, scores, -np.inf)

@@ -8,7 +8,13 @@ and only through :meth:`Sentence.set_tree`.
 
 CoNLL-X uses the same ten columns (CPOSTAG and POSTAG stand where CoNLL-U has UPOS
 and XPOS; PHEAD and PDEPREL where it has DEPS and MISC), so both formats share
-this module.
+this module; :func:`convert` turns one into the other.
+
+The reader accepts a UTF-8 byte-order mark, CRLF line ends and a missing final
+blank line, and stops at the first malformed line with an
+:class:`~barley.errors.InputError` naming file, line, problem and fix. It checks
+the text, never the trees: a sentence with a cycle or several roots is returned
+as it is.
 """
 
 from __future__ import annotations
@@ -16,15 +22,18 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import sys
 import tempfile
+import zlib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO
 
 import numpy as np
 
-from barley.errors import InputError
+from barley.errors import BarleyError, InputError
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -71,11 +80,10 @@ class Sentence:
 
     def heads(self) -> np.ndarray:
         """HEAD of every node 0..n as int32; ``heads[0] == -1``, ``_`` reads as -1."""
-        heads = np.full(len(self.words) + 1, -1, dtype=np.int32)
-        for i, word in enumerate(self.words, start=1):
-            if word[HEAD] != "_":
-                heads[i] = int(word[HEAD])
-        return heads
+        values = [word[HEAD] for word in self.words]
+        if "_" in values:
+            values = [-1 if value == "_" else value for value in values]
+        return np.array([-1, *map(int, values)], dtype=np.int32)
 
     def deprels(self) -> list[str]:
         """DEPREL of every node 0..n; entry 0 (the artificial root) is ``""``."""
@@ -103,146 +111,296 @@ class Sentence:
 
 
 @contextmanager
-def open_text(path: str | os.PathLike, mode: str = "r") -> Iterator[IO[str]]:
-    """Open ``path`` as UTF-8 text; ``-`` is stdin/stdout and ``.gz`` is gzip.
-
-    Reading uses ``newline=""`` so that CRLF line ends reach the reader, which
-    strips them; an invalid byte raises :class:`UnicodeDecodeError`, which the
-    reader turns into an :class:`InputError` with its line number.
-    """
-    path = os.fspath(path)
+def _open_for_writing(path: str) -> Iterator[IO[str]]:
+    """Open ``path`` for writing UTF-8 text with ``\\n`` line ends; ``-`` is stdout and ``.gz`` is gzip."""
     if path == "-":
-        stream = sys.stdin.buffer if "r" in mode else sys.stdout.buffer
-        if "r" in mode:
-            yield io.TextIOWrapper(stream, encoding="utf-8", newline="")
-        else:
-            wrapper = io.TextIOWrapper(stream, encoding="utf-8", newline="\n", write_through=True)
-            try:
-                yield wrapper
-            finally:
-                wrapper.flush()
-                wrapper.detach()
+        wrapper = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=True)
+        try:
+            yield wrapper
+        finally:
+            wrapper.flush()
+            wrapper.detach()
         return
     if path.endswith(".gz"):
-        with gzip.open(path, mode + "t", encoding="utf-8", newline="" if "r" in mode else "\n") as handle:
+        with gzip.open(path, "wt", encoding="utf-8", newline="\n") as handle:
             yield handle
         return
-    with open(path, mode, encoding="utf-8", newline="" if "r" in mode else "\n") as handle:
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
         yield handle
+
+
+@contextmanager
+def open_bytes(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+    """Open ``path`` for reading bytes: ``-`` is stdin, ``.gz`` is decompressed."""
+    path = os.fspath(path)
+    if path == "-":
+        yield sys.stdin.buffer
+        return
+    try:
+        handle = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+    except OSError as error:
+        raise InputError(f"cannot open the file: {error.strerror}", path=path,
+                         fix="check the path and the permissions") from None
+    with handle:
+        yield handle
+
+
+CHUNK_BYTES = 1 << 20
 
 
 def read(path: str | os.PathLike) -> Iterator[Sentence]:
     """Yield the sentences of a CoNLL-U or CoNLL-X file one at a time (streaming).
 
-    ``path`` may be ``-`` for stdin or end in ``.gz``. Malformed input raises
-    :class:`~barley.errors.InputError` naming the file and line.
+    ``path`` may be ``-`` for stdin or end in ``.gz``. A UTF-8 byte-order mark and
+    CRLF line ends are accepted; the last sentence may lack its closing blank line.
+    Malformed input raises :class:`~barley.errors.InputError` naming the file and
+    line. Sentences that are well-formed text but not trees are returned as they are.
     """
     name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
-    with open_text(path) as handle:
-        yield from read_lines(handle, name)
+    with open_bytes(path) as handle:
+        for start, lines in _blocks(handle, name, pipe=os.fspath(path) == "-"):
+            yield _sentence(lines, start, name)
 
 
 def read_lines(lines: Iterable[str], name: str = "<memory>") -> Iterator[Sentence]:
-    """Parse CoNLL lines (with or without line ends) into sentences."""
-    comments: list[str] = []
-    rows: list[list[str]] = []
-    start = 0
-    number = 0
+    """Parse CoNLL lines (str, with or without line ends) into sentences, streaming."""
+    block: list[str] = []
+    start = number = 0
     iterator = iter(lines)
     while True:
         try:
             raw = next(iterator)
         except StopIteration:
             break
-        except UnicodeDecodeError as error:
-            raise InputError(f"invalid UTF-8 ({error.reason} at byte {error.start} of a block)",
-                             path=name, line=number + 1,
-                             fix="re-encode the file as UTF-8, e.g. with iconv") from None
+        except UnicodeDecodeError as error:  # a text file handle given as `lines`
+            raise InputError(f"invalid UTF-8 ({error.reason})", path=name, line=number + 1,
+                             fix=_UTF8_FIX) from None
         number += 1
         line = raw.rstrip("\r\n")
-        if number == 1 and line.startswith("\ufeff"):
-            line = line[1:]
-        if not line.strip():
-            if rows:
-                yield _sentence(comments, rows, start, name)
-            elif comments:
-                raise InputError("comment lines without any token line before a blank line",
-                                 path=name, line=number, fix="remove the stray comments or add the sentence")
-            comments, rows = [], []
-            continue
-        if not rows and not comments:
-            start = number
-        if line.startswith("#"):
-            if rows:
-                raise InputError("comment line after the first token line of a sentence",
-                                 path=name, line=number, fix="move comments above the sentence's token lines")
-            comments.append(line)
-            continue
-        fields = line.split("\t")
-        if len(fields) != 10:
-            hint = ("the line seems to use spaces instead of tabs; separate the 10 columns with tabs"
-                    if len(fields) == 1 and len(line.split()) == 10 else
-                    "every token line needs exactly 10 tab-separated columns")
-            raise InputError(f"expected 10 tab-separated columns, found {len(fields)}",
-                             path=name, line=number, fix=hint)
-        rows.append(fields)
-        fields.append(number)  # type: ignore[arg-type]  # line number, removed by _sentence
-    if rows:
-        yield _sentence(comments, rows, start, name)
-    elif comments:
-        raise InputError("comment lines at the end of the file without a sentence",
-                         path=name, line=number, fix="remove the stray comments or add the sentence")
+        if number == 1:
+            line = line.removeprefix("\ufeff")
+        if line.strip():
+            if not block:
+                start = number
+            block.append(line)
+        elif block:
+            yield _sentence(block, start, name)
+            block = []
+    if block:
+        yield _sentence(block, start, name)
 
 
-def _sentence(comments: list[str], rows: list[list], start: int, name: str) -> Sentence:
-    """Check the ID sequence, multiword ranges and HEAD values; build the Sentence."""
-    numbers = [row.pop() for row in rows]
-    expected = 1
-    range_end = 0
-    range_line = 0
-    words = 0
-    for row, number in zip(rows, numbers):
+_UTF8_FIX = "re-encode the file as UTF-8, e.g. with iconv -f LATIN1 -t UTF-8"
+_BLANK_WITH_SPACES = re.compile(r"^[ \t\f\v]+$", re.MULTILINE)
+
+
+def _blocks(handle: IO[bytes], name: str, pipe: bool = False) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line number, lines)`` for each run of non-blank lines of a byte stream.
+
+    Bytes are decoded a large chunk at a time (each chunk extended to the end of
+    its line, so no character is split) and cut into sentences at blank lines with
+    ``str.split``: several times faster than a Python loop over lines. A decoding
+    error still gets its exact line: the newlines before the bad byte are counted.
+    On a ``pipe`` a chunk is whatever has arrived, so a sentence is read as soon as it is there.
+    """
+    read_some = handle.read1 if pipe else handle.read
+    pending = ""  # the text after the last blank line: a sentence not finished yet
+    line = 1  # the line number of the first line of `pending`
+    first = True
+    while True:
+        data = _read_chunk(read_some, handle, name)
+        if data:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                number = line + pending.count("\n") + data.count(b"\n", 0, error.start)
+                bad = data[error.start:error.end].hex(" ")
+                raise InputError(f"invalid UTF-8: byte(s) {bad} ({error.reason})", path=name,
+                                 line=number, fix=_UTF8_FIX) from None
+            if first:
+                text = text.removeprefix("\ufeff")
+                first = False
+            if "\r" in text:
+                text = text.replace("\r\n", "\n")
+            text = pending + text
+        else:
+            text = pending
+        if ("\n " in text or "\n\t" in text) and _BLANK_WITH_SPACES.search(text):
+            text = _BLANK_WITH_SPACES.sub("", text)
+        parts = text.split("\n\n")
+        pending = parts.pop() if data else ""
+        for part in parts:
+            lines = part.split("\n")
+            leading = 0  # extra blank lines before the sentence
+            while leading < len(lines) and not lines[leading]:
+                leading += 1
+            while lines and not lines[-1]:
+                lines.pop()
+            if leading < len(lines):
+                yield line + leading, lines[leading:]
+            line += part.count("\n") + 2
+        if not data:
+            return
+
+
+def _read_chunk(read_some, handle: IO[bytes], name: str) -> bytes:
+    try:
+        data = read_some(CHUNK_BYTES)
+        if data and not data.endswith(b"\n"):
+            data += handle.readline()
+        return data
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise InputError(f"damaged or truncated gzip data ({error})", path=name,
+                         fix="decompress it with gunzip to see what is wrong, or get a fresh copy") from None
+
+
+_WORD_IDS: list[str] = []
+_VALID_HEADS: dict[int, frozenset[str]] = {}
+
+
+def _sentence(lines: list[str], start: int, name: str) -> Sentence:
+    """Build the Sentence of one block of lines, after checking it (see :func:`_check`).
+
+    The common case (words 1..n, 10 columns, every HEAD in 0..n) is recognised with
+    a few whole-list comparisons; anything else goes through the line-by-line check,
+    which raises on the first problem or accepts multiword tokens and empty nodes.
+    """
+    count = 0
+    while count < len(lines) and lines[count].startswith("#"):
+        count += 1
+    if count == len(lines):
+        raise InputError("comment lines without any token line after them", path=name, line=start,
+                         fix="remove the stray comments or add the sentence's token lines")
+    rows = [line.split("\t") for line in lines[count:]]
+    n = len(rows)
+    heads = _valid_heads(n)
+    if (set(map(len, rows)) != {10} or [row[ID] for row in rows] != _WORD_IDS[:n]
+            or not heads.issuperset([row[HEAD] for row in rows])):
+        _check(rows, start + count, name)
+    return Sentence(lines[:count], rows, start, name)
+
+
+def _valid_heads(n: int) -> frozenset[str]:
+    """The HEAD values allowed in a sentence of n words: ``_`` and 0..n (and grow ``_WORD_IDS`` to n)."""
+    while len(_WORD_IDS) <= n:
+        _WORD_IDS.append(str(len(_WORD_IDS) + 1))
+    heads = _VALID_HEADS.get(n)
+    if heads is None:
+        heads = _VALID_HEADS[n] = frozenset(["_", *_WORD_IDS[:n], "0"])
+    return heads
+
+
+def _number(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _check(rows: list[list[str]], first_line: int, name: str) -> None:
+    """Raise an InputError for the first malformed token line; ``rows[j]`` is line ``first_line + j``.
+
+    Checked: 10 tab-separated columns; IDs 1, 2, 3, ... with multiword ranges a-b
+    right before word a and empty nodes i.k right after word i; HEAD ``_`` or a word
+    number of the sentence. Tree-ness (cycles, roots) is not the reader's business.
+    """
+    for j, row in enumerate(rows):
+        if row[0].startswith("#"):
+            raise InputError("comment line after the first token line of a sentence", path=name,
+                             line=first_line + j, fix="move comments above the sentence's token lines")
+        if len(row) != 10:
+            line = "\t".join(row)
+            fix = ("the columns seem to be separated by spaces: use exactly one tab between columns"
+                   if len(row) < 10 and len(line.split()) >= 10 else
+                   "every token line needs exactly 10 columns separated by tabs (use _ for empty values)")
+            raise InputError(f"expected 10 tab-separated columns, found {len(row)}", path=name,
+                             line=first_line + j, fix=fix)
+    words = _word_ids_checked(rows, first_line, name)
+    heads = _valid_heads(words)
+    is_word = [_number(row[ID]) for row in rows]
+    if heads.issuperset([row[HEAD] for row, word in zip(rows, is_word) if word]):
+        return
+    for j, row in enumerate(rows):
+        head = row[HEAD]
+        if not is_word[j] or head in heads:
+            continue
+        if not _number(head.removeprefix("-")):
+            raise InputError(f"HEAD {head!r} of word {row[ID]} is not an integer", path=name,
+                             line=first_line + j, fix="HEAD must be 0 (the root), a word number of the sentence, or _")
+        raise InputError(f"HEAD {head} of word {row[ID]} is out of range (the sentence has {words} words)",
+                         path=name, line=first_line + j, fix="HEAD must be 0 (the root) or a word number 1..n")
+
+
+def _word_ids_checked(rows: list[list[str]], first_line: int, name: str) -> int:
+    """Check the ID column (words, multiword ranges, empty nodes); return the number of words."""
+    expected = 1  # the next word number
+    range_end = range_line = 0
+    for j, row in enumerate(rows):
         token_id = row[ID]
-        if token_id.isdigit():
-            if int(token_id) != expected:
-                raise InputError(f"word ID {token_id} breaks the sequence (expected {expected})",
-                                 path=name, line=number, fix="number the words of a sentence 1, 2, 3, ...")
+        if token_id == _WORD_IDS[expected - 1]:
             expected += 1
-            words += 1
-        elif "-" in token_id:
-            first, _, last = token_id.partition("-")
-            if not (first.isdigit() and last.isdigit()) or int(first) != expected or int(last) <= int(first):
-                raise InputError(f"multiword range {token_id} does not match the words after it "
-                                 f"(the next word is {expected})", path=name, line=number,
+            continue
+        line = first_line + j
+        first, dash, last = token_id.partition("-")
+        whole, dot, decimal = token_id.partition(".")
+        if _number(token_id):
+            raise InputError(f"word ID {token_id} breaks the sequence (expected {expected})", path=name,
+                             line=line, fix="number the words of a sentence 1, 2, 3, ... in order")
+        elif dash and _number(first) and _number(last):
+            if int(first) != expected or int(last) <= int(first):
+                raise InputError(f"multiword token {token_id} does not match the words after it "
+                                 f"(the next word is {expected})", path=name, line=line,
                                  fix="a range a-b must come right before word a, with b > a")
             if expected <= range_end:
-                raise InputError(f"multiword range {token_id} overlaps the previous range",
-                                 path=name, line=number, fix="ranges must not overlap")
-            range_end, range_line = int(last), number
-        elif "." in token_id:
-            whole, _, decimal = token_id.partition(".")
-            if not (whole.isdigit() and decimal.isdigit()) or int(whole) != expected - 1:
-                raise InputError(f"empty node ID {token_id} is out of place (the last word is {expected - 1})",
-                                 path=name, line=number, fix="an empty node i.k must follow word i")
+                raise InputError(f"multiword token {token_id} overlaps the previous range", path=name,
+                                 line=line, fix="multiword ranges must not overlap")
+            range_end, range_line = int(last), line
+        elif dot and _number(whole) and _number(decimal):
+            if int(whole) != expected - 1:
+                raise InputError(f"empty node {token_id} is out of place (the last word is {expected - 1})",
+                                 path=name, line=line, fix="an empty node i.k must come right after word i")
         else:
             raise InputError(f"ID {token_id!r} is not a word number, a range a-b or an empty node i.k",
-                             path=name, line=number, fix="fix the first column")
-    if range_end >= expected:
-        raise InputError(f"a multiword range ends at word {range_end} but the sentence has {expected - 1} words",
-                         path=name, line=range_line, fix="make the range cover existing words")
-    for row, number in zip(rows, numbers):
-        if not row[ID].isdigit():
+                             path=name, line=line, fix="correct the first column")
+    words = expected - 1
+    if range_end > words:
+        raise InputError(f"multiword token ends at word {range_end} but the sentence has {words} words",
+                         path=name, line=range_line, fix="make the range cover words of the sentence")
+    return words
+
+
+FORMATS = ("conllu", "conllx")
+
+
+def convert(sentences: Iterable[Sentence], to: str, dropped: Counter | None = None) -> Iterator[Sentence]:
+    """Convert sentences to ``"conllx"`` or ``"conllu"``, counting what CoNLL-X cannot hold in ``dropped``.
+
+    To CoNLL-X (Buchholz and Marsi 2006): only word lines are kept, so comment
+    lines, multiword tokens and empty nodes are dropped (counted under those
+    names); DEPS and MISC, in the columns where CoNLL-X has PHEAD and PDEPREL,
+    become ``_``.
+
+    To CoNLL-U: a CoNLL-X word whose 9th column is a bare integer has a PHEAD
+    there (a CoNLL-U DEPS is ``_`` or head:relation pairs); its PHEAD and PDEPREL
+    move into MISC as ``PHEAD=h|PDEPREL=l`` and DEPS becomes ``_``, so nothing is
+    lost and the result is valid CoNLL-U. Every other line is kept as it is (CoNLL-U
+    input passes unchanged); tags are not mapped, CPOSTAG and POSTAG stay in UPOS
+    and XPOS.
+    """
+    if to not in FORMATS:
+        raise ValueError(f"unknown format {to!r}; expected one of {', '.join(FORMATS)}")
+    dropped = Counter() if dropped is None else dropped
+    for sentence in sentences:
+        if to == "conllx":
+            dropped["comment lines"] += len(sentence.comments)
+            dropped["multiword tokens"] += sum("-" in row[ID] for row in sentence.rows)
+            dropped["empty nodes"] += sum("." in row[ID] for row in sentence.rows)
+            words = [word[:DEPS] + ["_", "_"] for word in sentence.words]
+            yield Sentence([], words, sentence.line, sentence.source)
             continue
-        head = row[HEAD]
-        if head == "_":
-            continue
-        if not head.isdigit():
-            raise InputError(f"HEAD {head!r} of word {row[ID]} is not an integer", path=name, line=number,
-                             fix="HEAD must be a word number of the sentence, 0 for the root, or _")
-        if int(head) > words:
-            raise InputError(f"HEAD {head} of word {row[ID]} is out of range (the sentence has {words} words)",
-                             path=name, line=number, fix="HEAD must be 0 or the number of a word in the sentence")
-    return Sentence(comments, rows, start, name)
+        sentence = sentence.copy()
+        for word in sentence.words:
+            if _number(word[DEPS]):
+                moved = [f"PHEAD={word[DEPS]}"] + ([f"PDEPREL={word[MISC]}"] if word[MISC] != "_" else [])
+                word[DEPS], word[MISC] = "_", "|".join(moved)
+        yield sentence
 
 
 def write(sentences: Iterable[Sentence], path: str | os.PathLike) -> int:
@@ -253,17 +411,24 @@ def write(sentences: Iterable[Sentence], path: str | os.PathLike) -> int:
     """
     path = os.fspath(path)
     if path == "-":
-        with open_text("-", "w") as handle:
+        with _open_for_writing("-") as handle:
             return _write_to(sentences, handle)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".barley-", suffix=".part", dir=directory)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".barley-", suffix=".part", dir=directory)
+    except OSError as error:
+        raise BarleyError(f"cannot write here: {error.strerror}", path=path,
+                          fix="check that the directory exists and is writable") from None
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes it private; the output should get the usual mode
     try:
         suffix_path = temporary + (".gz" if path.endswith(".gz") else "")
         if suffix_path != temporary:
             os.replace(temporary, suffix_path)
             temporary = suffix_path
-        with open_text(temporary, "w") as handle:
+        with _open_for_writing(temporary) as handle:
             count = _write_to(sentences, handle)
         os.replace(temporary, path)
     except BaseException:

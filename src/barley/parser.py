@@ -8,9 +8,9 @@ learner is fitted on all of them. Parsing is greedy (:mod:`barley.batch`).
 Gold trees pass through the ``transforms`` (e.g. pseudo-projective lifting) before
 the oracle, and parser output passes through their inverses in reverse order. A
 transform is an object with ``forward(heads, deprels)`` and ``inverse(heads,
-deprels)`` returning new ``(heads, deprels)``, and ``to_json()``; it is fitted by
-the caller before :func:`train`, and restored from the manifest by
-``barley.transforms.from_json``.
+deprels)`` returning new ``(heads, deprels)``, ``fit(trees)`` and ``to_json()``;
+:func:`train` fits each on the training trees, and loading restores it from the
+manifest by ``barley.transforms.from_json``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,13 +30,21 @@ from barley.errors import BarleyError, InputError, ModelError
 from barley.features import load_model, parse_model
 from barley.features.extract import (Extractor, FeatureIndex, TokenTable, Vocabulary, build_vocabularies)
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
+from barley.graph.parser import GraphOptions
+from barley.graph.pipeline import TrainedGraphParser, train_graph
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
+from barley.transforms import fit_forward
 from barley.systems.base import OracleError, TransitionSystem
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
 VOCABULARY_WARNING = {"UPOS": 100, "XPOS": 1000, "FEATS": 3000, "DEPREL": 500}
 BATCH_SIZE = 512
+SORT_WINDOW = 8
+"""Parsing reads this many batches ahead to group sentences of similar length."""
+TRAIN_CHUNK = 50_000
+"""Training instances whose feature keys are computed together (bounds the temporary arrays)."""
+MIN_FEATURE_COUNT = 1
 
 
 def _stderr(message: str) -> None:
@@ -72,15 +81,25 @@ class Parser:
         return self.split_extractor.keys(rows, sentence_rows, table, sizes)[:, 0]
 
     def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them, streaming in batches of ``batch_size``."""
-        batch: list[Sentence] = []
+        """Parse sentences (in place) and yield them in input order, streaming.
+
+        Sentences are read ``SORT_WINDOW`` batches at a time and parsed in batches of
+        similar length, so that the lockstep steps are not spent on a few long sentences.
+        """
+        window: list[Sentence] = []
         for sentence in sentences:
-            batch.append(sentence)
-            if len(batch) == batch_size:
-                yield from self._parse_batch(batch)
-                batch = []
-        if batch:
-            yield from self._parse_batch(batch)
+            window.append(sentence)
+            if len(window) == batch_size * SORT_WINDOW:
+                yield from self._parse_window(window, batch_size)
+                window = []
+        if window:
+            yield from self._parse_window(window, batch_size)
+
+    def _parse_window(self, window: list[Sentence], batch_size: int) -> list[Sentence]:
+        order = sorted(range(len(window)), key=lambda k: len(window[k]))
+        for start in range(0, len(order), batch_size):
+            self._parse_batch([window[k] for k in order[start:start + batch_size]])
+        return window
 
     def _parse_batch(self, batch: list[Sentence]) -> list[Sentence]:
         for sentence, (heads, label_ids) in zip(batch, parse_batch(self, batch, self.stats)):
@@ -141,8 +160,10 @@ def _transform_from_json(entry: dict):
     return transforms.from_json(entry)
 
 
-def load(path: str) -> Parser:
-    """Load a model file written by :func:`train` / :meth:`Parser.save`."""
+def load(path: str) -> Parser | TrainedGraphParser:
+    """Load a model file written by :func:`train` (either kind of parser)."""
+    if model_file.read_manifest(path).get("parser") == "graph":
+        return TrainedGraphParser.from_model(*model_file.read(path), path)
     return Parser.load(path)
 
 
@@ -181,7 +202,9 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
           features: str | None = None, seed: int = 1, dev: str | Iterable[Sentence] | None = None,
           outside_class: str = "nearest", tags: str = "gold", split: str | None = None,
           split_threshold: int = 1000, learner_options: dict | None = None, transforms: Sequence = (),
-          record_time: bool = True, log: Callable[[str], None] = _stderr) -> Parser:
+          min_feature_count: int = MIN_FEATURE_COUNT,
+          record_time: bool = True, log: Callable[[str], None] = _stderr, parser: str = "transition",
+          graph: GraphOptions | None = None):
     """Train a greedy transition-based parser.
 
     ``train_data``/``dev``: a CoNLL-U/CoNLL-X path or sentences. ``features``: a feature
@@ -189,12 +212,18 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
     the system cannot build: ``nearest`` (train on the oracle's nearest tree), ``skip``
     or ``error``. ``split``: MaltParser's data split by one feature (e.g.
     ``"UPOS(Input[0])"``), values with fewer than ``split_threshold`` instances
-    share one classifier. ``record_time=False`` leaves wall-clock times out of the
+    share one classifier. ``min_feature_count``: features seen in fewer training
+    instances are left out (smaller model, less memory). ``record_time=False`` leaves wall-clock times out of the
     manifest so that the model file depends only on the data and the options.
+    ``parser="graph"`` trains a graph-based parser instead (:mod:`barley.graph`), with
+    ``graph`` its options; ``system``, ``learner``, ``features`` and ``split`` then do
+    not apply.
     """
     started = time.perf_counter()
     if outside_class not in OUTSIDE_CLASS:
         raise BarleyError(f"unknown --outside-class {outside_class!r}", fix="choose nearest, skip or error")
+    if min_feature_count < 1:
+        raise BarleyError(f"--min-feature-count must be at least 1, not {min_feature_count}")
     if tags not in ("gold", "predicted"):
         raise BarleyError(f"unknown --tags {tags!r}", fix="choose gold or predicted")
     source = train_data if isinstance(train_data, str) else "<sentences>"
@@ -202,9 +231,17 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
     if not sentences:
         raise InputError("no training sentence", path=source)
     trees = [_gold_tree(s) for s in sentences]
-    for transform in transforms:
-        trees = [transform.forward(heads, deprels) for heads, deprels in trees]
+    trees = fit_forward(transforms, sentences, trees, log)
     single_root = all(sum(1 for h in heads[1:] if h == 0) == 1 for heads, _ in trees)
+    if parser == "graph":
+        options = replace(graph or GraphOptions(), seed=seed, single_root=single_root)
+        options.check()
+        trained = train_graph(sentences, trees, source=source, options=options, transforms=transforms, log=log)
+        trained.manifest["training"] = {"data": source, "sentences": len(sentences),
+                                        "words": sum(len(s) for s in sentences), "tags": tags, "seed": seed}
+        return _finish(trained, dev, started if record_time else None, log)
+    if parser != "transition":
+        raise BarleyError(f"unknown parser kind {parser!r}", fix="use transition or graph")
     the_system = get_system(system, single_root=single_root)
     model = load_model(features, the_system.name)
     extractor = Extractor(model, the_system)
@@ -237,14 +274,32 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
             log(f"warning: {name} has {size} distinct values (more than {limit}): is the column what it "
                 f"should be (e.g. ids or whole analyses inside it)? Training may be slow and the model large")
 
-    # The oracle, sentence by sentence: instances are rows of integers (positions and values).
+    # The oracle, sentence by sentence: instances are rows of integers (positions and values),
+    # turned into feature keys every TRAIN_CHUNK instances so that no long list of tuples builds up.
+    table = TokenTable.build(sentences, vocabularies)
+    sizes = extractor.atom_sizes(vocabularies, len(labels))
+    split_sizes = split_extractor.atom_sizes(vocabularies, len(labels)) if split_extractor else None
+    key_chunks: list[np.ndarray] = []
+    split_chunks: list[np.ndarray] = []
     rows: list[tuple[int, ...]] = []
     split_rows: list[tuple[int, ...]] = []
-    instance_class: list[int] = []
     instance_sentence: list[int] = []
-    kept: list[Sentence] = []
+    instance_class: list[int] = []
+
+    def flush() -> None:
+        if not rows:
+            return
+        sentence_rows = table.offsets[np.array(instance_sentence)]
+        key_chunks.append(extractor.keys(np.array(rows, dtype=np.int64), sentence_rows, table, sizes))
+        if split_extractor:
+            split_chunks.append(split_extractor.keys(np.array(split_rows, dtype=np.int64), sentence_rows,
+                                                     table, split_sizes)[:, 0])
+        rows.clear()
+        split_rows.clear()
+        instance_sentence.clear()
+
     outside = 0
-    for sentence, (heads, deprels) in zip(sentences, trees):
+    for number, (sentence, (heads, deprels)) in enumerate(zip(sentences, trees)):
         gold_labels = [-1] + [label_id[d] for d in deprels[1:]]
         state = the_system.initial(len(heads) - 1)
         oracle = the_system.oracle(heads, gold_labels)
@@ -270,38 +325,31 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
                                  fix="use --outside-class nearest or skip, a transform, or another system")
             if outside_class == "skip":
                 continue
-        number = len(kept)
-        kept.append(sentence)
         rows.extend(sentence_rows)
         split_rows.extend(sentence_split)
         instance_class.extend(sentence_classes)
         instance_sentence.extend([number] * len(sentence_rows))
+        if len(rows) >= TRAIN_CHUNK:
+            flush()
+    flush()
     action = {"nearest": "trained on the oracle's nearest tree", "skip": "skipped"}[outside_class]
     log(f"outside {the_system.name}'s class: {outside} of {len(sentences)} sentences ({action})")
-    if not rows:
+    if not instance_class:
         raise InputError("the oracle produced no training instance", path=source,
                          fix="give more or longer training sentences")
 
-    table = TokenTable.build(kept, vocabularies)
-    sizes = extractor.atom_sizes(vocabularies, len(labels))
-    row_array = np.array(rows, dtype=np.int64)
-    del rows
-    sentence_rows_array = table.offsets[np.array(instance_sentence)]
-    keys = extractor.keys(row_array, sentence_rows_array, table, sizes)
-    index = FeatureIndex.fit(keys)
-    X = rows_to_csr(index.ids(keys), index.size)
-    y = np.array(instance_class, dtype=np.int64)
-    del keys, row_array
-    split_values = None
-    if split_extractor:
-        split_sizes = split_extractor.atom_sizes(vocabularies, len(labels))
-        split_values = split_extractor.keys(np.array(split_rows, dtype=np.int64), sentence_rows_array,
-                                            table, split_sizes)[:, 0]
     sentence_count = len(sentences)
-    del sentences, trees, kept, table, sentence_rows_array  # the learner needs only X, y (memory)
+    del sentences, trees, table  # the learner needs only X, y (memory)
+    index = FeatureIndex.fit(key_chunks, min_feature_count)
+    X = rows_to_csr(_drained_ids(index, key_chunks), index.size)
+    y = np.array(instance_class, dtype=np.int64)
+    split_values = np.concatenate(split_chunks) if split_extractor else None
+    del instance_class, split_chunks
     seen_classes = len(np.unique(y))
     eta = _eta_seconds(learner, X.nnz, seen_classes)
-    log(f"instances: {len(y)}, features: {index.size}, classes seen: {seen_classes} of {len(classes)}; "
+    log(f"instances: {len(y)}, features: {index.size}"
+        + (f" (seen at least {min_feature_count} times)" if min_feature_count > 1 else "")
+        + f", classes seen: {seen_classes} of {len(classes)}; "
         f"fitting the {learner} learner (about {eta:.0f} s)")
     options = dict(learner_options or {})
     if split:
@@ -322,18 +370,29 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
         "training": {
             "data": source, "sentences": sentence_count, "words": words, "instances": int(len(y)),
             "features": int(index.size), "outside_class": outside_class, "outside_class_sentences": outside,
-            "tags": tags, "seed": seed, "learner_options": options,
+            "tags": tags, "seed": seed, "learner_options": options, "min_feature_count": min_feature_count,
             "split": split_feature, "split_threshold": split_threshold if split else None,
         },
     }
     parser = Parser(the_system, model, vocabularies, labels, root_label, classes, index, the_learner,
                     split_feature, transforms, manifest)
+    return _finish(parser, dev, started if record_time else None, log)
+
+
+def _drained_ids(index: FeatureIndex, key_chunks: list[np.ndarray]) -> Iterator[np.ndarray]:
+    """Feature ids of each chunk of keys, each chunk dropped as soon as it is used (memory)."""
+    while key_chunks:
+        yield index.ids(key_chunks.pop(0))
+
+
+def _finish(parser, dev, started: float | None, log: Callable[[str], None]):
+    """Dev scores and training time into the manifest, for either kind of parser."""
     if dev is not None:
         scores = evaluate_parser(parser, dev)
         parser.manifest["dev"] = scores
         log(f"dev: LAS {scores['LAS']:.2f}, UAS {scores['UAS']:.2f}, LEM {scores['LEM']:.2f} "
             f"({scores['words']} words, punctuation included)")
-    if record_time:
+    if started is not None:
         parser.manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
     return parser
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
+from barley.graph.parser import DECODERS, GraphOptions
 from barley.learners import LEARNERS
-from barley.parser import OUTSIDE_CLASS, train
+from barley.transforms import options as transform_options
+from barley.parser import MIN_FEATURE_COUNT, OUTSIDE_CLASS, train
 from barley.systems import system_names
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("train", help="train a transition-based parser",
-                                   description="Train a greedy transition-based parser (Nivre 2008) from a "
+    parser = subparsers.add_parser("train", help="train a transition-based or graph-based parser",
+                                   description="Train a greedy transition-based parser (Nivre 2008) or a "
+                                               "graph-based parser (McDonald et al. 2005) from a "
                                                "CoNLL-U or CoNLL-X treebank and write a model file.")
     parser.add_argument("--train", "-i", required=True, metavar="FILE", help="training treebank")
     parser.add_argument("--dev", metavar="FILE", help="development treebank: report its scores after training")
@@ -25,6 +29,9 @@ def register(subparsers) -> None:
                              "(MaltParser's data split; svm-poly2 splits by XPOS(Input[0]) by default)")
     parser.add_argument("--split-threshold", "-T", type=int, default=1000, metavar="N",
                         help="values with fewer instances share one classifier (default 1000)")
+    parser.add_argument("--min-feature-count", type=int, default=MIN_FEATURE_COUNT, metavar="N",
+                        help="leave out features seen in fewer than N training instances: a smaller model "
+                             f"and less memory (default {MIN_FEATURE_COUNT})")
     parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default="nearest",
                         help="training trees the system cannot build: train on the oracle's nearest tree "
                              "(default), skip them, or stop with an error; the count is reported")
@@ -34,6 +41,19 @@ def register(subparsers) -> None:
                         help="deterministic training: the same data, options and seed give a byte-identical "
                              "model file (wall-clock time is then left out of the manifest)")
     parser.add_argument("--model", "-m", "-c", required=True, metavar="OUT", help="model file to write")
+    graph = parser.add_argument_group("graph-based parsing (--parser graph)")
+    graph.add_argument("--parser", choices=("transition", "graph"), default="transition",
+                       help="transition-based (default) or graph-based (McDonald et al. 2005) parser")
+    graph.add_argument("--decoder", choices=DECODERS, default="eisner",
+                       help="eisner: best projective tree; mst: Chu-Liu-Edmonds, any tree (first order only); "
+                            "eisner+npa: Eisner then the non-projective approximation (default eisner)")
+    graph.add_argument("--order", type=int, choices=(1, 2), default=1,
+                       help="1: arc-factored; 2: arcs plus adjacent siblings (default 1)")
+    graph.add_argument("--npa-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="T",
+                       help=f"stop the non-projective approximation when a move gains less (default {DEFAULT_THRESHOLD})")
+    graph.add_argument("--epochs", type=int, default=GraphOptions.epochs, metavar="N",
+                       help=f"perceptron epochs (default {GraphOptions.epochs})")
+    transform_options.add_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -44,6 +64,9 @@ def run(args) -> int:
     parser = train(args.train, system=args.system, learner=args.learner, features=args.features,
                    seed=1 if args.seed is None else args.seed, dev=args.dev, outside_class=args.outside_class,
                    tags=args.tags, split=split, split_threshold=args.split_threshold,
-                   record_time=args.seed is None)
+                   min_feature_count=args.min_feature_count,
+                   record_time=args.seed is None, parser=args.parser, transforms=transform_options.from_args(args),
+                   graph=GraphOptions(decoder=args.decoder, order=args.order, npa_threshold=args.npa_threshold,
+                                      epochs=args.epochs))
     parser.save(args.model)
     return 0

@@ -20,6 +20,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 
 import numpy as np
 
@@ -109,26 +111,29 @@ class TokenTable:
         lengths = np.array([len(s) + 1 for s in sentences], dtype=np.int64)
         offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        root = None  # stands for node 0 of every sentence
-        rows = [root]
-        for sentence in sentences:
-            rows.extend(sentence.words)
-            rows.append(root)
-        rows.pop()  # no sentence follows the last one
+        words = [word for sentence in sentences for word in sentence.words]
+        is_word = np.ones(offsets[-1] + 1, dtype=bool)
+        is_word[offsets] = False  # node 0 of every sentence, and the NONE row after the last one
         attributes = [a for a in vocabularies if a != "FEATS"]
-        tokens = np.zeros((len(rows) + 1, len(attributes)), dtype=np.int64)
-        for j, attribute in enumerate(attributes):
-            column, ids = COLUMN_OF[attribute], vocabularies[attribute].ids
-            tokens[:-1, j] = [ROOT if row is None else ids.get(row[column], UNKNOWN) for row in rows]
+        tokens = np.full((offsets[-1] + 1, len(attributes)), ROOT, dtype=np.int64)
+        tokens[-1] = NONE
+        for j, attribute in enumerate(attributes):  # C-level loops: this runs for every parsed batch
+            values = map(itemgetter(COLUMN_OF[attribute]), words)
+            tokens[is_word, j] = np.fromiter(map(vocabularies[attribute].ids.get, values, repeat(UNKNOWN)),
+                                             dtype=np.int64, count=len(words))
         feats = None
         if "FEATS" in vocabularies:
             ids = vocabularies["FEATS"].ids
             coded: dict[str, list[int]] = {}  # few distinct FEATS strings: split and look up each once
-            atoms = [[ROOT] if row is None else coded.get(row[FEATS]) or coded.setdefault(
-                row[FEATS], [ids.get(a, UNKNOWN) for a in feats_atoms(row[FEATS])]) for row in rows]
-            atoms.append([])
-            width = max(len(a) for a in atoms)
-            feats = np.array([a + [-1] * (width - len(a)) for a in atoms], dtype=np.int64).reshape(len(atoms), width)
+            for value in {word[FEATS] for word in words}:
+                coded[value] = [ids.get(a, UNKNOWN) for a in feats_atoms(value)]
+            width = max((len(a) for a in coded.values()), default=1)
+            padded = {value: a + [-1] * (width - len(a)) for value, a in coded.items()}
+            feats = np.full((offsets[-1] + 1, width), -1, dtype=np.int64)
+            feats[~is_word, 0] = ROOT
+            feats[-1, 0] = -1
+            if words:
+                feats[is_word] = np.array([padded[word[FEATS]] for word in words], dtype=np.int64)
         return cls(attributes, tokens, feats, offsets)
 
 
@@ -423,12 +428,17 @@ class FeatureIndex:
         return len(self.keys)
 
     @classmethod
-    def fit(cls, keys: np.ndarray, min_count: int = 1) -> FeatureIndex:
-        flat = keys[keys >= 0]
-        if min_count <= 1:
-            return cls(np.unique(flat))
-        unique, counts = np.unique(flat, return_counts=True)
-        return cls(unique[counts >= min_count])
+    def fit(cls, keys: np.ndarray | Sequence[np.ndarray], min_count: int = 1) -> FeatureIndex:
+        """The keys (-1 = none) occurring at least ``min_count`` times in ``keys``, one array or
+        chunks of one (counted chunk by chunk, so that no copy of all keys is ever made)."""
+        values, counts = [], []
+        for chunk in [keys] if isinstance(keys, np.ndarray) else keys:
+            chunk_values, chunk_counts = np.unique(chunk[chunk >= 0], return_counts=True)
+            values.append(chunk_values)
+            counts.append(chunk_counts)
+        unique, inverse = np.unique(np.concatenate(values), return_inverse=True)
+        totals = np.bincount(inverse, weights=np.concatenate(counts), minlength=len(unique))
+        return cls(unique[totals >= min_count])
 
     def use_tables(self, template_count: int, spaces: Sequence[int]) -> None:
         """Direct tables for the templates with the smallest value spaces (``spaces[t]``)."""

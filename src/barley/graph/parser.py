@@ -93,27 +93,28 @@ class GraphParser:
         if scores.sibling_index is not None:
             scores.sibling = weights[scores.sibling_index].sum(axis=-1)
 
-    def decode(self, scores: Scores) -> np.ndarray:
+    def decode(self, scores: Scores) -> tuple[np.ndarray, int]:
+        """The best tree for the decoder, and how many non-projective approximation moves it took."""
         options = self.options
         if options.decoder == "mst":
-            return chu_liu_edmonds(scores.arc, options.single_root)
+            return chu_liu_edmonds(scores.arc, options.single_root), 0
         if options.order == 2:
             heads = eisner_second_order(scores.arc, scores.sibling, options.single_root)
         else:
             heads = eisner(scores.arc, options.single_root)
         if options.decoder == "eisner+npa":
-            heads, _ = nonprojective_approximation(heads, scores.arc, scores.sibling,
-                                                   options.npa_threshold, options.single_root)
-        return heads
+            return nonprojective_approximation(heads, scores.arc, scores.sibling,
+                                               options.npa_threshold, options.single_root)
+        return heads, 0
 
-    def parse(self, tokens: Tokens) -> tuple[np.ndarray, np.ndarray]:
-        """Heads and label ids of nodes 0..n (entry 0: -1)."""
+    def parse(self, tokens: Tokens) -> tuple[np.ndarray, np.ndarray, int]:
+        """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves."""
         scores = self.features(tokens)
         self.score(tokens, scores, self.weights)
-        heads = self.decode(scores)
+        heads, moves = self.decode(scores)
         labels = np.full(len(tokens), -1, dtype=np.int64)
         labels[1:] = scores.best_label[heads[1:], np.arange(1, len(tokens))]
-        return heads, labels
+        return heads, labels, moves
 
     # ---------------------------------------------------------------- training
     def _active(self, scores: Scores, heads: Sequence[int], labels: Sequence[int]) -> np.ndarray:
@@ -146,7 +147,7 @@ class GraphParser:
                 tokens, heads, labels = sentences[k]
                 scores = self.features(tokens)
                 self.score(tokens, scores, weights)
-                predicted = self.decode(scores)
+                predicted, _ = self.decode(scores)
                 predicted_labels = scores.best_label[predicted[1:], np.arange(1, len(tokens))]
                 wrong = int(np.count_nonzero((predicted[1:] != heads[1:]) | (predicted_labels != labels[1:])))
                 errors += wrong

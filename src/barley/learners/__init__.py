@@ -22,6 +22,8 @@ instances of rare values pooled into a default classifier (Nivre 2008 §6.1).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -51,18 +53,41 @@ def make_learner(name: str, **params):
     return learner_class(name)(**params)
 
 
-def rows_to_csr(ids: np.ndarray, n_features: int) -> sp.csr_matrix:
-    """Binary CSR matrix from feature-id rows (entries equal to ``n_features`` are dropped)."""
-    present = ids < n_features
-    counts = present.sum(axis=1)
-    indptr = np.zeros(len(ids) + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    indices = ids[present].astype(np.int32)
-    data = np.ones(len(indices), dtype=np.float64)
-    matrix = sp.csr_matrix((data, indices, indptr), shape=(len(ids), n_features))
-    matrix.sum_duplicates()
-    matrix.data[:] = 1.0
+def rows_to_csr(ids: np.ndarray | Iterable[np.ndarray], n_features: int) -> sp.csr_matrix:
+    """Binary CSR matrix (float64 values, int32 sorted indices) from feature-id rows.
+
+    ``ids``: one (rows × slots) array or consecutive chunks of rows; entries equal to
+    ``n_features`` mean "no feature" and are dropped, as are repeats within a row.
+    Built directly, chunk by chunk, without a COO or dense intermediate (memory).
+    """
+    counts, indices = [], []
+    for chunk in [ids] if isinstance(ids, np.ndarray) else ids:
+        chunk = np.sort(np.minimum(chunk, n_features).astype(np.int32), axis=1)  # "none" sorts last
+        if chunk.shape[1] > 1:
+            chunk[:, 1:][chunk[:, 1:] == chunk[:, :-1]] = n_features  # repeats would count twice
+        present = chunk < n_features
+        counts.append(present.sum(axis=1))
+        indices.append(chunk[present])
+    indptr = np.zeros(sum(len(c) for c in counts) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate(counts), out=indptr[1:])
+    all_indices = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int32)
+    if indptr[-1] < np.iinfo(np.int32).max:
+        indptr = indptr.astype(np.int32)
+    matrix = sp.csr_matrix((np.ones(len(all_indices)), all_indices, indptr), shape=(len(indptr) - 1, n_features))
+    matrix.has_sorted_indices = True
     return matrix
+
+
+def weight_sums(weights: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``weights[ids].sum(axis=1)``: each row of ``ids`` (batch × slots) summed over its weight rows.
+
+    Computed as a sparse product (one CSR row of ones per instance), which reads each
+    weight row once without materialising the (batch × slots × classes) gather.
+    """
+    batch, slots = ids.shape
+    indicator = sp.csr_matrix((np.ones(ids.size, dtype=weights.dtype), ids.ravel(),
+                               np.arange(0, ids.size + 1, max(slots, 1))), shape=(batch, len(weights)))
+    return indicator @ weights
 
 
 class SplitLearner:
@@ -148,4 +173,4 @@ class SplitLearner:
         return learner
 
 
-__all__ = ["LEARNERS", "learner_class", "make_learner", "rows_to_csr", "SplitLearner", "UNSEEN"]
+__all__ = ["LEARNERS", "learner_class", "make_learner", "rows_to_csr", "weight_sums", "SplitLearner", "UNSEEN"]

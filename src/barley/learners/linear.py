@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from barley.errors import BarleyError
-from barley.learners import UNSEEN
+from barley.learners import UNSEEN, weight_sums
 
 SOLVERS = ("crammer-singer", "svm", "logistic")
 
@@ -52,27 +52,30 @@ class LinearLearner:
             split_values=None, log=None) -> None:
         self.n_classes = n_classes
         self.classes = np.unique(y).astype(np.int64)
-        self.weights = np.zeros((X.shape[1] + 1, len(self.classes)), dtype=np.float32)
         self.bias = np.zeros(len(self.classes), dtype=np.float32)
         if len(self.classes) < 2:  # nothing to learn: the one class seen (if any) always wins
+            self.weights = np.zeros((X.shape[1] + 1, len(self.classes)), dtype=np.float32)
             return
         estimator = self._estimator(seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # liblinear's "did not converge" at tol=0.1 is expected
             estimator.fit(X, y)
         parts = getattr(estimator, "estimators_", [estimator])
-        coef = np.vstack([np.asarray(p.coef_, dtype=np.float32) for p in parts])
+        # allocated only now, so that liblinear's own copies and ours never coexist (memory)
+        self.weights = np.zeros((X.shape[1] + 1, len(self.classes)), dtype=np.float32)
+        coef = parts[0].coef_ if len(parts) == 1 else np.vstack([p.coef_ for p in parts])
         intercept = np.concatenate([np.asarray(p.intercept_, dtype=np.float32).reshape(-1) for p in parts])
-        del estimator, parts  # liblinear's float64 weights: free them before building ours
         if len(self.classes) == 2:  # binary problems have one weight vector, for classes_[1]
-            coef = np.vstack([-coef, coef])
+            self.weights[:-1, 0] = -coef[0]
+            self.weights[:-1, 1] = coef[0]
             intercept = np.concatenate([-intercept, intercept])
-        self.weights[:-1] = coef.T
+        else:
+            self.weights[:-1] = coef.T  # straight into float32: no second float64 copy (memory)
         self.bias[:] = intercept
 
     def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
         out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
-        out[:, self.classes] = self.weights[ids].sum(axis=1) + self.bias
+        out[:, self.classes] = weight_sums(self.weights, ids) + self.bias
         return out
 
     def used_features(self) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from barley.learners import UNSEEN
+from barley.learners import UNSEEN, weight_sums
 
 
 class PerceptronLearner:
@@ -57,7 +57,7 @@ class PerceptronLearner:
 
     def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
         out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
-        out[:, self.classes] = self.weights[ids].sum(axis=1)
+        out[:, self.classes] = weight_sums(self.weights, ids)
         return out
 
     def used_features(self) -> np.ndarray:

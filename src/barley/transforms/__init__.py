@@ -19,7 +19,7 @@ from collections import Counter
 from importlib import resources
 from pathlib import Path
 
-from barley.errors import BarleyError, ModelError
+from barley.errors import BarleyError, InputError, ModelError
 
 # name (as in to_json()["name"]) -> "module:Class"
 REGISTRY: dict[str, str] = {
@@ -70,3 +70,27 @@ class Counts(Counter):
 
     def lines(self) -> list[str]:
         return [", ".join(f"{count} {event}" for event, count in self.items())] if self else []
+
+
+def fit_forward(transforms, sentences, trees: list, log) -> list:
+    """Fit each transform on the trees as they are at its turn, apply it, and log what it did.
+
+    ``trees`` are ``(heads, deprels)`` of ``sentences``; an error in one names its
+    sentence's file and line.
+    """
+    for transform in transforms:
+        try:
+            transform.fit(trees)
+        except BarleyError as error:
+            raise InputError(error.what, path=sentences[0].source if sentences else None, fix=error.fix) from None
+        changed = []
+        for sentence, (heads, deprels) in zip(sentences, trees):
+            try:
+                heads, deprels = transform.forward(heads, deprels)
+            except BarleyError as error:
+                raise InputError(error.what, path=sentence.source, line=sentence.line, fix=error.fix) from None
+            changed.append(([int(h) for h in heads], list(deprels)))
+        trees = changed
+        for line in transform.stats.lines():
+            log(f"{transform.name}: {line}")
+    return trees

@@ -1,0 +1,46 @@
+"""``barley evaluate``: attachment scores of a parsed file against the gold standard."""
+
+from __future__ import annotations
+
+import json
+
+from barley.evaluate import evaluate, format_comparison, format_report, mcnemar
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "evaluate", help="UAS, LAS, exact match, non-projective arcs, by arc length and DEPREL",
+        description="Score SYSTEM against GOLD (the same words; multiword tokens and empty nodes are ignored): "
+                    "UAS, LAS, LASu (universal DEPREL), LA, UEM, LEM, non-projective arc recall and precision "
+                    "(Kuhlmann and Nivre 2010), scores by gold arc length (Nilsson et al. 2006) and by DEPREL. "
+                    "Punctuation is scored unless --exclude-punct is given.")
+    parser.add_argument("gold", metavar="GOLD", help="gold-standard CoNLL-U or CoNLL-X file ('-' for stdin)")
+    parser.add_argument("system", metavar="SYSTEM", help="parser output for the same words")
+    punctuation = parser.add_mutually_exclusive_group()
+    punctuation.add_argument("--exclude-punct", dest="punct", action="store_const", const="upos",
+                             help="leave out words whose gold UPOS is PUNCT")
+    punctuation.add_argument("--exclude-punct-form", dest="punct", action="store_const", const="form",
+                             help="leave out words whose gold FORM is all Unicode punctuation, as CoNLL-X eval.pl "
+                                  "does (use this for CoNLL-X tag sets)")
+    parser.add_argument("--compare", metavar="OTHER",
+                        help="also score OTHER and run McNemar's test on per-word LAS correctness of SYSTEM vs OTHER")
+    parser.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    exclude = args.punct or False
+    result = evaluate(args.gold, args.system, exclude_punct=exclude)
+    other = evaluate(args.gold, args.compare, exclude_punct=exclude) if args.compare else None
+    test = mcnemar(result.correct, other.correct) if other else None
+    if args.json:
+        scores = {"gold": args.gold, "system": args.system, **result.as_dict()}
+        if other:
+            scores["compare"] = {"other": args.compare, "LAS": other.as_dict()["LAS"],
+                                 "scores": other.as_dict(), **test.as_dict()}
+        print(json.dumps(scores, ensure_ascii=False))
+        return 0
+    print(format_report(result, args.gold, args.system))
+    if other:
+        print("\n" + format_comparison(result, other, test, args.compare))
+    return 0

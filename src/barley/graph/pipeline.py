@@ -1,0 +1,139 @@
+"""Graph-based parsing from sentences to sentences: training data in, model file out.
+
+The same pipeline as the transition-based parser (:mod:`barley.parser`): gold trees
+pass through the transforms before training and parser output through their
+inverses; the model file is the same zip of a JSON manifest and numpy arrays, with
+``"parser": "graph"`` in the manifest so that :func:`barley.load` knows which kind
+to rebuild.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from barley import __version__, model_file
+from barley.conllu import FORM, UPOS, XPOS, Sentence
+from barley.errors import BarleyError, ModelError
+from barley.features.extract import ROOT, Vocabulary
+from barley.graph.features import Tokens
+from barley.graph.parser import GraphOptions, GraphParser
+
+
+@dataclass
+class GraphParseStats:
+    """Counts over all parsed sentences (reported by ``barley parse``)."""
+
+    sentences: int = 0
+    words: int = 0
+    approximation_moves: int = 0
+
+    def summary(self) -> str:
+        return (f"{self.sentences} sentences, {self.words} words; "
+                f"{self.approximation_moves} non-projective approximation moves")
+
+
+class TrainedGraphParser:
+    """A graph-based parser with its vocabularies, labels and transforms."""
+
+    kind = "graph"
+
+    def __init__(self, graph: GraphParser, labels: list[str], upos: Vocabulary, xpos: Vocabulary,
+                 transforms: Sequence = (), manifest: dict | None = None):
+        self.graph = graph
+        self.labels = labels
+        self.upos = upos
+        self.xpos = xpos
+        self.transforms = list(transforms)
+        self.manifest = manifest or {}
+        self.stats = GraphParseStats()
+
+    def tokens(self, sentence: Sentence) -> Tokens:
+        return Tokens.encode([w[FORM] for w in sentence.words],
+                             [ROOT] + [self.upos.id(w[UPOS]) for w in sentence.words],
+                             [ROOT] + [self.xpos.id(w[XPOS]) for w in sentence.words])
+
+    def parse(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them; only HEAD and DEPREL change."""
+        for sentence in sentences:
+            if len(sentence) == 0:
+                yield sentence
+                continue
+            heads, label_ids, moves = self.graph.parse(self.tokens(sentence))
+            self.stats.sentences += 1
+            self.stats.words += len(sentence)
+            self.stats.approximation_moves += moves
+            heads = [int(h) for h in heads]
+            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
+            for transform in reversed(self.transforms):
+                heads, deprels = transform.inverse(heads, deprels)
+            sentence.set_tree(heads, deprels)
+            yield sentence
+
+    def save(self, path: str) -> None:
+        options = self.graph.options
+        manifest = dict(self.manifest)
+        manifest.update({
+            "barley_version": __version__,
+            "parser": "graph",
+            "graph": {"decoder": options.decoder, "order": options.order, "npa_threshold": options.npa_threshold,
+                      "epochs": options.epochs, "dims": options.dims, "seed": options.seed,
+                      "single_root": options.single_root},
+            "labels": self.labels,
+            "vocabularies": {"UPOS": self.upos.to_json(), "XPOS": self.xpos.to_json()},
+            "transforms": [t.to_json() for t in self.transforms],
+        })
+        model_file.write(path, manifest, self.graph.arrays())
+
+    @classmethod
+    def from_model(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:
+        from barley import transforms as transform_module
+
+        try:
+            options = GraphOptions(**manifest["graph"])
+            graph = GraphParser.from_arrays(options, arrays)
+            vocabularies = manifest["vocabularies"]
+            transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
+            return cls(graph, manifest["labels"], Vocabulary(vocabularies["UPOS"]), Vocabulary(vocabularies["XPOS"]),
+                       transforms, manifest)
+        except (KeyError, TypeError, ValueError, BarleyError) as error:
+            if isinstance(error, ModelError):
+                raise
+            raise ModelError(f"incomplete or inconsistent graph model ({type(error).__name__}: {error})",
+                             path=path, fix="train the model again with this version of barley") from None
+
+
+def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
+                options: GraphOptions, transforms: Sequence = (), log: Callable[[str], None]) -> TrainedGraphParser:
+    """Fit a graph-based parser on (already transformed) gold trees of ``sentences``."""
+    labels = list(dict.fromkeys(label for _, deprels in trees for label in deprels[1:]))
+    label_id = {label: i for i, label in enumerate(labels)}
+    upos = Vocabulary(list(dict.fromkeys(w[UPOS] for s in sentences for w in s.words)))
+    xpos = Vocabulary(list(dict.fromkeys(w[XPOS] for s in sentences for w in s.words)))
+    words = sum(len(s) for s in sentences)
+    order = {1: "first order (arcs)", 2: "second order (arcs + adjacent siblings)"}[options.order]
+    log(f"training a graph-based parser on {source}: {len(sentences)} sentences, {words} words; "
+        f"{order}, decoder {options.decoder}"
+        + (f" (threshold {options.npa_threshold})" if options.decoder == "eisner+npa" else "")
+        + f", averaged perceptron, {options.epochs} epochs, 2^{options.dims.bit_length() - 1} hashed weights")
+    log(f"vocabularies: UPOS {len(upos) - 3}, XPOS {len(xpos) - 3}, DEPREL {len(labels)}")
+    parser = TrainedGraphParser(GraphParser(options, len(labels), len(upos)), labels, upos, xpos, transforms)
+    data = [(parser.tokens(sentence), np.asarray(heads, dtype=np.int64),
+             np.array([-1] + [label_id[d] for d in deprels[1:]], dtype=np.int64))
+            for sentence, (heads, deprels) in zip(sentences, trees)]
+    started = time.perf_counter()
+    per_epoch = _seconds_per_epoch(sentences, options)
+    log(f"about {per_epoch:.0f} s per epoch, {per_epoch * options.epochs:.0f} s in all")
+    parser.graph.fit(data, log=log)
+    log(f"fitted in {time.perf_counter() - started:.1f} s")
+    return parser
+
+
+def _seconds_per_epoch(sentences: Sequence[Sentence], options: GraphOptions) -> float:
+    """A rough forecast: cost grows with the square (cube for second order) of the length."""
+    power = 3 if options.order == 2 else 2
+    units = sum((len(s) + 1) ** power for s in sentences)
+    return units * (4e-6 if power == 2 else 1.5e-7) + len(sentences) * 8e-3
