@@ -129,6 +129,40 @@ def is_projective(heads: Heads) -> bool:
     return not nonprojective_arcs(heads)
 
 
+def lift_to_projective(heads: Heads, order: str = "shortest") -> tuple[list[int], list[list[int]]]:
+    """Lift non-projective arcs until the tree is projective (Nivre & Nilsson 2005 §3).
+
+    Lifting the arc h → d makes it g → d with g the head of h. ``order`` picks the arc
+    lifted next: ``shortest`` (ties: leftmost dependent) or ``deepest`` dependent (ties:
+    leftmost), as MaltParser's lifting orders. Returns the new heads and, per node, the
+    heads it was lifted over, in order. Every arc that is not lifted is kept.
+    """
+    current = [int(h) for h in heads]
+    over: list[list[int]] = [[] for _ in current]
+    while nonprojective := nonprojective_arcs(current):
+        if order == "shortest":
+            dependent = min(nonprojective, key=lambda d: (abs(current[d] - d), d))
+        else:
+            depth = _depths(current)
+            dependent = min(nonprojective, key=lambda d: (-depth[d], d))
+        over[dependent].append(current[dependent])
+        current[dependent] = current[current[dependent]]
+    return current, over
+
+
+def _depths(heads: list[int]) -> list[int]:
+    depth = [-1] * len(heads)
+    depth[0] = 0
+    for node in range(1, len(heads)):
+        chain = []
+        while depth[node] < 0:
+            chain.append(node)
+            node = heads[node]
+        for above, below in enumerate(reversed(chain), start=depth[node] + 1):
+            depth[below] = above
+    return depth
+
+
 def projective_order(heads: Heads) -> list[int]:
     """Position of each node 0..n in the projective order (Nivre 2009, §3.2).
 

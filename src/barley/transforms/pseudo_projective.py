@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from barley.errors import BarleyError
-from barley.tree import nonprojective_arcs
+from barley.tree import lift_to_projective
 
 LIFTED = "↑"
 DOWN = "↓"
@@ -105,19 +105,6 @@ class Projectivized(NamedTuple):
     lifts: list[Lift]
 
 
-def _depths(heads: list[int]) -> list[int]:
-    depth = [-1] * len(heads)
-    depth[0] = 0
-    for node in range(1, len(heads)):
-        chain = []
-        while depth[node] < 0:
-            chain.append(node)
-            node = heads[node]
-        for above, below in enumerate(reversed(chain), start=depth[node] + 1):
-            depth[below] = above
-    return depth
-
-
 def projectivize(heads, deprels, encoding: str = "head", lift: str = "shortest") -> Projectivized:
     """Lift non-projective arcs until the tree is projective, and encode the lifts in the labels.
 
@@ -133,19 +120,12 @@ def projectivize(heads, deprels, encoding: str = "head", lift: str = "shortest")
         raise BarleyError(f"unknown lifting order {lift!r}", fix=f"choose one of {', '.join(LIFT_ORDERS)}")
     check_labels(deprels)
     original = [int(h) for h in heads]
-    current = list(original)
-    steps = [0] * len(current)
-    on_path = [False] * len(current)
-    while nonproj := nonprojective_arcs(current):
-        if lift == "shortest":
-            dependent = min(nonproj, key=lambda d: (abs(current[d] - d), d))
-        else:
-            depth = _depths(current)
-            dependent = min(nonproj, key=lambda d: (-depth[d], d))
-        # Lifting over h puts the arc into h on the lifting path (the Path encoding marks it ↓).
-        on_path[current[dependent]] = True
-        current[dependent] = current[current[dependent]]
-        steps[dependent] += 1
+    current, lifted_over = lift_to_projective(original, lift)
+    steps = [len(over) for over in lifted_over]
+    on_path = [False] * len(current)  # the arcs into the heads lifted over (the Path encoding marks them ↓)
+    for over in lifted_over:
+        for head in over:
+            on_path[head] = True
     labels = [deprels[0]]
     for node in range(1, len(current)):
         lifted = steps[node] > 0 and encoding != "baseline"
