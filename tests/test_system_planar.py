@@ -5,15 +5,15 @@ tree for trees outside the class, real data."""
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from transition_checks import CZECH_HEADS, any_tree, check_sound, gold_labels, projective_tree, random_legal_run, replay
+from random_trees import any_tree, blocks, tree_in_class
+from transition_checks import (CZECH_HEADS, check_lost_arc_is_named, crossing_free, gold_labels, random_legal_run,
+                               rebuild, replay, stack_and_buffer, timed_rebuild, treebank_oracle)
 
-from barley import conllu
-from barley.systems import OracleError, get_system, run_oracle
+from barley.systems import get_system, run_oracle
 from barley.systems.planar import Planar, split_into_planes
 from barley.tree import check_tree, is_planar, is_projective, planarity
 
@@ -32,31 +32,6 @@ COVERED_ROOT_STEPS = [
 ]
 
 
-def stack_and_buffer(state):
-    return list(state.stack), list(state.buffer)
-
-
-def tree_in_class(draw_int, n: int, planes: int, single_root: bool, tries: int) -> list[int]:
-    """A random tree with at most ``planes`` planes (root arcs left out): a random
-    projective tree, then ``tries`` random reattachments d → h, each kept if the
-    result is still such a tree. ``draw_int(lo, hi)``."""
-    heads = projective_tree(draw_int, n, single_root)
-    for _ in range(tries if n else 0):
-        d, h = draw_int(1, n), draw_int(0, n)
-        if h == d or (single_root and 0 in (h, heads[d])):
-            continue
-        old, heads[d] = heads[d], h
-        if check_tree(heads) is not None or planarity(heads)[0] > planes:
-            heads[d] = old
-    return heads
-
-
-def crossing_free(arcs: list[tuple[int, int]]) -> bool:
-    """Brute force: no two of ``arcs`` cross (§2.3)."""
-    spans = [tuple(sorted(arc)) for arc in arcs]
-    return not any(a < c < b < e for a, b in spans for c, e in spans)
-
-
 @pytest.mark.parametrize("single_root", [False, True])
 def test_covered_root_step_by_step(single_root):
     system = Planar(single_root=single_root)
@@ -72,9 +47,7 @@ def test_found_by_name_and_maltparser_alias():
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 14), single_root=st.booleans())
 def test_rebuilds_every_planar_tree(seed, n, single_root):
     heads = tree_in_class(random.Random(seed).randint, n, 1, single_root, 6)
-    run = run_oracle(Planar(single_root=single_root), heads, gold_labels(heads))
-    assert run.reproduced, f"gold {heads}, built {run.heads}"
-    assert len(run.actions) <= 3 * n
+    assert len(rebuild(Planar(single_root=single_root), heads).actions) <= 3 * n
 
 
 @settings(max_examples=200, deadline=None)
@@ -116,22 +89,14 @@ def test_split_keeps_a_maximal_forest_of_the_class(seed, n, planes):
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(0, 15), seed=st.integers(0, 2**32 - 1), single_root=st.booleans())
 def test_legal_transitions_build_planar_forests(n, seed, single_root):
-    system = Planar(single_root=single_root)
-    built, state = random_legal_run(system, n, random.Random(seed))
-    check_sound(system, built, state, projective=False)
+    built, state = random_legal_run(Planar(single_root=single_root), n, seed)
     assert 0 not in built[1:], "a transition attached a word to node 0"
     assert crossing_free([(built[d], d) for d in range(1, n + 1) if built[d] != -1])
 
 
 def test_a_lost_arc_is_named():
-    system = Planar()
-    state = system.initial(3)
-    next_action = system.oracle(COVERED_ROOT_HEADS, [-1, 1, 0, 2])
-    for move in ("SHIFT", "SHIFT"):  # instead of SHIFT, LEFT-ARC(2 → 1)
-        system.apply(state, system.move(move))
-    with pytest.raises(OracleError, match=r"gold arc 2 → 1 \(word 1 of 3"):
-        while not system.is_terminal(state):
-            system.apply(state, *next_action(state))
+    # SHIFT instead of LEFT-ARC(2 → 1)
+    check_lost_arc_is_named(Planar(), COVERED_ROOT_HEADS, ("SHIFT", "SHIFT"), r"gold arc 2 → 1 \(word 1 of 3")
 
 
 def test_a_non_planar_tree_is_cut_down():
@@ -143,35 +108,11 @@ def test_a_non_planar_tree_is_cut_down():
 
 @pytest.mark.ud
 def test_rebuilds_the_planar_sentences_of_a_treebank():
-    from conftest import ud_file
-
-    system = Planar(single_root=True)
-    ids = {"root": 0}
-    sentences = planar = rebuilt = 0
-    for sentence in conllu.read(ud_file("la_perseus-ud-train.conllu")):
-        heads = sentence.heads().tolist()
-        labels = [-1] + [ids.setdefault(deprel, len(ids)) for deprel in sentence.deprels()[1:]]
-        run = run_oracle(system, heads, labels, root_label=0)
-        inside = is_planar(heads)
-        assert run.reproduced == inside, f"line {sentence.line}: rebuilt {run.reproduced}, planar {inside}"
-        assert check_tree(run.heads, single_root=True) is None
-        sentences, planar, rebuilt = sentences + 1, planar + inside, rebuilt + run.reproduced
+    sentences, planar, rebuilt, _ = treebank_oracle(Planar(single_root=True))
     assert rebuilt == planar < sentences
-
-
-def blocks(rng: random.Random, count: int, planes: int) -> list[int]:
-    """``count`` random 10-word trees side by side, each with up to ``planes`` planes,
-    their roots on node 0 (a long sentence with many covered roots and crossings)."""
-    heads = [-1]
-    for _ in range(count):
-        block = tree_in_class(rng.randint, 10, planes, True, 30)
-        heads += [h + len(heads) - 1 if h > 0 else 0 for h in block[1:]]
-    return heads
 
 
 def test_1000_words():
     heads = blocks(random.Random(7), 100, 1)
     assert check_tree(heads) is None and is_planar(heads) and not is_projective(heads)
-    start = time.perf_counter()
-    assert run_oracle(Planar(), heads, gold_labels(heads)).reproduced
-    assert time.perf_counter() - start < 5
+    assert timed_rebuild(Planar(), heads)[1] < 5

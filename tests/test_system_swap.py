@@ -6,25 +6,20 @@ legal sequence, real data."""
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from transition_checks import any_tree, check_sound, gold_labels, projective_tree, random_legal_run, replay
+from random_trees import any_tree, draw_ints, projective_tree
+from transition_checks import (HEARING_HEADS, HEARING_LABELS, check_lost_arc_is_named, gold_labels, random_legal_run,
+                               rebuild, replay, stack_and_buffer, timed_rebuild)
 
 from barley import conllu
-from barley.systems import OracleError, get_system, run_oracle
+from barley.systems import get_system, run_oracle
 from barley.systems.swap import SWAP, SwapEager, SwapLazy, maximal_projective_components
 from barley.tree import check_tree, is_projective, projective_order
 
 SYSTEMS = [SwapEager, SwapLazy]
-
-# Nivre 2009 Figure 1: "A hearing is scheduled on the issue today ." Non-projective: the
-# arc hearing2 → on5 spans is3 and scheduled4, the arc scheduled4 → today8 spans on5..issue7.
-HEARING_HEADS = [-1, 2, 3, 0, 3, 2, 7, 5, 4, 3]
-HEARING_LABELS = ["", "DET", "SBJ", "ROOT", "VG", "NMOD", "DET", "PC", "ADV", "P"]
-
 
 # Nivre 2009 Figure 3, the eager oracle on Figure 1: (transition, label, (σ, B) after it,
 # new arc). The figure abbreviates σ and B with "..."; here they are written out.
@@ -75,10 +70,6 @@ LAZY_SEQUENCE = [
     ("SWAP", None, ([0, 2, 5], [3, 4, 8, 9]), None),
     *FIGURE_3[20:],
 ]
-
-
-def stack_and_buffer(state):
-    return list(state.stack), list(state.buffer)
 
 
 def swaps(actions) -> int:
@@ -132,11 +123,9 @@ def test_preconditions():
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 20), single_root=st.booleans())
 def test_every_tree_rebuilt_in_2n_plus_2k_and_lazy_swaps_no_more(data, n, single_root):
-    heads = any_tree(lambda lo, hi: data.draw(st.integers(lo, hi)), n, single_root)
-    labels = gold_labels(heads)
-    runs = [run_oracle(system(single_root=single_root), heads, labels) for system in SYSTEMS]
+    heads = any_tree(draw_ints(data), n, single_root)
+    runs = [rebuild(system(single_root=single_root), heads) for system in SYSTEMS]
     for run in runs:
-        assert run.reproduced, f"gold {heads}, built {run.heads}"
         assert len(run.actions) == 2 * n + 2 * swaps(run.actions)
     eager, lazy = (swaps(run.actions) for run in runs)
     assert lazy <= eager
@@ -147,7 +136,7 @@ def test_every_tree_rebuilt_in_2n_plus_2k_and_lazy_swaps_no_more(data, n, single
 @given(data=st.data(), n=st.integers(0, 15))
 def test_eager_oracle_sorts_the_words_into_projective_order(data, n):
     """Before every SHIFT of the eager oracle the stack is sorted by <G (§3.2, "sort and parse")."""
-    heads = any_tree(lambda lo, hi: data.draw(st.integers(lo, hi)), n, False)
+    heads = any_tree(draw_ints(data), n, False)
     order = projective_order(heads)
     system = SwapEager()
     state, next_action = system.initial(n), system.oracle(heads, gold_labels(heads))
@@ -164,7 +153,7 @@ def test_eager_oracle_sorts_the_words_into_projective_order(data, n):
 def test_several_root_words_under_single_root_give_a_single_rooted_tree(data, n):
     """The one tree the system cannot build: the oracle still ends in a tree, with every
     other gold arc kept."""
-    heads = any_tree(lambda lo, hi: data.draw(st.integers(lo, hi)), n, False)
+    heads = any_tree(draw_ints(data), n, False)
     for system in SYSTEMS:
         run = run_oracle(system(single_root=True), heads, gold_labels(heads))
         assert check_tree(run.heads, single_root=True) is None
@@ -176,22 +165,13 @@ def test_several_root_words_under_single_root_give_a_single_rooted_tree(data, n)
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(0, 15), seed=st.integers(0, 2**32 - 1), single_root=st.booleans())
 def test_every_legal_sequence_ends_in_a_tree(n, seed, single_root):
-    system = SwapEager(single_root=single_root)
-    built, state = random_legal_run(system, n, random.Random(seed))
-    check_sound(system, built, state, projective=False)
+    built, state = random_legal_run(SwapEager(single_root=single_root), n, seed)
     assert -1 not in built[1:], "terminal only once every word has its head"
     assert n * 2 <= state.transitions <= n + n * n and state.transitions % 2 == 0
 
 
 def test_a_lost_arc_is_named():
-    system = SwapEager()
-    state = system.initial(9)
-    next_action = system.oracle(HEARING_HEADS, [-1] + [0] * 9)
-    for move in ("SHIFT", "SHIFT", "RIGHT-ARC"):  # 1 → 2 instead of 2 → 1
-        system.apply(state, system.move(move), 0)
-    with pytest.raises(OracleError, match=r"gold arc"):
-        while not system.is_terminal(state):
-            system.apply(state, *next_action(state))
+    check_lost_arc_is_named(SwapEager(), HEARING_HEADS, ("SHIFT", "SHIFT", "RIGHT-ARC"), r"gold arc")  # 1 → 2, not 2 → 1
 
 
 def test_1000_words_nonprojective():
@@ -205,12 +185,9 @@ def test_1000_words_nonprojective():
         if head == dependent or old == 0 or check_tree(heads) is not None:
             heads[dependent] = old
     assert not is_projective(heads)
-    labels = gold_labels(heads)
     for system in SYSTEMS:
-        start = time.perf_counter()
-        run = run_oracle(system(single_root=True), heads, labels)
-        seconds = time.perf_counter() - start
-        assert run.reproduced and len(run.actions) == 2000 + 2 * swaps(run.actions)
+        run, seconds = timed_rebuild(system(single_root=True), heads)
+        assert len(run.actions) == 2000 + 2 * swaps(run.actions)
         assert seconds < 10, f"{system.name}: {seconds:.1f} s"  # a guard against O(n) steps, not a benchmark
 
 

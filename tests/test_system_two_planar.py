@@ -5,16 +5,16 @@ soundness plane by plane, SWITCH counts, the nearest tree outside the class, rea
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_system_planar import blocks, crossing_free, tree_in_class
-from transition_checks import CZECH_HEADS, CZECH_LABELS, any_tree, check_sound, gold_labels, random_legal_run, replay
+from random_trees import any_tree, blocks, tree_in_class
+from transition_checks import (CZECH_HEADS, CZECH_LABELS, check_lost_arc_is_named, check_oracle_keeps_no_state,
+                               crossing_free, gold_labels, random_legal_run, rebuild, replay, timed_rebuild,
+                               treebank_oracle)
 
-from barley import conllu
-from barley.systems import OracleError, get_system, run_oracle
+from barley.systems import get_system
 from barley.systems.planar import split_into_planes
 from barley.systems.two_planar import SWITCH, TwoPlanar
 from barley.tree import check_tree, is_planar, planarity
@@ -82,8 +82,7 @@ def test_found_by_name_and_maltparser_alias():
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 14), single_root=st.booleans())
 def test_rebuilds_every_2_planar_tree_switching_only_when_needed(seed, n, single_root):
     heads = tree_in_class(random.Random(seed).randint, n, 2, single_root, 8)
-    run = run_oracle(TwoPlanar(single_root=single_root), heads, gold_labels(heads))
-    assert run.reproduced, f"gold {heads}, built {run.heads}"
+    run = rebuild(TwoPlanar(single_root=single_root), heads)
     switches = check_switches(run.actions)
     assert (switches == 0) == is_planar(heads), f"{switches} switches for {heads}"
 
@@ -116,9 +115,7 @@ def test_outside_the_class_the_nearest_2_planar_tree(seed, n, single_root):
 @given(n=st.integers(0, 15), seed=st.integers(0, 2**32 - 1), single_root=st.booleans())
 def test_legal_transitions_build_2_planar_forests(n, seed, single_root):
     """No cycle, one head, and no crossing among the arcs built from one stack."""
-    system = TwoPlanar(single_root=single_root)
-    built, state = random_legal_run(system, n, random.Random(seed))
-    check_sound(system, built, state, projective=False)
+    built, state = random_legal_run(TwoPlanar(single_root=single_root), n, seed)
     assert 0 not in built[1:], "a transition attached a word to node 0"
     for plane in (0, 1):
         assert crossing_free(plane_arcs(state, built, plane)), f"plane {plane} of {built} crosses itself"
@@ -135,52 +132,23 @@ def test_no_two_switches_in_a_row():
 
 
 def test_the_oracle_answers_from_the_configuration():
-    """Asked twice about one configuration, the oracle answers the same."""
-    system = TwoPlanar()
-    state = system.initial(8)
-    next_action = system.oracle(CZECH_HEADS, [-1] + [1] * 8)
-    while not system.is_terminal(state):
-        action = next_action(state)
-        assert next_action(state) == action
-        system.apply(state, *action)
+    state = check_oracle_keeps_no_state(TwoPlanar(), CZECH_HEADS)
     assert state.heads[1:] == [-1 if h == 0 else h for h in CZECH_HEADS[1:]]
 
 
 def test_a_lost_arc_is_named():
-    system = TwoPlanar()
-    state = system.initial(8)
-    next_action = system.oracle(CZECH_HEADS, [-1] + [1] * 8)
-    for move in ("SHIFT", "SHIFT"):  # instead of SHIFT, RIGHT-ARC(1 → 2)
-        system.apply(state, system.move(move))
-    with pytest.raises(OracleError, match=r"gold arc 1 → 2 \(word 2 of 8"):
-        while not system.is_terminal(state):
-            system.apply(state, *next_action(state))
+    # SHIFT instead of RIGHT-ARC(1 → 2)
+    check_lost_arc_is_named(TwoPlanar(), CZECH_HEADS, ("SHIFT", "SHIFT"), r"gold arc 1 → 2 \(word 2 of 8")
 
 
 @pytest.mark.ud
 def test_rebuilds_the_2_planar_sentences_of_a_treebank():
-    from conftest import ud_file
-
-    system = TwoPlanar(single_root=True)
-    ids = {"root": 0}
-    sentences = two_planar = rebuilt = switches = 0
-    for sentence in conllu.read(ud_file("la_perseus-ud-train.conllu")):
-        heads = sentence.heads().tolist()
-        labels = [-1] + [ids.setdefault(deprel, len(ids)) for deprel in sentence.deprels()[1:]]
-        run = run_oracle(system, heads, labels, root_label=0)
-        planes = planarity(heads)[0]
-        assert run.reproduced == (planes <= 2), f"line {sentence.line}: rebuilt {run.reproduced}, {planes} planes"
-        assert check_tree(run.heads, single_root=True) is None
-        sentences, two_planar, rebuilt = sentences + 1, two_planar + (planes <= 2), rebuilt + run.reproduced
-        switches += check_switches(run.actions)
+    sentences, two_planar, rebuilt, actions = treebank_oracle(TwoPlanar(single_root=True))
     assert rebuilt == two_planar < sentences
-    assert 0 < switches < sentences
+    assert 0 < sum(map(check_switches, actions)) < sentences
 
 
 def test_1000_words():
     heads = blocks(random.Random(7), 100, 2)
     assert check_tree(heads) is None and planarity(heads)[0] == 2
-    start = time.perf_counter()
-    run = run_oracle(TwoPlanar(), heads, gold_labels(heads))
-    assert run.reproduced
-    assert time.perf_counter() - start < 5
+    assert timed_rebuild(TwoPlanar(), heads)[1] < 5

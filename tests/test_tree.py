@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from random_trees import trees
 
 from barley import tree
 
@@ -16,17 +17,6 @@ CZECH = [-1, 5, 1, 0, 5, 3, 3, 6, 0]
 ENGLISH = [-1, 2, 3, 0, 5, 3, 5, 8, 6, 3]
 # Nivre (2009), Figure 1: "A hearing is scheduled on the issue today ." (arcs read off Figure 3).
 HEARING = [-1, 2, 3, 0, 3, 2, 7, 5, 4, 3]
-
-
-@st.composite
-def trees(draw, max_words: int = 12):
-    """Any tree rooted at 0: attach the words, in a random order, to 0 or a word placed before."""
-    n = draw(st.integers(1, max_words))
-    order = draw(st.permutations(range(1, n + 1)))
-    heads = [-1] * (n + 1)
-    for index, word in enumerate(order):
-        heads[word] = draw(st.sampled_from([0, *order[:index]]))
-    return heads
 
 
 # Brute-force readings of the definitions.

@@ -1,11 +1,17 @@
 """Checks shared by the tests of single transition systems (``test_system_*.py``).
 
+- the papers' example sentences (Nivre 2008 Figures 1-2, Nivre 2009 Figure 1);
 - :func:`replay`: a transition sequence printed in a paper, step by step, against
   the system's transitions (configuration after each step) and its oracle;
-- :func:`projective_tree`, :func:`any_tree`: random gold trees (for hypothesis);
-- :func:`random_legal_run` and :func:`check_sound`: random legal transitions to a
-  terminal state, and what the built forest must satisfy;
+- :func:`rebuild`, :func:`nearest_projective`, :func:`timed_rebuild`: the oracle on
+  a gold tree inside, or outside, the system's class;
+- :func:`check_lost_arc_is_named`, :func:`check_oracle_keeps_no_state`: the oracle
+  off its path, and asked twice;
+- :func:`random_legal_run`: random legal transitions to a terminal state, and what
+  the built forest must satisfy; :func:`crossing_free` for planes of arcs;
 - :func:`treebank_oracle`: the oracle over every sentence of a CoNLL-U file.
+
+Random gold trees come from :mod:`random_trees`.
 """
 
 from __future__ import annotations
@@ -13,9 +19,12 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from barley import conllu
-from barley.systems import run_oracle
-from barley.tree import check_tree, is_projective
+from barley.systems import OracleError, run_oracle
+from barley.systems.base import OracleRun, projective_target
+from barley.tree import check_tree, is_projective, planarity
 
 # Nivre 2008, Figure 2 (Penn Treebank): "Economic news had little effect on financial markets ."
 ENGLISH_HEADS = [-1, 2, 3, 0, 5, 3, 5, 8, 6, 3]
@@ -24,11 +33,25 @@ ENGLISH_LABELS = ["", "NMOD", "SBJ", "ROOT", "NMOD", "OBJ", "NMOD", "NMOD", "PMO
 # A1 = {(0,Pred,3), (0,AuxK,8), (1,Atr,2), (3,Sb,5), (3,AuxP,6), (5,AuxP,1), (5,AuxZ,4), (6,Adv,7)}
 CZECH_HEADS = [-1, 5, 1, 0, 5, 3, 3, 6, 0]
 CZECH_LABELS = ["", "AuxP", "Atr", "Pred", "AuxZ", "Sb", "AuxP", "Adv", "AuxK"]
+# Nivre 2009, Figure 1: "A hearing is scheduled on the issue today ." Non-projective: the
+# arc hearing2 → on5 spans is3 and scheduled4, the arc scheduled4 → today8 spans on5..issue7.
+HEARING_HEADS = [-1, 2, 3, 0, 3, 2, 7, 5, 4, 3]
+HEARING_LABELS = ["", "DET", "SBJ", "ROOT", "VG", "NMOD", "DET", "PC", "ADV", "P"]
 
 
 def label_ids(names: list[str]) -> tuple[list[int], dict[str, int]]:
     ids: dict[str, int] = {}
     return [-1] + [ids.setdefault(name, len(ids)) for name in names[1:]], ids
+
+
+def gold_labels(heads: list[int]) -> list[int]:
+    """Label ids: 0 for root words, else 1 + the distance class (any labels will do)."""
+    return [-1] + [0 if heads[d] == 0 else 1 + min(abs(heads[d] - d), 3) for d in range(1, len(heads))]
+
+
+def stack_and_buffer(state):
+    """The configuration of a stack-based system, as the papers print it: (σ, β)."""
+    return list(state.stack), list(state.buffer)
 
 
 def replay(system, heads, label_names, steps, configuration) -> None:
@@ -58,45 +81,66 @@ def replay(system, heads, label_names, steps, configuration) -> None:
     assert system.is_terminal(state), "not terminal after the last printed step"
 
 
-def projective_tree(draw_int, n: int, single_root: bool) -> list[int]:
-    """A random projective tree: each head's dependents' subtrees split its span into
-    consecutive blocks (every projective tree can come out). ``draw_int(lo, hi)``."""
-    heads = [-1] * (n + 1)
-
-    def attach(lo: int, hi: int, head: int) -> None:
-        while lo <= hi:
-            end = hi if single_root and head == 0 else draw_int(lo, hi)
-            root = draw_int(lo, end)
-            heads[root] = head
-            attach(lo, root - 1, root)
-            attach(root + 1, end, root)
-            lo = end + 1
-
-    attach(1, n, 0)
-    return heads
+def rebuild(system, heads: list[int]) -> OracleRun:
+    """The oracle's run on a gold tree of the system's class, which it must rebuild."""
+    run = run_oracle(system, heads, gold_labels(heads))
+    assert run.reproduced, f"gold {heads}, built {run.heads}"
+    return run
 
 
-def any_tree(draw_int, n: int, single_root: bool) -> list[int]:
-    """A random tree: the words, in a random order, each attached to 0 or an earlier one."""
-    order = list(range(1, n + 1))
-    for k in range(n - 1, 0, -1):  # Fisher-Yates
-        swap = draw_int(0, k)
-        order[k], order[swap] = order[swap], order[k]
-    heads = [-1] * (n + 1)
-    for k, word in enumerate(order):
-        attached = order[:k] if single_root and k else [0, *order[:k]]
-        heads[word] = attached[draw_int(0, len(attached) - 1)]
-    return heads
+def nearest_projective(system, heads: list[int]) -> OracleRun:
+    """The run of a projective system's oracle on any tree: the tree itself if it is
+    projective, else its nearest projective tree (:func:`projective_target`)."""
+    run = run_oracle(system, heads, gold_labels(heads))
+    assert run.reproduced == is_projective(heads)
+    assert run.heads == projective_target(heads) and run.labels == gold_labels(heads)
+    return run
 
 
-def gold_labels(heads: list[int]) -> list[int]:
-    """Label ids: 0 for root words, else 1 + the distance class (any labels will do)."""
-    return [-1] + [0 if heads[d] == 0 else 1 + min(abs(heads[d] - d), 3) for d in range(1, len(heads))]
+def timed_rebuild(system, heads: list[int]) -> tuple[OracleRun, float]:
+    """:func:`rebuild`, and how many seconds it took."""
+    start = time.perf_counter()
+    run = rebuild(system, heads)
+    return run, time.perf_counter() - start
 
 
-def random_legal_run(system, n: int, rng: random.Random):
-    """Random legal transitions (random labels) from the initial state to a terminal
-    one; returns the heads built by the transitions (before finalize) and the state."""
+def check_lost_arc_is_named(system, heads: list[int], detour: tuple[str, ...], match: str) -> None:
+    """An oracle pushed off its path by the moves ``detour`` (a stand-in for a bug; label
+    0 for arcs) raises an :class:`OracleError` matching ``match``, naming the gold arc
+    it can no longer build, instead of building another tree silently."""
+    n = len(heads) - 1
+    state = system.initial(n)
+    next_action = system.oracle(heads, [-1] + [0] * n)
+    for move in detour:
+        system.apply(state, system.move(move), 0)
+    with pytest.raises(OracleError, match=match):
+        while not system.is_terminal(state):
+            system.apply(state, *next_action(state))
+
+
+def check_oracle_keeps_no_state(system, heads: list[int]):
+    """Asked twice about one configuration, the oracle answers the same (it may be
+    consulted without its answer being followed, e.g. to explore). Returns the
+    terminal state it leads to."""
+    n = len(heads) - 1
+    state = system.initial(n)
+    next_action = system.oracle(heads, [-1] + [0] * n)
+    while not system.is_terminal(state):
+        action = next_action(state)
+        assert next_action(state) == action
+        system.apply(state, *action)
+    return state
+
+
+def random_legal_run(system, n: int, seed: int):
+    """Random legal transitions (random labels) from the initial state to a terminal one.
+
+    Checks that the arcs built form a forest (no cycle; one head per word by
+    construction), projective if the system is, with one root word when
+    ``single_root``; and that after finalize the state holds a well-formed tree.
+    Returns the heads built by the transitions (before finalize) and the final state.
+    """
+    rng = random.Random(seed)
     state = system.initial(n)
     while not system.is_terminal(state):
         legal = [move for move, ok in enumerate(system.legal(state)) if ok]
@@ -106,45 +150,61 @@ def random_legal_run(system, n: int, rng: random.Random):
         assert state.transitions <= 2 * (n + 1) ** 2, f"{system.name}: no end in sight"
     built = list(state.heads)
     system.finalize(state, 0)
-    return built, state
 
-
-def check_sound(system, built: list[int], state, projective: bool) -> None:
-    """The arcs built form a forest (no cycle; one head per word by construction),
-    projective if the system is, with one root word when ``single_root``; after
-    finalize, a well-formed tree."""
     forest = [-1] + [0 if h == -1 else h for h in built[1:]]  # roots hang from 0: changes no property
     assert check_tree(forest) is None, f"{system.name} built a cycle: {built}"
-    if projective:
+    if system.tree_class == "projective":
         assert is_projective(forest), f"{system.name} built a non-projective arc: {built}"
     if system.single_root:
         assert built[1:].count(0) <= 1, f"{system.name} attached several words to 0: {built}"
     assert check_tree(state.heads, single_root=system.single_root) is None, f"finalize gave {state.heads}"
     assert all(sorted(state.children[h]) == [d for d in range(1, state.n + 1) if state.heads[d] == h]
                for h in range(state.n + 1)), "children out of step with heads"
+    return built, state
 
 
-def treebank_oracle(system, path) -> tuple[int, int, int, float]:
-    """Run the oracle over every sentence of ``path`` (UD: single-root trees).
+def crossing_free(arcs: list[tuple[int, int]]) -> bool:
+    """Brute force: no two of ``arcs`` cross (Gómez-Rodríguez & Nivre 2010 §2.3)."""
+    spans = [tuple(sorted(arc)) for arc in arcs]
+    return not any(a < c < b < e for a, b in spans for c, e in spans)
 
-    Returns (sentences, projective sentences, rebuilt sentences, seconds), and checks
-    on the way that the output is always a single-rooted tree and that a sentence is
-    rebuilt exactly when it is in the system's class.
+
+PLANES = {"planar": 1, "2-planar": 2}  # root arcs left out (Gómez-Rodríguez & Nivre 2010)
+
+
+def in_class(heads: list[int], tree_class: str) -> bool:
+    """Is the tree in the class a system declares (its ``tree_class``)?"""
+    if tree_class == "any":
+        return True
+    if tree_class == "projective":
+        return is_projective(heads)
+    return planarity(heads)[0] <= PLANES[tree_class]
+
+
+def treebank_oracle(system, name: str = "la_perseus-ud-train.conllu") -> tuple[int, int, int, list]:
+    """Run the oracle over every sentence of the shared UD file ``name`` (single-root
+    trees; the test is skipped when it is absent).
+
+    Returns (sentences, sentences in the system's class, rebuilt sentences, the
+    actions of each sentence), and checks on the way that the output is always a
+    single-rooted tree and that a sentence is rebuilt exactly when it is in the class.
     """
-    sentences = projective = rebuilt = 0
-    seconds = 0.0
+    from conftest import ud_file
+
+    path = ud_file(name)
+    sentences = inside = rebuilt = 0
+    actions = []
     ids = {"root": 0}
     for sentence in conllu.read(path):
         heads = sentence.heads().tolist()
         labels = [-1] + [ids.setdefault(deprel, len(ids)) for deprel in sentence.deprels()[1:]]
-        inside = system.tree_class == "any" or is_projective(heads)
-        start = time.perf_counter()
+        member = in_class(heads, system.tree_class)
         run = run_oracle(system, heads, labels, root_label=0)
-        seconds += time.perf_counter() - start
         where = f"{path.name} line {sentence.line}"
-        assert run.reproduced == inside, f"{system.name} {where}: rebuilt {run.reproduced}, in class {inside}"
+        assert run.reproduced == member, f"{system.name} {where}: rebuilt {run.reproduced}, in class {member}"
         assert check_tree(run.heads, single_root=True) is None, f"{system.name} {where}: {run.heads}"
         sentences += 1
-        projective += is_projective(heads)
+        inside += member
         rebuilt += run.reproduced
-    return sentences, projective, rebuilt, seconds
+        actions.append(run.actions)
+    return sentences, inside, rebuilt, actions

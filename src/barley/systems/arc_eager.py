@@ -24,8 +24,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import Action, State, TransitionSystem, projective_target, require_gold_arcs
-from barley.tree import check_tree
+from barley.systems.base import Action, State, TransitionSystem, projective_gold, require_gold_arcs
 
 LEFT_ARC, RIGHT_ARC, REDUCE, SHIFT = range(4)
 
@@ -73,12 +72,7 @@ class ArcEager(TransitionSystem):
     def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
         """Nivre 2008 §4.2: arc to the buffer front if it is in the gold tree; REDUCE a
         node that has its head and all its gold dependents; otherwise SHIFT."""
-        heads = projective_target(heads)  # outside the class: the nearest tree it can build
-        dependents = [0] * len(heads)
-        for d in range(1, len(heads)):
-            if heads[d] >= 0:
-                dependents[heads[d]] += 1
-        buildable = check_tree(heads, self.single_root) is None
+        heads, dependents, buildable = projective_gold(self, heads)  # outside the class: the nearest tree
 
         def next_action(state: State) -> Action:
             if state.stack and state.buffer:

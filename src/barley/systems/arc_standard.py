@@ -29,8 +29,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import Action, State, TransitionSystem, projective_target, require_gold_arcs
-from barley.tree import check_tree
+from barley.systems.base import Action, State, TransitionSystem, projective_gold, require_gold_arcs
 
 LEFT_ARC, RIGHT_ARC, SHIFT = range(3)
 
@@ -79,12 +78,7 @@ class ArcStandard(TransitionSystem):
         """Nivre 2008 §4.1 (Figure 4): LEFT-ARC when the stack top's gold head is the
         buffer front; RIGHT-ARC when the buffer front's gold head is the stack top and
         it has all its gold dependents (it leaves for good); otherwise SHIFT."""
-        heads = projective_target(heads)  # outside the class: the nearest tree it can build
-        dependents = [0] * len(heads)
-        for d in range(1, len(heads)):
-            if heads[d] >= 0:
-                dependents[heads[d]] += 1
-        buildable = check_tree(heads, self.single_root) is None
+        heads, dependents, buildable = projective_gold(self, heads)  # outside the class: the nearest tree
 
         def next_action(state: State) -> Action:
             stack, buffer = state.stack, state.buffer

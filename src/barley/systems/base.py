@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from barley.tree import check_tree, nonprojective_arcs
+from barley.tree import check_tree, lift_to_projective
 
 Action = tuple[int, int]
 """``(move index, label id)``; label is -1 for unlabeled moves (SHIFT, REDUCE, ...)."""
@@ -147,6 +147,9 @@ class TransitionSystem(ABC):
     aliases: tuple[str, ...] = ()
     moves: tuple[str, ...] = ()
     labeled: tuple[bool, ...] = ()
+    tree_class: str = ""
+    """The trees the system is sound and complete for: "projective", "planar",
+    "2-planar" (planarity over arcs between words; root arcs left out) or "any"."""
 
     def __init__(self, single_root: bool = False):
         self.single_root = single_root
@@ -209,10 +212,26 @@ def projective_target(heads: Sequence[int]) -> list[int]:
     target = [int(h) for h in heads]
     if check_tree(target) is not None:
         return target
-    while lifts := nonprojective_arcs(target):
-        dependent = min(lifts, key=lambda d: (abs(target[d] - d), d))
-        target[dependent] = target[target[dependent]]
-    return target
+    return lift_to_projective(target, "shortest")[0]
+
+
+def dependent_counts(heads: Sequence[int]) -> list[int]:
+    """Per node 0..n, how many dependents it has in ``heads`` (-1 = no head). An oracle
+    compares it with ``len(state.children[node])`` to know that a node is complete."""
+    counts = [0] * len(heads)
+    for d in range(1, len(heads)):
+        if heads[d] >= 0:
+            counts[heads[d]] += 1
+    return counts
+
+
+def projective_gold(system: TransitionSystem, heads: Sequence[int]) -> tuple[list[int], list[int], bool]:
+    """What the oracle of a projective stack-based system precomputes for one gold tree:
+    the tree it aims at (:func:`projective_target`), each node's number of dependents in
+    it, and whether the system can build that tree exactly (a well-formed tree, with one
+    root word under ``single_root``), so that an arc still missing at the end is a bug."""
+    target = projective_target(heads)
+    return target, dependent_counts(target), check_tree(target, system.single_root) is None
 
 
 def require_gold_arcs(system: TransitionSystem, state: State, heads: Sequence[int],

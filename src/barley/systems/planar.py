@@ -136,6 +136,21 @@ def split_into_planes(heads: Sequence[int], planes: int) -> PlaneSplit:
     return PlaneSplit(target, component, parity, len(arcs) - int(kept.sum()))
 
 
+def legal_on_stack(state: State) -> list[bool]:
+    """Figure 3's preconditions of LEFT-ARC, RIGHT-ARC, REDUCE and SHIFT for Σ|i and j|B,
+    Σ = ``state.stack`` (in the 2-planar system, the active stack: Figure 4)."""
+    stack, buffer = state.stack, state.buffer
+    if not (stack and buffer):
+        return [False, False, bool(stack), bool(buffer)]
+    i, j = stack[-1], buffer[0]
+    return [
+        not state.has_head(i) and not state.forest.reaches(j, i),
+        not state.has_head(j) and not state.forest.reaches(i, j),
+        True,
+        True,
+    ]
+
+
 class Planar(TransitionSystem):
     name = "planar"
     aliases = ("planar",)
@@ -147,16 +162,7 @@ class Planar(TransitionSystem):
         return State(n, stack=[], buffer=deque(range(1, n + 1)))
 
     def legal(self, state: State) -> list[bool]:
-        stack, buffer = state.stack, state.buffer
-        if not (stack and buffer):
-            return [False, False, bool(stack), bool(buffer)]
-        i, j = stack[-1], buffer[0]
-        return [
-            not state.has_head(i) and not state.forest.reaches(j, i),
-            not state.has_head(j) and not state.forest.reaches(i, j),
-            True,
-            True,
-        ]
+        return legal_on_stack(state)
 
     def apply(self, state: State, move: int, label: int = -1) -> None:
         stack, buffer = state.stack, state.buffer

@@ -26,8 +26,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import Action, OracleError, State, TransitionSystem, projective_target
-from barley.tree import check_tree
+from barley.systems.base import Action, OracleError, State, TransitionSystem, projective_gold
 
 LEFT_ARC, RIGHT_ARC, SHIFT = range(3)
 
@@ -66,7 +65,7 @@ class StackProjective(TransitionSystem):
         elif move == SHIFT:
             stack.append(state.buffer.popleft())
         else:
-            raise ValueError(f"stack-projective has no move {move}")
+            raise ValueError(f"{self.name} has no move {move}")
         state.transitions += 1
 
     def is_terminal(self, state: State) -> bool:
@@ -81,32 +80,39 @@ class StackProjective(TransitionSystem):
         empty with no such arc; the stack is still reduced to [0]: the gold arc
         between the tops if there is one, else RIGHT-ARC with the dependent's label.
         """
-        heads = projective_target(heads)  # outside the class: the nearest tree it can build
-        dependents = [0] * len(heads)
-        for d in range(1, len(heads)):
-            if heads[d] >= 0:
-                dependents[heads[d]] += 1
-        buildable = check_tree(heads, self.single_root) is None
-
-        def complete(node: int, state: State) -> bool:
-            return len(state.children[node]) == dependents[node]
+        heads, dependents, buildable = projective_gold(self, heads)  # outside the class: the nearest tree
 
         def next_action(state: State) -> Action:
-            stack = state.stack
-            if len(stack) >= 2:
-                i, j = stack[-2], stack[-1]
-                if i != 0 and heads[i] == j and complete(i, state):
-                    return LEFT_ARC, labels[i]
-                if heads[j] == i and complete(j, state) and (i != 0 or self._root_arc_allowed(state)):
-                    return RIGHT_ARC, labels[j]
+            if arc := self._gold_arc_between_tops(state, heads, labels, dependents):
+                return arc
             if state.buffer:
                 return SHIFT, -1
             if buildable:
-                raise OracleError(f"{self.name} oracle bug: stack {stack[-3:]} and an empty buffer, but "
-                                  f"the gold arc {heads[j]} → {j} (word {j} of {state.n}) of a tree it can "
-                                  f"build was not built")
+                raise self._lost_arc(state, heads)
+            i, j = state.stack[-2], state.stack[-1]
             if i != 0 and heads[i] == j:
                 return LEFT_ARC, labels[i]
             return RIGHT_ARC, labels[j]
 
         return next_action
+
+    def _gold_arc_between_tops(self, state: State, heads: Sequence[int], labels: Sequence[int],
+                               dependents: Sequence[int]) -> Action | None:
+        """Figure 4's first two cases: the arc between the two stack tops, if it is in the
+        gold tree, is legal and its dependent has all its ``dependents``; else None."""
+        stack, children = state.stack, state.children
+        if len(stack) < 2:
+            return None
+        i, j = stack[-2], stack[-1]
+        if i != 0 and heads[i] == j and len(children[i]) == dependents[i]:
+            return LEFT_ARC, labels[i]
+        if heads[j] == i and len(children[j]) == dependents[j] and (i != 0 or self._root_arc_allowed(state)):
+            return RIGHT_ARC, labels[j]
+        return None
+
+    def _lost_arc(self, state: State, heads: Sequence[int]) -> OracleError:
+        """The bug report for a buffer emptied with a gold arc of a buildable tree not built."""
+        j = state.stack[-1]
+        return OracleError(f"{self.name} oracle bug: stack {state.stack[-3:]} and an empty buffer, but "
+                           f"the gold arc {heads[j]} → {j} (word {j} of {state.n}) of a tree it can "
+                           f"build was not built")

@@ -35,59 +35,37 @@ Two static oracles, one class each (MaltParser's ``stackeager`` and ``stacklazy`
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import Action, OracleError, State, TransitionSystem
+from barley.systems.base import Action, State, dependent_counts
+from barley.systems.stack_projective import RIGHT_ARC, SHIFT, StackProjective
 from barley.tree import check_tree, projective_order
 
-LEFT_ARC, RIGHT_ARC, SHIFT, SWAP = range(4)
+SWAP = 3  # after stack-projective's LEFT-ARC, RIGHT-ARC, SHIFT
 
 
-class Swap(TransitionSystem):
-    """The system Su; the subclasses differ only in when their oracle swaps."""
+class Swap(StackProjective):
+    """The system Su = Tp ∪ {SWAP}: stack-projective's configurations, transitions
+    (with their ``single_root`` condition) and termination, plus SWAP. The subclasses
+    differ only in when their oracle swaps."""
 
     moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT", "SWAP")
     labeled = (True, True, False, False)
     tree_class = "any"
 
-    def initial(self, n: int) -> State:
-        return State(n, stack=[0], buffer=deque(range(1, n + 1)))
-
     def legal(self, state: State) -> list[bool]:
         stack = state.stack
-        has_pair = len(stack) >= 2
-        i = stack[-2] if has_pair else -1
-        return [
-            has_pair and i != 0,
-            has_pair and (i != 0 or self._root_arc_allowed(state)),
-            bool(state.buffer),
-            has_pair and 0 < i < stack[-1],
-        ]
-
-    def _root_arc_allowed(self, state: State) -> bool:
-        return self.can_attach_to_root(state) and (not self.single_root or not state.buffer)
+        return [*super().legal(state), len(stack) >= 2 and 0 < stack[-2] < stack[-1]]
 
     def apply(self, state: State, move: int, label: int = -1) -> None:
+        if move != SWAP:
+            super().apply(state, move, label)
+            return
         stack = state.stack
-        if move == LEFT_ARC:
-            j = stack.pop()
-            state.add_arc(j, stack.pop(), label)
-            stack.append(j)
-        elif move == RIGHT_ARC:
-            state.add_arc(stack[-2], stack.pop(), label)
-        elif move == SHIFT:
-            stack.append(state.buffer.popleft())
-        elif move == SWAP:
-            j = stack.pop()
-            state.buffer.appendleft(stack.pop())
-            stack.append(j)
-        else:
-            raise ValueError(f"{self.name} has no move {move}")
+        j = stack.pop()
+        state.buffer.appendleft(stack.pop())
+        stack.append(j)
         state.transitions += 1
-
-    def is_terminal(self, state: State) -> bool:
-        return not state.buffer and len(state.stack) == 1
 
     def _swap_now(self, heads: list[int]) -> Callable[[State], bool] | None:
         """When the stack tops are out of projective order: swap now? None = always."""
@@ -105,28 +83,20 @@ class Swap(TransitionSystem):
         heads = [int(h) for h in heads]
         order = projective_order(heads)
         swap_now = self._swap_now(heads)
-        dependents = [0] * len(heads)
-        for d in range(1, len(heads)):
-            dependents[heads[d]] += 1
+        dependents = dependent_counts(heads)
         buildable = check_tree(heads, self.single_root) is None
 
         def next_action(state: State) -> Action:
-            stack, children = state.stack, state.children
-            if len(stack) >= 2:
-                i, j = stack[-2], stack[-1]
-                if i != 0 and heads[i] == j and len(children[i]) == dependents[i]:
-                    return LEFT_ARC, labels[i]
-                if heads[j] == i and len(children[j]) == dependents[j] and (i != 0 or self._root_arc_allowed(state)):
-                    return RIGHT_ARC, labels[j]
-                if order[j] < order[i] and (swap_now is None or swap_now(state)):
-                    return SWAP, -1
+            if arc := self._gold_arc_between_tops(state, heads, labels, dependents):
+                return arc
+            stack = state.stack
+            if len(stack) >= 2 and order[stack[-1]] < order[stack[-2]] and (swap_now is None or swap_now(state)):
+                return SWAP, -1
             if state.buffer:
                 return SHIFT, -1
             if buildable:
-                raise OracleError(f"{self.name} oracle bug: stack {stack[-3:]} and an empty buffer, but "
-                                  f"the gold arc {heads[j]} → {j} (word {j} of {state.n}) of a tree it can "
-                                  f"build was not built")
-            return RIGHT_ARC, labels[j]
+                raise self._lost_arc(state, heads)
+            return RIGHT_ARC, labels[stack[-1]]
 
         return next_action
 
@@ -166,9 +136,7 @@ def maximal_projective_components(heads: Sequence[int]) -> list[int]:
     component is a subtree of words. O(n).
     """
     n = len(heads) - 1
-    missing = [0] * (n + 1)  # gold dependents not attached yet
-    for d in range(1, n + 1):
-        missing[heads[d]] += 1
+    missing = dependent_counts(heads)  # gold dependents not attached yet
     built: list[list[int]] = [[] for _ in range(n + 1)]
     stack: list[int] = []
     for word in range(1, n + 1):

@@ -53,7 +53,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from barley.systems.base import NO_HEAD, Action, State, TransitionSystem, require_gold_arcs
-from barley.systems.planar import split_into_planes
+from barley.systems.planar import legal_on_stack, split_into_planes
 from barley.tree import check_tree
 
 LEFT_ARC, RIGHT_ARC, REDUCE, SHIFT, SWITCH = range(5)
@@ -80,18 +80,8 @@ class TwoPlanar(TransitionSystem):
         return TwoPlanarState(n, stack=[], buffer=deque(range(1, n + 1)), arc_planes=[NO_HEAD] * (n + 1))
 
     def legal(self, state: TwoPlanarState) -> list[bool]:
-        stack, buffer = state.stack, state.buffer
-        switch = bool(buffer) and not state.switched
-        if not (stack and buffer):
-            return [False, False, bool(stack), bool(buffer), switch]
-        i, j = stack[-1], buffer[0]
-        return [
-            not state.has_head(i) and not state.forest.reaches(j, i),
-            not state.has_head(j) and not state.forest.reaches(i, j),
-            True,
-            True,
-            switch,
-        ]
+        # Figure 4: the planar system's preconditions on the active stack, and SWITCH
+        return [*legal_on_stack(state), bool(state.buffer) and not state.switched]
 
     def apply(self, state: TwoPlanarState, move: int, label: int = -1) -> None:
         stack, buffer = state.stack, state.buffer
