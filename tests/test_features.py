@@ -185,3 +185,11 @@ def test_direct_tables_find_the_same_ids_as_binary_search(seen, seed):
     expected = index.ids(queries)
     index.use_tables(templates, spaces)
     assert np.array_equal(index.ids(queries, slot_templates), expected)
+
+
+def test_the_feature_index_counts_keys_over_chunks_and_keeps_the_frequent_ones():
+    keys = np.array([[5, 9, -1], [5, 12, 9], [5, -1, -1], [7, 9, 12]], dtype=np.int64)
+    assert FeatureIndex.fit(keys).keys.tolist() == [5, 7, 9, 12]
+    chunked = FeatureIndex.fit([keys[:1], keys[1:3], keys[3:]], min_count=2)
+    assert chunked.keys.tolist() == [5, 9, 12]  # 5 thrice, 9 thrice, 12 twice, 7 once
+    assert chunked.ids(keys[3:]).tolist() == [[chunked.size, 1, 2]]  # the dropped key maps to the zero row

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from barley.learners import UNSEEN, SplitLearner, make_learner, rows_to_csr
+from barley.learners import UNSEEN, SplitLearner, make_learner, rows_to_csr, weight_sums
 
 F, SLOTS = 40, 6
 
@@ -94,3 +94,24 @@ def test_perceptron_training_is_deterministic_for_a_seed():
     first.fit(rows_to_csr(ids, F), y, 8, seed=11)
     second.fit(rows_to_csr(ids, F), y, 8, seed=11)
     assert np.array_equal(first.weights, second.weights)
+
+
+def test_rows_to_csr_drops_absent_ids_and_repeats_and_reads_chunks():
+    rng = np.random.default_rng(5)
+    ids = rng.integers(0, F + 1, size=(50, SLOTS))
+    ids[:, 1] = ids[:, 0]  # a repeated feature counts once
+    dense = np.zeros((50, F + 1))
+    for row, values in enumerate(ids):
+        dense[row, values] = 1.0
+    whole = rows_to_csr(ids, F)
+    assert np.array_equal(whole.toarray(), dense[:, :F])
+    assert all(np.all(np.diff(whole.indices[a:b]) > 0) for a, b in zip(whole.indptr, whole.indptr[1:]))
+    chunked = rows_to_csr(iter([ids[:7], ids[7:30], ids[30:]]), F)
+    assert np.array_equal(chunked.toarray(), whole.toarray()) and chunked.indices.dtype == np.int32
+
+
+def test_weight_sums_is_the_gathered_sum():
+    rng = np.random.default_rng(6)
+    weights = rng.normal(size=(F + 1, 5)).astype(np.float32)
+    ids = rng.integers(0, F + 1, size=(30, SLOTS))
+    assert np.allclose(weight_sums(weights, ids), weights[ids].sum(axis=1), atol=1e-5)

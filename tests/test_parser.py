@@ -12,7 +12,7 @@ from barley.transforms import Counts
 import barley
 from barley import cli
 from barley.conllu import DEPREL, HEAD, read, read_lines, write
-from barley.errors import InputError, ModelError
+from barley.errors import BarleyError, InputError, ModelError
 from barley.parser import evaluate_parser, train
 
 # A toy language with a fixed grammar: a parser must learn it perfectly.
@@ -95,6 +95,17 @@ def test_batched_and_one_by_one_parsing_agree(toy):
     by_batch = [s.to_text() for s in parser.parse([s.copy() for s in sentences], batch_size=16)]
     one_by_one = [s.to_text() for s in parser.parse([s.copy() for s in sentences], batch_size=1)]
     assert by_batch == one_by_one
+
+
+def test_rare_features_can_be_left_out(toy):
+    folder, _ = toy
+    quiet = lambda message: None  # noqa: E731
+    every = train(str(folder / "train.conllu"), log=quiet)
+    frequent = train(str(folder / "train.conllu"), min_feature_count=20, log=quiet)
+    assert frequent.index.size < every.index.size
+    assert frequent.manifest["training"]["min_feature_count"] == 20
+    with pytest.raises(BarleyError):
+        train(str(folder / "train.conllu"), min_feature_count=0, log=quiet)
 
 
 def test_single_root_output_when_training_trees_have_one_root(toy):

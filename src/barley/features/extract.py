@@ -320,7 +320,10 @@ class Extractor:
             bucket = _DIST_BUCKET[np.minimum(np.abs(distance), 10)]
             encoded = np.where(distance >= 0, 1 + bucket, 8 + bucket)
             values[:, atom] = np.where((positions[:, a] >= 0) & (positions[:, b] >= 0), encoded, 0)
-        keys = (values[:, plan.scalar_atoms] * plan.scalar_multipliers).sum(axis=2) + plan.scalar_templates
+        # one term per atom position (not a sum over a length-3 axis, which numpy does slowly)
+        keys = plan.scalar_templates + values[:, plan.scalar_atoms[:, 0]] * plan.scalar_multipliers[:, 0]
+        for position in range(1, plan.scalar_atoms.shape[1]):
+            keys += values[:, plan.scalar_atoms[:, position]] * plan.scalar_multipliers[:, position]
         if not plan.feats_templates:
             return keys
         slots = [keys]
@@ -436,6 +439,8 @@ class FeatureIndex:
             chunk_values, chunk_counts = np.unique(chunk[chunk >= 0], return_counts=True)
             values.append(chunk_values)
             counts.append(chunk_counts)
+        if not values:
+            return cls(np.zeros(0, dtype=np.int64))
         unique, inverse = np.unique(np.concatenate(values), return_inverse=True)
         totals = np.bincount(inverse, weights=np.concatenate(counts), minlength=len(unique))
         return cls(unique[totals >= min_count])

@@ -57,18 +57,20 @@ class PolySVMLearner:
         if len(self.classes) == 2:  # scikit-learn flips both signs for binary problems; undo it (LIBSVM's)
             self.dual, self.intercept = -self.dual, -self.intercept
 
+    def _pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The class pairs (i, j), i < j, in LIBSVM's order."""
+        return np.triu_indices(len(self.classes), k=1)
+
     def decisions(self, X: sp.csr_matrix) -> np.ndarray:
         """One-versus-one decision values (B, pairs), pairs (i, j), i < j, in LIBSVM's order."""
         kernel = (self.gamma * (X @ self.vectors.T).toarray() + self.coef0) ** 2
         k = len(self.classes)
         starts = np.concatenate([[0], np.cumsum(self.n_support)])
-        # partial[c][:, m]: class c's support vectors weighted by dual row m
-        partial = [kernel[:, starts[c]:starts[c + 1]] @ self.dual[:, starts[c]:starts[c + 1]].T for c in range(k)]
-        columns = []
-        for i in range(k):
-            for j in range(i + 1, k):
-                columns.append(partial[i][:, j - 1] + partial[j][:, i])
-        return np.stack(columns, axis=1) + self.intercept
+        # partial[c, :, m]: class c's support vectors weighted by dual row m
+        partial = np.stack([kernel[:, starts[c]:starts[c + 1]] @ self.dual[:, starts[c]:starts[c + 1]].T
+                            for c in range(k)])
+        first, second = self._pairs()
+        return (partial[first, :, second - 1] + partial[second, :, first]).T + self.intercept
 
     def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
         out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
@@ -78,17 +80,15 @@ class PolySVMLearner:
                 out[:, self.classes] = 0.0
             return out
         decisions = self.decisions(rows_to_csr(ids, self.n_features).astype(np.float32))
-        votes = np.zeros((len(ids), k))
-        confidence = np.zeros((len(ids), k))
-        pair = 0
-        for i in range(k):
-            for j in range(i + 1, k):
-                value = decisions[:, pair]
-                votes[:, i] += value > 0
-                votes[:, j] += value <= 0
-                confidence[:, i] += value
-                confidence[:, j] -= value
-                pair += 1
+        first, second = self._pairs()
+        # every pair votes for i (decision > 0) or j; the summed decision values break ties
+        to_first = np.zeros((len(first), k))
+        to_first[np.arange(len(first)), first] = 1.0
+        to_second = np.zeros((len(first), k))
+        to_second[np.arange(len(first)), second] = 1.0
+        positive = (decisions > 0).astype(np.float64)
+        votes = positive @ to_first + (1.0 - positive) @ to_second
+        confidence = decisions @ (to_first - to_second)
         out[:, self.classes] = votes + confidence / (3 * (np.abs(confidence) + 1))
         return out
 

@@ -52,7 +52,10 @@ class PerceptronLearner:
             if log:
                 log(f"  perceptron epoch {epoch + 1}/{self.epochs}: {mistakes} mistakes "
                     f"({100.0 * mistakes / max(X.shape[0], 1):.2f}%)")
-        self.weights = (weights - totals / step).astype(np.float32)
+        totals /= step  # in place: the weight matrices are the big arrays here (memory)
+        weights -= totals
+        del totals
+        self.weights = weights.astype(np.float32)
         self.weights[-1] = 0.0
 
     def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
