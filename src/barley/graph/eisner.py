@@ -32,6 +32,22 @@ def _best(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values[np.arange(len(values)), arg], arg
 
 
+def _whole_sentence(CL: np.ndarray, CR: np.ndarray, root_arc: np.ndarray, heads: np.ndarray,
+                    single_root: bool) -> list[tuple[str, int, int]]:
+    """The spans that make up the whole sentence, to read the tree back from.
+
+    With a single root, node 0's one dependent r is chosen here (``root_arc[r]`` scores
+    the arc 0 → r) and attached in ``heads``.
+    """
+    n = CL.shape[0] - 1
+    if not single_root:
+        return [("CR", 0, n)]
+    roots = np.arange(1, n + 1)
+    r = int(roots[(CL[1, roots] + CR[roots, n] + root_arc[roots]).argmax()])
+    heads[r] = 0
+    return [("CL", 1, r), ("CR", r, n)]
+
+
 def eisner(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
     """The highest-scoring projective tree under first-order scores ``arc[h, d]``.
 
@@ -61,16 +77,7 @@ def eisner(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
         best, arg = _best(IR[s[:, None], split] + CR[split, t[:, None]])
         CR[s, t], back_CR[s, t] = best, s + 1 + arg
 
-    n = size - 1
-    todo: list[tuple[str, int, int]] = []
-    if single_root:
-        roots = np.arange(1, size)
-        totals = CL[1, roots] + CR[roots, n] + arc[0, roots]
-        r = int(roots[totals.argmax()])
-        heads[r] = 0
-        todo += [("CL", 1, r), ("CR", r, n)]
-    else:
-        todo.append(("CR", 0, n))
+    todo = _whole_sentence(CL, CR, arc[0], heads, single_root)
     while todo:
         kind, s, t = todo.pop()
         if s == t:
@@ -131,16 +138,7 @@ def eisner_second_order(arc: np.ndarray, sibling: np.ndarray, single_root: bool 
         CR[s, t], arg = _best(IR[S, split] + CR[split, T])
         back["CR"][s, t] = s + 1 + arg
 
-    n = size - 1
-    todo: list[tuple[str, int, int]] = []
-    if single_root:
-        roots = np.arange(1, size)
-        totals = CL[1, roots] + CR[roots, n] + arc[0, roots] + sibling[0, 0, roots]
-        r = int(roots[totals.argmax()])
-        heads[r] = 0
-        todo += [("CL", 1, r), ("CR", r, n)]
-    else:
-        todo.append(("CR", 0, n))
+    todo = _whole_sentence(CL, CR, arc[0] + sibling[0, 0], heads, single_root)
     while todo:
         kind, s, t = todo.pop()
         if s == t and kind in ("CR", "CL"):
