@@ -21,7 +21,6 @@ a sequence has at most 2n transitions, and exactly 2n when it builds a tree.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Sequence
 
 from barley.systems.base import Action, State, TransitionSystem, projective_gold, require_gold_arcs
@@ -35,9 +34,6 @@ class ArcEager(TransitionSystem):
     moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT")
     labeled = (True, True, False, False)
     tree_class = "projective"
-
-    def initial(self, n: int) -> State:
-        return State(n, stack=[0], buffer=deque(range(1, n + 1)))
 
     def legal(self, state: State) -> list[bool]:
         stack, buffer = state.stack, state.buffer

@@ -26,7 +26,6 @@ leave every later word without a possible head.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Sequence
 
 from barley.systems.base import Action, State, TransitionSystem, projective_gold, require_gold_arcs
@@ -40,9 +39,6 @@ class ArcStandard(TransitionSystem):
     moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT")
     labeled = (True, True, False)
     tree_class = "projective"
-
-    def initial(self, n: int) -> State:
-        return State(n, stack=[0], buffer=deque(range(1, n + 1)))
 
     def legal(self, state: State) -> list[bool]:
         stack, buffer = state.stack, state.buffer

@@ -154,9 +154,13 @@ class TransitionSystem(ABC):
     def __init__(self, single_root: bool = False):
         self.single_root = single_root
 
-    @abstractmethod
     def initial(self, n: int) -> State:
-        """The initial configuration for a sentence of n words."""
+        """The initial configuration for a sentence of n words.
+
+        By default the stack-based one of Nivre (2008, §4) and Nivre (2009, Fig. 2):
+        ``([0], [1, ..., n], ∅)``; list-based and planar systems override it.
+        """
+        return State(n, stack=[0], buffer=deque(range(1, n + 1)))
 
     @abstractmethod
     def legal(self, state: State) -> list[bool]:

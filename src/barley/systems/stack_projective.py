@@ -23,7 +23,6 @@ configuration is left without a way to finish.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Sequence
 
 from barley.systems.base import Action, OracleError, State, TransitionSystem, projective_gold
@@ -37,9 +36,6 @@ class StackProjective(TransitionSystem):
     moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT")
     labeled = (True, True, False)
     tree_class = "projective"
-
-    def initial(self, n: int) -> State:
-        return State(n, stack=[0], buffer=deque(range(1, n + 1)))
 
     def legal(self, state: State) -> list[bool]:
         stack = state.stack
