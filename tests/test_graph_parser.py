@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from barley.graph.features import Tokens, arc_features, sibling_features
-from barley.graph.parser import GraphOptions, GraphParser
+from barley.graph.parser import GraphOptions, GraphParser, _perceptron_update
 from barley.errors import BarleyError
 
 # A toy language: (POS of each word, head of each word 1..n, label of each word).
@@ -64,6 +64,28 @@ def test_training_is_deterministic():
     assert np.array_equal(runs[0], runs[1])
 
 
+def test_features_kept_between_epochs_change_nothing():
+    runs = []
+    for cache_bytes in (0, 1 << 30):
+        parser = GraphParser(GraphOptions(order=2, epochs=3, dims=1 << 14, seed=3), len(LABELS), len(UPOS))
+        parser.fit(_corpus(50, seed=3), log=lambda message: None, cache_bytes=cache_bytes)
+        runs.append(parser.weights)
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_perceptron_update_matches_adding_one_feature_at_a_time():
+    rng = np.random.default_rng(0)
+    gold, guess = rng.integers(0, 50, 80), rng.integers(0, 50, 70)
+    weights, totals = rng.normal(size=50).astype(np.float32), rng.normal(size=50)
+    expected_weights, expected_totals = weights.copy(), totals.copy()
+    for index, sign in [(i, 1.0) for i in gold] + [(i, -1.0) for i in guess]:
+        if index:  # 0 is the NULL feature, never learned
+            expected_weights[index] += sign
+            expected_totals[index] += 7 * sign
+    _perceptron_update(weights, totals, gold, guess, step=7)
+    assert np.allclose(weights, expected_weights) and np.allclose(totals, expected_totals)
+
+
 def test_saved_arrays_restore_the_same_parser():
     options = GraphOptions(epochs=1, dims=1 << 14)
     parser = GraphParser(options, len(LABELS), len(UPOS))
@@ -71,6 +93,8 @@ def test_saved_arrays_restore_the_same_parser():
     again = GraphParser.from_arrays(options, parser.arrays())
     tokens = _corpus(1, seed=5)[0][0]
     assert [a.tolist() for a in parser.parse(tokens)[:2]] == [a.tolist() for a in again.parse(tokens)[:2]]
+    with pytest.raises(ValueError, match="weights where the options need"):
+        GraphParser.from_arrays(GraphOptions(epochs=1, dims=1 << 15), parser.arrays())
 
 
 def test_feature_indices_stay_in_range_and_null_is_unused():
@@ -91,6 +115,8 @@ def test_bad_options_are_refused():
         GraphParser(GraphOptions(decoder="mst", order=2), 2, 2)
     with pytest.raises(BarleyError, match="unknown decoder"):
         GraphParser(GraphOptions(decoder="cky"), 2, 2)
+    with pytest.raises(BarleyError, match="power of two"):
+        GraphParser(GraphOptions(label_rows=1000), 2, 2)
 
 
 def _conllu(count: int, seed: int) -> str:

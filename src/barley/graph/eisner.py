@@ -32,6 +32,24 @@ def _best(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values[np.arange(len(values)), arg], arg
 
 
+def _stripe(chart: np.ndarray, count: int, width: int, row: int, column: int, down: bool = False) -> np.ndarray:
+    """A (count, width) view whose entry (i, j) is ``chart[row + i, column + i + j]``, or
+    ``chart[row + i + j, column + i]`` when ``down`` (SuPar's ``stripe``).
+
+    All spans of one width sit on a diagonal, so their split points are strided views
+    of the chart: no index arrays, no gathers.
+    """
+    along, across = chart.strides
+    return np.ndarray((count, width), chart.dtype, chart, row * along + column * across,
+                      (along + across, along if down else across))
+
+
+def _diagonal(chart: np.ndarray, width: int, lower: bool = False) -> np.ndarray:
+    """A view of ``chart[s, s + width]`` (``chart[s + width, s]`` when ``lower``) for every s."""
+    count = chart.shape[0] - width
+    return _stripe(chart, count, 1, width, 0)[:, 0] if lower else _stripe(chart, count, 1, 0, width)[:, 0]
+
+
 def _whole_sentence(CL: np.ndarray, CR: np.ndarray, root_arc: np.ndarray, heads: np.ndarray,
                     single_root: bool) -> list[tuple[str, int, int]]:
     """The spans that make up the whole sentence, to read the tree back from.
@@ -64,18 +82,18 @@ def eisner(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
     diag = np.arange(size)
     CR[diag, diag] = CL[diag, diag] = 0.0
     for w in range(1, size):
-        s = np.arange(size - w)
-        t = s + w
-        split = s[:, None] + np.arange(w)[None, :]  # r = s .. t-1
-        best, arg = _best(CR[s[:, None], split] + CL[split + 1, t[:, None]])
-        IR[s, t] = best + arc[s, t]
-        IL[s, t] = best + arc[t, s]
-        back_I[s, t] = s + arg
-        best, arg = _best(CL[s[:, None], split] + IL[split, t[:, None]])
-        CL[s, t], back_CL[s, t] = best, s + arg
-        split = split + 1  # r = s+1 .. t
-        best, arg = _best(IR[s[:, None], split] + CR[split, t[:, None]])
-        CR[s, t], back_CR[s, t] = best, s + 1 + arg
+        count = size - w
+        s = np.arange(count)
+        # split points r = s .. t-1 (t = s + w)
+        best, arg = _best(_stripe(CR, count, w, 0, 0) + _stripe(CL, count, w, 1, w, down=True))
+        _diagonal(IR, w)[:] = best + _diagonal(arc, w)
+        _diagonal(IL, w)[:] = best + _diagonal(arc, w, lower=True)
+        _diagonal(back_I, w)[:] = s + arg
+        best, arg = _best(_stripe(CL, count, w, 0, 0) + _stripe(IL, count, w, 0, w, down=True))
+        _diagonal(CL, w)[:], _diagonal(back_CL, w)[:] = best, s + arg
+        # split points r = s+1 .. t
+        best, arg = _best(_stripe(IR, count, w, 0, 1) + _stripe(CR, count, w, 1, w, down=True))
+        _diagonal(CR, w)[:], _diagonal(back_CR, w)[:] = best, s + 1 + arg
 
     todo = _whole_sentence(CL, CR, arc[0], heads, single_root)
     while todo:

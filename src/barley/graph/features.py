@@ -10,7 +10,12 @@ attributes), restricted by edge filters (Bohnet 2010).
 A feature is a tuple of small integers hashed into ``dims`` weights (the hashing
 trick), so there is no feature dictionary to grow, store or look up: for a sentence
 of n words every template is one numpy expression over the (n+1)² pairs (or
-(n+1)³ triples) and scoring is one gather and sum.
+(n+1)³ triples) and scoring is one gather and sum. A label template hashes to a row
+of a weight matrix with one column per label, so the label is not hashed: one
+gather of contiguous rows scores every label of every pair.
+
+Indices are int32 (``dims`` is at most 2³¹): half the memory of int64, which
+matters because training keeps them between epochs.
 """
 
 from __future__ import annotations
@@ -87,7 +92,7 @@ ARC_TEMPLATES = (
 
 
 def arc_features(tokens: Tokens, dims: int) -> np.ndarray:
-    """Feature indices of every arc h → d: an int64 array (size, size, F).
+    """Feature indices of every arc h → d: an int32 array (size, size, F).
 
     Each template hashes its head attributes per node and its dependent attributes
     per node, and the pair combines the two; every template appears once plain and
@@ -131,8 +136,8 @@ def _between_features(tokens: Tokens, direction: np.ndarray) -> list[np.ndarray]
     return columns
 
 
-def label_features(tokens: Tokens) -> np.ndarray:
-    """Label-independent parts of the label templates for every pair: uint64 (size, size, G)."""
+def label_features(tokens: Tokens, rows: int) -> np.ndarray:
+    """Row of the label weight matrix (of ``rows`` rows) of every label template for every pair: (size, size, G)."""
     size = len(tokens)
     h = np.arange(size)[:, None]
     d = np.arange(size)[None, :]
@@ -143,12 +148,8 @@ def label_features(tokens: Tokens) -> np.ndarray:
     length = np.digitize(np.abs(d - h), LENGTH_BINS)
     parts = [(direction,), (hp, dp, direction), (df,), (dp,), (hf,), (hp,), (dx, direction),
              (hx, dx), (df, hp, direction), (dp, length, direction)]
-    return np.stack([np.broadcast_to(_hash(300 + k, *p), (size, size)) for k, p in enumerate(parts)], axis=-1)
-
-
-def label_feature_index(base: np.ndarray, labels: np.ndarray, dims: int) -> np.ndarray:
-    """Combine label-independent hashes with label ids: base (..., G) × labels (L,) → (..., G, L)."""
-    return _to_index(_hash(400, base[..., None], labels), dims)
+    hashed = np.stack([np.broadcast_to(_hash(300 + k, *p), (size, size)) for k, p in enumerate(parts)], axis=-1)
+    return _to_index(hashed, rows)
 
 
 def sibling_features(tokens: Tokens, dims: int) -> np.ndarray:
@@ -184,7 +185,7 @@ def _to_index(hashed: np.ndarray, dims: int) -> np.ndarray:
     """
     hashed = np.asarray(hashed, dtype=np.uint64)
     null = hashed == np.uint64(NULL)
-    index = ((hashed ^ (hashed >> np.uint64(31))) & np.uint64(dims - 1)).astype(np.int64)
+    index = ((hashed ^ (hashed >> np.uint64(31))) & np.uint64(dims - 1)).astype(np.int32)
     index[index == NULL] = 1
     index[null] = NULL
     return index
