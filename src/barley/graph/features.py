@@ -54,17 +54,27 @@ def _hash(template: int, *parts: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Tokens:
-    """Integer attributes of nodes 0..n (0 = root): hashed lower-cased form, POS ids."""
+    """Integer attributes of nodes 0..n (0 = root): hashed lower-cased form, lemma and
+    morphological features (the whole FEATS string), POS ids."""
 
     form: np.ndarray
     upos: np.ndarray
     xpos: np.ndarray
+    lemma: np.ndarray
+    feats: np.ndarray
 
     @classmethod
-    def encode(cls, forms: Sequence[str], upos: Sequence[int], xpos: Sequence[int]) -> Tokens:
-        """``forms`` are words 1..n; ``upos``/``xpos`` are POS ids of nodes 0..n."""
-        form = np.array([string_id(ROOT_TOKEN)] + [string_id(f.lower()) for f in forms], dtype=np.int64)
-        return cls(form, np.asarray(upos, dtype=np.int64), np.asarray(xpos, dtype=np.int64))
+    def encode(cls, forms: Sequence[str], upos: Sequence[int], xpos: Sequence[int],
+               lemmas: Sequence[str] | None = None, feats: Sequence[str] | None = None) -> Tokens:
+        """``forms``, ``lemmas`` and ``feats`` are of words 1..n (missing: "_");
+        ``upos``/``xpos`` are POS ids of nodes 0..n."""
+        def hashed(values: Sequence[str] | None, lower: bool = False) -> np.ndarray:
+            values = ["_"] * len(forms) if values is None else values
+            return np.array([string_id(ROOT_TOKEN)] + [string_id(v.lower() if lower else v) for v in values],
+                            dtype=np.int64)
+
+        return cls(hashed(forms, lower=True), np.asarray(upos, dtype=np.int64), np.asarray(xpos, dtype=np.int64),
+                   hashed(lemmas, lower=True), hashed(feats))
 
     def __len__(self) -> int:
         return len(self.form)
@@ -80,7 +90,9 @@ def _neighbour(values: np.ndarray, offset: int, pad: int) -> np.ndarray:
 
 
 # Arc templates as (head attributes, dependent attributes); McDonald et al. 2005 Table 1.
-# Names: f form, p UPOS, x XPOS; p- / p+ the POS of the word before / after.
+# Names: f form, p UPOS, x XPOS; p- / p+ the POS of the word before / after; l lemma and
+# m morphology (FEATS) — the last group, as in McDonald et al.'s (2006) CoNLL-X parser, for
+# languages where case and agreement decide the head (Latin, Gothic, Czech).
 ARC_TEMPLATES = (
     (("f", "p"), ()), (("f",), ()), (("p",), ()), ((), ("f", "p")), ((), ("f",)), ((), ("p",)),
     (("f", "p"), ("f", "p")), (("p",), ("f", "p")), (("f",), ("f", "p")), (("f", "p"), ("f",)),
@@ -88,6 +100,8 @@ ARC_TEMPLATES = (
     (("x",), ("x",)), (("x",), ("p",)), (("p",), ("x",)),
     (("p", "p+"), ("p-", "p")), (("p-", "p"), ("p-", "p")), (("p", "p+"), ("p", "p+")),
     (("p-", "p"), ("p", "p+")),
+    (("p", "m"), ("p", "m")), (("p",), ("p", "m")), (("p", "m"), ("p",)), (("l",), ("l",)),
+    (("l", "p"), ("p",)), (("p",), ("l", "p")),
 )
 
 
@@ -100,7 +114,7 @@ def arc_features(tokens: Tokens, dims: int) -> np.ndarray:
     """
     size = len(tokens)
     pad = -1
-    attributes = {"f": tokens.form, "p": tokens.upos, "x": tokens.xpos,
+    attributes = {"f": tokens.form, "p": tokens.upos, "x": tokens.xpos, "l": tokens.lemma, "m": tokens.feats,
                   "p-": _neighbour(tokens.upos, -1, pad), "p+": _neighbour(tokens.upos, 1, pad)}
     head = np.stack([_hash(k, *(attributes[a] for a in h), np.zeros(size, np.int64))
                      for k, (h, _) in enumerate(ARC_TEMPLATES)], axis=-1)
@@ -146,8 +160,16 @@ def label_features(tokens: Tokens, rows: int) -> np.ndarray:
     hx, dx = tokens.xpos[:, None], tokens.xpos[None, :]
     direction = (d > h).astype(np.int64)
     length = np.digitize(np.abs(d - h), LENGTH_BINS)
+    dm, hm = tokens.feats[None, :], tokens.feats[:, None]
+    dl, hl = tokens.lemma[None, :], tokens.lemma[:, None]
+    before, after = _neighbour(tokens.upos, -1, -1)[None, :], _neighbour(tokens.upos, 1, -1)[None, :]
     parts = [(direction,), (hp, dp, direction), (df,), (dp,), (hf,), (hp,), (dx, direction),
-             (hx, dx), (df, hp, direction), (dp, length, direction)]
+             (hx, dx), (df, hp, direction), (dp, length, direction),
+             (dp, dm, direction), (hp, dp, dm, direction), (hm, dm),
+             # the dependent's neighbours and the head's word: what a first-order model can
+             # see of the context that decides a label
+             (hf, df), (hf, dp, direction), (before, dp, after), (hp, dp, after, direction),
+             (hp, before, dp, direction), (dl,), (hl, dp, direction)]
     hashed = np.stack([np.broadcast_to(_hash(300 + k, *p), (size, size)) for k, p in enumerate(parts)], axis=-1)
     return _to_index(hashed, rows)
 

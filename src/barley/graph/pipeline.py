@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from barley import __version__, model_file
-from barley.conllu import FORM, UPOS, XPOS, Sentence
+from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.errors import BarleyError, ModelError
 from barley.features.extract import ROOT, Vocabulary
 from barley.graph.features import Tokens
@@ -54,7 +54,8 @@ class TrainedGraphParser:
     def tokens(self, sentence: Sentence) -> Tokens:
         return Tokens.encode([w[FORM] for w in sentence.words],
                              [ROOT] + [self.upos.id(w[UPOS]) for w in sentence.words],
-                             [ROOT] + [self.xpos.id(w[XPOS]) for w in sentence.words])
+                             [ROOT] + [self.xpos.id(w[XPOS]) for w in sentence.words],
+                             [w[LEMMA] for w in sentence.words], [w[FEATS] for w in sentence.words])
 
     def parse(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them; only HEAD and DEPREL change."""
