@@ -7,6 +7,7 @@ its start-up), peak memory of training and of parsing. Prints a table and writes
 
     python bench/bench_parser.py                         # arc-eager, swap-lazy, covington-nonprojective, 2-planar
     python bench/bench_parser.py --systems arc-eager --treebanks UD_English-EWT
+    python bench/bench_parser.py --systems arc-eager --split 'UPOS(Input[0])'  # MaltParser's data split
 """
 
 from __future__ import annotations
@@ -35,12 +36,11 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def one_training(train: str, system: str, learner: str, model: str, min_feature_count: str) -> dict:
+def one_training(train: str, system: str, learner: str, model: str, min_feature_count: str, split: str) -> dict:
     from barley.parser import train as train_parser
 
     started = time.perf_counter()
-    parser = train_parser(train, system=system, learner=learner, log=lambda m: None,
-                          split="XPOS(Input[0])" if learner == "svm-poly2" else None,
+    parser = train_parser(train, system=system, learner=learner, log=lambda m: None, split=split or None,
                           min_feature_count=int(min_feature_count))
     seconds = time.perf_counter() - started
     parser.save(model)
@@ -75,6 +75,9 @@ def main() -> int:
     parser.add_argument("--learner", default="linear")
     parser.add_argument("--min-feature-count", type=int, default=None,
                         help="barley train's --min-feature-count (default: its default)")
+    parser.add_argument("--split", metavar="FEATURE", default=None,
+                        help="barley train's --split, e.g. 'UPOS(Input[0])' (default: none; "
+                             "XPOS(Input[0]) for svm-poly2, as in Nivre 2008 §6.1)")
     parser.add_argument("--json", default="bench_parser.json", help="where to write the figures")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -87,6 +90,7 @@ def main() -> int:
     from barley.parser import MIN_FEATURE_COUNT
     from barley.systems import REGISTRY
 
+    split = args.split if args.split is not None else "XPOS(Input[0])" if args.learner == "svm-poly2" else ""
     results = []
     print(f"{'treebank':18} {'system':24} {'LAS':>6} {'UAS':>6} {'LEM':>6} {'train s':>8} {'words/s':>8} "
           f"{'w/cpu-s':>8} {'cli w/s':>8} {'train MB':>8} {'parse MB':>8}")
@@ -102,9 +106,9 @@ def main() -> int:
                 continue
             with tempfile.TemporaryDirectory() as folder:
                 model = os.path.join(folder, "model.barley")
-                row = {"treebank": treebank, "system": system, "learner": args.learner}
+                row = {"treebank": treebank, "system": system, "learner": args.learner, "split": split or None}
                 row.update(child("--child", "train", str(train), system, args.learner, model,
-                                 str(args.min_feature_count or MIN_FEATURE_COUNT)))
+                                 str(args.min_feature_count or MIN_FEATURE_COUNT), split))
                 row.update(child("--child", "parse", model, str(test)))
                 started = time.perf_counter()
                 subprocess.run([sys.executable, "-m", "barley", "parse", "-q", "-m", model, str(test),

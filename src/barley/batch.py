@@ -2,7 +2,7 @@
 
 Every sentence has its own configuration; at each step the configurations that
 are not terminal advance by one transition together. Per step, the Python work is
-reading each configuration (the compiled extractor's ``row``), its legal moves,
+reading each configuration (``parser.row``: the compiled extractor's row), its legal moves,
 and applying the chosen transition; everything between (token attribute lookup,
 feature keys, feature ids, scoring every class) is one numpy pass over the batch.
 
@@ -59,16 +59,14 @@ def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> lis
     states = [system.initial(len(s)) for s in sentences]
     labeled = system.labeled
     class_moves, class_labels = parser.classes[:, 0], parser.classes[:, 1]
-    row, legal_moves, apply, is_terminal = extractor.row, system.legal, system.apply, system.is_terminal
-    split_row = parser.split_extractor.row if parser.split_extractor else None
-    width, move_count = extractor.width, len(system.moves)
-    split_width = parser.split_extractor.width if split_row else 0
+    row, legal_moves, apply, is_terminal = parser.row, system.legal, system.apply, system.is_terminal
+    width, move_count = parser.row_width, len(system.moves)
     slot_templates = extractor.slot_templates(table.feats.shape[1] if table.feats is not None else 0)
     active = [k for k, state in enumerate(states) if not system.is_terminal(state)]
     stats.sentences += len(sentences)
     stats.words += sum(len(s) for s in sentences)
     while active:
-        waiting, rows, split_rows, legal_rows = [], [], [], []
+        waiting, rows, legal_rows = [], [], []
         for k in active:
             state = states[k]
             legal = legal_moves(state)
@@ -81,13 +79,11 @@ def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> lis
             waiting.append(k)
             rows.append(row(state))
             legal_rows.append(legal)
-            if split_row:
-                split_rows.append(split_row(state))
         if waiting:
             offsets = table.offsets[waiting]
-            keys = extractor.keys(_int_matrix(rows, width), offsets, table, parser.sizes)
-            split_values = (parser.split_values(_int_matrix(split_rows, split_width), offsets, table)
-                            if split_row else None)
+            matrix = _int_matrix(rows, width)
+            keys = extractor.keys(matrix, offsets, table, parser.sizes)
+            split_values = parser.split_values(matrix, offsets, table) if parser.split_extractor else None
             scores = parser.learner.scores(parser.index.ids(keys, slot_templates), split_values=split_values)
             allowed = np.fromiter(chain.from_iterable(legal_rows), dtype=bool,
                                   count=len(legal_rows) * move_count).reshape(-1, move_count)[:, class_moves]

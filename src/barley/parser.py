@@ -69,6 +69,7 @@ class Parser:
         self.split_feature = split_feature
         self.split_extractor = (Extractor(parse_model(split_feature, "split feature"), system)
                                 if split_feature else None)
+        self.row, self.row_width, self.split_columns = _row_reader(self.extractor, self.split_extractor)
         self.transforms = list(transforms)
         self.manifest = manifest or {}
         self.sizes = self.extractor.atom_sizes(vocabularies, len(labels))
@@ -76,9 +77,9 @@ class Parser:
         self.stats = ParseStats()
 
     def split_values(self, rows: np.ndarray, sentence_rows: np.ndarray, table: TokenTable) -> np.ndarray:
-        """The value of the split feature for each configuration (rows from ``split_extractor``)."""
+        """The value of the split feature for each configuration (``rows`` read by :attr:`row`)."""
         sizes = self.split_extractor.atom_sizes(self.vocabularies, len(self.labels))
-        return self.split_extractor.keys(rows, sentence_rows, table, sizes)[:, 0]
+        return self.split_extractor.keys(rows[:, self.split_columns], sentence_rows, table, sizes)[:, 0]
 
     def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them in input order, streaming.
@@ -186,6 +187,27 @@ def _gold_tree(sentence: Sentence) -> tuple[list[int], list[str]]:
     return heads, sentence.deprels()
 
 
+def _row_reader(extractor: Extractor, split_extractor: Extractor | None):
+    """``(row, width, split_columns)``: what is read from each configuration, and where in
+    it the split feature's own row (``split_extractor.row``) lies.
+
+    The split feature usually reads what the feature model reads already (UPOS(Input[0])
+    needs the position of Input[0]): its columns are then picked from the model's row,
+    at no cost per configuration; otherwise its row is appended to the model's.
+    """
+    if split_extractor is None:
+        return extractor.row, extractor.width, None
+    position = {address: i for i, address in enumerate(extractor.position_columns)}
+    value = {atom: len(position) + j for j, atom in enumerate(extractor.value_atoms)}
+    columns = ([position.get(address) for address in split_extractor.position_columns]
+               + [value.get(atom) for atom in split_extractor.value_atoms])
+    if None not in columns:
+        return extractor.row, extractor.width, np.array(columns, dtype=np.int64)
+    model_row, split_row = extractor.row, split_extractor.row
+    return (lambda state: model_row(state) + split_row(state), extractor.width + split_extractor.width,
+            np.arange(extractor.width, extractor.width + split_extractor.width))
+
+
 def _split_atom_check(split_feature: str) -> str:
     try:
         feature = parse_feature(split_feature)
@@ -247,6 +269,7 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
     extractor = Extractor(model, the_system)
     split_feature = _split_atom_check(split) if split else None
     split_extractor = Extractor(parse_model(split_feature, "split feature"), the_system) if split else None
+    row, _, split_columns = _row_reader(extractor, split_extractor)
 
     label_counts = Counter(label for _, deprels in trees for label in deprels[1:])
     labels = list(dict.fromkeys(label for _, deprels in trees for label in deprels[1:]))
@@ -282,7 +305,6 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
     key_chunks: list[np.ndarray] = []
     split_chunks: list[np.ndarray] = []
     rows: list[tuple[int, ...]] = []
-    split_rows: list[tuple[int, ...]] = []
     instance_sentence: list[int] = []
     instance_class: list[int] = []
 
@@ -290,12 +312,12 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
         if not rows:
             return
         sentence_rows = table.offsets[np.array(instance_sentence)]
-        key_chunks.append(extractor.keys(np.array(rows, dtype=np.int64), sentence_rows, table, sizes))
+        matrix = np.array(rows, dtype=np.int64)
+        key_chunks.append(extractor.keys(matrix, sentence_rows, table, sizes))
         if split_extractor:
-            split_chunks.append(split_extractor.keys(np.array(split_rows, dtype=np.int64), sentence_rows,
+            split_chunks.append(split_extractor.keys(matrix[:, split_columns], sentence_rows,
                                                      table, split_sizes)[:, 0])
         rows.clear()
-        split_rows.clear()
         instance_sentence.clear()
 
     outside = 0
@@ -303,7 +325,7 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
         gold_labels = [-1] + [label_id[d] for d in deprels[1:]]
         state = the_system.initial(len(heads) - 1)
         oracle = the_system.oracle(heads, gold_labels)
-        sentence_rows, sentence_split, sentence_classes = [], [], []
+        sentence_rows, sentence_classes = [], []
         while not the_system.is_terminal(state):
             move, label = oracle(state)
             legal = the_system.legal(state)
@@ -311,10 +333,8 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
                 raise OracleError(f"{the_system.name} oracle chose illegal {the_system.moves[move]} in "
                                   f"{sentence.source}:{sentence.line}")
             if legal.count(True) > 1 or the_system.labeled[move]:
-                sentence_rows.append(extractor.row(state))
+                sentence_rows.append(row(state))
                 sentence_classes.append(class_id[(move, label if the_system.labeled[move] else -1)])
-                if split_extractor:
-                    sentence_split.append(split_extractor.row(state))
             the_system.apply(state, move, label)
         the_system.finalize(state, root_label)
         if state.heads[1:] != heads[1:] or state.labels[1:] != gold_labels[1:]:
@@ -326,7 +346,6 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
             if outside_class == "skip":
                 continue
         rows.extend(sentence_rows)
-        split_rows.extend(sentence_split)
         instance_class.extend(sentence_classes)
         instance_sentence.extend([number] * len(sentence_rows))
         if len(rows) >= TRAIN_CHUNK:

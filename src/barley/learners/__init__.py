@@ -39,6 +39,9 @@ LEARNERS = {
 UNSEEN = -1e9
 """Score of a class absent from the training instances of a classifier."""
 
+STACK_BLOCK = 4096
+"""Rows copied at a time when :class:`SplitLearner` stacks its parts' weights."""
+
 
 def learner_class(name: str):
     import importlib
@@ -96,20 +99,29 @@ class SplitLearner:
     ``split_values`` (one int per instance, given to :meth:`fit` and :meth:`scores`)
     are the values of the split feature. Each part is trained on the features its
     own instances use (its columns), so parts stay small.
+
+    Scoring a batch never loops over parts when they are linear (their score is
+    ``weights[ids].sum() + bias`` over the classes they saw, :data:`UNSEEN` for the
+    others): their weight rows are stacked into one matrix over all classes, with one
+    intercept row per part holding the biases and :data:`UNSEEN`, so that a batch is
+    one table lookup (part, global feature) → stacked row and one :func:`weight_sums`.
+    Other bases (the kernel SVM) score part by part.
     """
 
     name = "split"
 
     def __init__(self, base: str, threshold: int = 1000, **params):
         self.base, self.threshold, self.params = base, threshold, params
-        self.values = np.zeros(0, dtype=np.int64)  # split value of each part; part 0 is the default
+        self.values = np.zeros(0, dtype=np.int64)  # split value of each part (sorted); part 0 is the default
         self.parts: list = []
-        self.columns: list[np.ndarray] = []
+        self.columns: list[np.ndarray] = []  # the global feature ids of each part's local features, sorted
         self.n_classes = 0
+        self.n_features = 0
+        self._scoring = None  # built by _scoring_tables when first needed (at once by from_arrays)
 
     def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0,
             split_values: np.ndarray | None = None, log=None) -> None:
-        self.n_classes = n_classes
+        self.n_classes, self.n_features, self._scoring = n_classes, X.shape[1], None
         values, counts = np.unique(split_values, return_counts=True)
         large = values[counts >= self.threshold]
         in_default = ~np.isin(split_values, large)
@@ -130,27 +142,82 @@ class SplitLearner:
             self.parts.append(learner)
             self.columns.append(columns)
 
+    def _part_of(self, split_values: np.ndarray) -> np.ndarray:
+        """The part scoring each instance: the part of its split value, else the default part 0."""
+        known = self.values[1:]
+        if not len(known):
+            return np.zeros(len(split_values), dtype=np.int64)
+        at = np.minimum(np.searchsorted(known, split_values), len(known) - 1)
+        return np.where(known[at] == split_values, at + 1, 0)
+
+    def _scoring_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """``(rows, first, weights, intercepts)`` for scoring.
+
+        ``rows[p, g]``: the row of global feature ``g`` (``n_features`` = none) in the
+        stacked rows, part ``p``'s rows starting at ``first[p]`` (its local features,
+        then its zero row, where absent features go). ``weights``/``intercepts`` are the
+        stacked linear parts, or None when the parts are not linear.
+        """
+        if self._scoring is None:
+            sizes = [len(columns) + 1 for columns in self.columns]
+            first = np.zeros(len(sizes) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=first[1:])
+            rows = np.empty((len(self.parts), self.n_features + 1), dtype=np.int32)
+            for number, columns in enumerate(self.columns):
+                rows[number] = first[number + 1] - 1
+                rows[number, columns] = first[number] + np.arange(len(columns))
+            weights = intercepts = None
+            if all(hasattr(part, "weights") for part in self.parts):
+                weights = np.zeros((first[-1], self.n_classes), dtype=np.float32)
+                intercepts = np.full((len(self.parts), self.n_classes), UNSEEN, dtype=np.float32)
+                for number, part in enumerate(self.parts):
+                    # by blocks of rows: numpy fills a whole part column by column, missing the cache
+                    for start in range(0, len(part.weights), STACK_BLOCK):
+                        block = part.weights[start:start + STACK_BLOCK]
+                        at = first[number] + start
+                        weights[at:at + len(block), part.classes] = block
+                    intercepts[number, part.classes] = getattr(part, "bias", 0.0)
+            self._scoring = rows, first, weights, intercepts
+        return self._scoring
+
     def scores(self, ids: np.ndarray, split_values: np.ndarray | None = None) -> np.ndarray:
+        part_of = self._part_of(split_values)
+        rows, first, weights, intercepts = self._scoring_tables()
+        stacked = rows[part_of[:, None], ids]
+        if weights is not None:
+            return weight_sums(weights, stacked) + intercepts[part_of]
         out = np.empty((len(ids), self.n_classes), dtype=np.float32)
-        part_of = np.zeros(len(ids), dtype=np.int64)
-        for number, value in enumerate(self.values[1:], start=1):
-            part_of[split_values == value] = number
-        for number, (learner, columns) in enumerate(zip(self.parts, self.columns)):
+        for number, learner in enumerate(self.parts):
             chosen = part_of == number
-            if not chosen.any():
-                continue
-            part_ids = ids[chosen]
-            if len(columns):
-                at = np.minimum(np.searchsorted(columns, part_ids), len(columns) - 1)
-                local = np.where(columns[at] == part_ids, at, len(columns))
-            else:
-                local = np.zeros_like(part_ids)
-            out[chosen] = learner.scores(local)
+            if chosen.any():
+                out[chosen] = learner.scores(stacked[chosen] - first[number])
         return out
+
+    @staticmethod
+    def _part_uses(part, columns: np.ndarray) -> np.ndarray:
+        """Which local features of ``part`` change a score (all, if the base cannot tell)."""
+        return part.used_features() if hasattr(part, "used_features") else np.ones(len(columns), dtype=bool)
+
+    def used_features(self) -> np.ndarray:
+        """Which global features some part uses (linear parts: with a non-zero weight)."""
+        used = np.zeros(self.n_features, dtype=bool)
+        for part, columns in zip(self.parts, self.columns):
+            used[columns[self._part_uses(part, columns)]] = True
+        return used
+
+    def keep_features(self, keep: np.ndarray) -> None:
+        """Renumber the global features to those in ``keep`` (at least :meth:`used_features`)."""
+        new_id = np.cumsum(keep) - 1
+        for number, part in enumerate(self.parts):
+            uses = self._part_uses(part, self.columns[number])
+            if hasattr(part, "keep_features"):
+                part.keep_features(uses)
+            self.columns[number] = new_id[self.columns[number][uses]]
+        self.n_features, self._scoring = int(keep.sum()), None
 
     def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
         params = {"base": self.base, "threshold": self.threshold, "base_params": self.params,
-                  "n_classes": self.n_classes, "parts": []}
+                  "n_classes": self.n_classes, "n_features": self.n_features, "parts": []}
         arrays = {"split.values": self.values}
         for number, (learner, columns) in enumerate(zip(self.parts, self.columns)):
             part_params, part_arrays = learner.to_arrays()
@@ -162,7 +229,7 @@ class SplitLearner:
     @classmethod
     def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> SplitLearner:
         learner = cls(params["base"], params["threshold"], **params["base_params"])
-        learner.n_classes = params["n_classes"]
+        learner.n_classes, learner.n_features = params["n_classes"], params["n_features"]
         learner.values = arrays["split.values"]
         base = learner_class(params["base"])
         for number, part_params in enumerate(params["parts"]):
@@ -170,6 +237,7 @@ class SplitLearner:
             part_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
             learner.columns.append(part_arrays.pop("columns"))
             learner.parts.append(base.from_arrays(part_params, part_arrays))
+        learner._scoring_tables()  # now, with the rest of loading: parsing starts ready
         return learner
 
 
