@@ -13,6 +13,7 @@ import barley
 from barley import cli
 from barley.conllu import DEPREL, HEAD, read, read_lines, write
 from barley.errors import BarleyError, InputError, ModelError
+from barley.learners import SplitLearner
 from barley.parser import evaluate_parser, train
 
 # A toy language with a fixed grammar: a parser must learn it perfectly.
@@ -227,6 +228,16 @@ def test_other_learners_and_the_data_split_learn_the_toy_language(toy, tmp_path,
     parser.save(str(tmp_path / "m"))
     scores = evaluate_parser(barley.load(str(tmp_path / "m")), str(folder / "test.conllu"))
     assert scores["LAS"] >= 95.0
+
+
+@pytest.mark.parametrize("learner, split, expected", [
+    ("linear", "default", None), ("svm-poly2", "default", "XPOS(Input[0])"), ("perceptron", "default", None),
+    ("svm-poly2", "none", None), ("svm-poly2", None, None), ("linear", "UPOS(Input[0])", "UPOS(Input[0])")])
+def test_each_learner_has_its_default_data_split(toy, learner, split, expected):
+    folder, _ = toy
+    parser = train(str(folder / "train.conllu"), learner=learner, split=split, log=lambda m: None)
+    assert parser.split_feature == expected
+    assert isinstance(parser.learner, SplitLearner) == (expected is not None)
 
 
 class _MarkLabels:

@@ -145,7 +145,7 @@ def train_parser(spec: ParserSpec, sentences: list[conllu.Sentence], *, seed: in
     graph = GraphOptions(decoder=spec.decoder, order=spec.order, npa_threshold=spec.npa_threshold,
                          epochs=spec.epochs)
     return train(sentences, parser=spec.parser, system=spec.system, learner=spec.learner, features=spec.features,
-                 outside_class=spec.outside_class, seed=seed, transforms=transforms, graph=graph,
+                 split=spec.split, outside_class=spec.outside_class, seed=seed, transforms=transforms, graph=graph,
                  record_time=True, log=log)
 
 

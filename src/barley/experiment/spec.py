@@ -100,6 +100,7 @@ class ParserSpec:
     parser: str = "transition"
     system: str = "arc-eager"
     learner: str = "linear"
+    split: str = "default"
     features: str | None = None
     transforms: tuple[dict, ...] = ()
     outside_class: str = "nearest"
@@ -117,7 +118,7 @@ class ParserSpec:
         if self.is_graph:
             what = f"graph-based, order {self.order}, {self.decoder}, {self.epochs} epochs"
         else:
-            what = f"{self.system}, {self.learner}"
+            what = f"{self.system}, {self.learner}" + (f", split {self.split}" if self.split != "default" else "")
         for transform in self.transforms:
             options = ", ".join(f"{key} {value}" for key, value in transform.items() if key != "name")
             what += f" + {transform['name']}" + (f" ({options})" if options else "")
