@@ -137,4 +137,4 @@ def _seconds_per_epoch(sentences: Sequence[Sentence], options: GraphOptions) -> 
     """A rough forecast: cost grows with the square (cube for second order) of the length."""
     power = 3 if options.order == 2 else 2
     units = sum((len(s) + 1) ** power for s in sentences)
-    return units * (4e-6 if power == 2 else 1.5e-7) + len(sentences) * 8e-3
+    return units * (4e-6 if power == 2 else 1.5e-7) + len(sentences) * 3e-3
