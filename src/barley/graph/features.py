@@ -10,9 +10,9 @@ attributes), restricted by edge filters (Bohnet 2010).
 A feature is a tuple of small integers hashed into ``dims`` weights (the hashing
 trick), so there is no feature dictionary to grow, store or look up: for a sentence
 of n words every template is one numpy expression over the (n+1)² pairs (or
-(n+1)³ triples) and scoring is one gather and sum. A label template hashes to a row
-of a weight matrix with one column per label, so the label is not hashed: one
-gather of contiguous rows scores every label of every pair.
+(n+1)³ triples), and scoring is one sparse product (:func:`barley.learners.weight_sums`).
+A label template hashes to a row of a weight matrix with one column per label, so the
+label is not hashed: the same product over those rows scores every label of every pair.
 
 Indices are int32 (``dims`` is at most 2³¹): half the memory of int64, which
 matters because training keeps them between epochs.
