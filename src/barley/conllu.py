@@ -404,15 +404,24 @@ def convert(sentences: Iterable[Sentence], to: str, dropped: Counter | None = No
 
 
 def write(sentences: Iterable[Sentence], path: str | os.PathLike) -> int:
-    """Write sentences to ``path`` (``-`` for stdout, ``.gz`` compressed).
+    """Write sentences to ``path`` (``-`` for stdout, ``.gz`` compressed), atomically
+    (see :func:`atomic_writer`). Returns the number of sentences."""
+    with atomic_writer(path) as handle:
+        return _write_to(sentences, handle)
 
-    A file is written atomically: to a temporary file beside it, renamed into
-    place only when everything was written. Returns the number of sentences.
+
+@contextmanager
+def atomic_writer(path: str | os.PathLike) -> Iterator[IO[str]]:
+    """A UTF-8 text handle on ``path`` (``-`` for stdout, ``.gz`` compressed), written atomically.
+
+    A file is written to a temporary file beside it, renamed into place only when
+    the ``with`` block ends without an exception.
     """
     path = os.fspath(path)
     if path == "-":
         with _open_for_writing("-") as handle:
-            return _write_to(sentences, handle)
+            yield handle
+        return
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, temporary = tempfile.mkstemp(prefix=".barley-", suffix=".part", dir=directory)
@@ -429,13 +438,12 @@ def write(sentences: Iterable[Sentence], path: str | os.PathLike) -> int:
             os.replace(temporary, suffix_path)
             temporary = suffix_path
         with _open_for_writing(temporary) as handle:
-            count = _write_to(sentences, handle)
+            yield handle
         os.replace(temporary, path)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
-    return count
 
 
 def _write_to(sentences: Iterable[Sentence], handle: IO[str]) -> int:

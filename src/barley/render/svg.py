@@ -1,0 +1,149 @@
+"""The arc diagram of a tree as SVG: words on a line, labelled arcs above them.
+
+An arc is drawn as a bracket: up from one word, across, down to the other, with
+the label on its top and an arrowhead at the dependent (the convention of
+displaCy and of the papers' figures). Arcs are stacked by length: an arc's top
+lies one level above every shorter arc it overlaps, so two arcs never share a
+top line, and an arc that is crossed by another (a non-projective arc) is seen
+crossing it. Where several arcs meet at a word they leave it side by side, ordered
+by where their other ends lie, so that arcs on the same side never cross there.
+
+The SVG is self-contained: system fonts, no scripts, no external references.
+Marked arcs (:func:`barley.render.compare`) are drawn red (wrong head) or their
+label orange (wrong label).
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from barley.render import Drawing
+
+CHAR = 7.6  # average width of a character at FONT px, for the column widths
+FONT = 13
+LEVEL = 20  # vertical distance between stacked arc tops
+GAP = 18  # horizontal space between words
+MARGIN = 12
+STYLE = ("font-family: system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', sans-serif; "
+         "font-size: 13px;")
+
+
+def levels(heads: list[int]) -> dict[tuple[int, int], int]:
+    """The level (1 = lowest) of every arc between words (root arcs apart), shortest first."""
+    arcs = sorted(((head, dependent) for dependent, head in enumerate(heads) if dependent and head > 0),
+                  key=lambda arc: (abs(arc[0] - arc[1]), min(arc)))
+    level: dict[tuple[int, int], int] = {}
+    for arc in arcs:
+        low, high = sorted(arc)
+        level[arc] = 1 + max((lv for (h, d), lv in level.items()
+                              if min(h, d) < high and low < max(h, d)), default=0)
+    return level
+
+
+def draw(drawing: Drawing) -> str:
+    """The SVG element (a string) of one tree."""
+    width, height, body = _layout(drawing)
+    return _svg(width, height, body)
+
+
+def stack(drawings: list[Drawing]) -> str:
+    """One SVG element holding several trees, one below the other (a gold and a system tree)."""
+    parts, y, widest = [], 0.0, 0.0
+    for drawing in drawings:
+        width, height, body = _layout(drawing)
+        parts.append(f'<svg y="{y:.0f}" width="{width:.0f}" height="{height:.0f}">{body}</svg>')
+        y, widest = y + height, max(widest, width)
+    return _svg(widest, y, "\n".join(parts))
+
+
+def _svg(width: float, height: float, body: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="barley-tree" width="{width:.0f}" '
+            f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" style="{STYLE}">\n'
+            f"{body}\n</svg>")
+
+
+def _layout(drawing: Drawing) -> tuple[float, float, str]:
+    """Width, height and the SVG elements of one tree."""
+    n = drawing.n
+    widths = [max(len(drawing.forms[w]), len(drawing.tags[w]), 3) * CHAR for w in range(n + 1)]
+    centres, x = [0.0] * (n + 1), MARGIN
+    for w in range(1, n + 1):
+        centres[w] = x + widths[w] / 2
+        x += widths[w] + GAP
+    total_width = max(x - GAP + MARGIN, 200)
+    arc_level = levels(drawing.heads)
+    top_level = max(arc_level.values(), default=0) + 1  # root arcs come down from above every other arc
+    baseline = MARGIN + (top_level + 1) * LEVEL + (FONT + 4 if drawing.title else 0)
+    height = baseline + 2 * FONT + 2 * MARGIN
+    anchors = _anchors(drawing, widths, centres)
+    parts = [f"<title>{escape(drawing.title or 'dependency tree')}</title>"]
+    if drawing.title:
+        parts.append(f'<text x="{MARGIN}" y="{MARGIN + FONT}" class="title" font-weight="bold">'
+                     f"{escape(drawing.title)}</text>")
+    for w in range(1, n + 1):
+        parts.append(f'<text class="word" data-id="{w}" x="{centres[w]:.1f}" y="{baseline + FONT:.1f}" '
+                     f'text-anchor="middle">{escape(drawing.forms[w])}'
+                     f'<tspan x="{centres[w]:.1f}" dy="{FONT + 2}" fill="#777" font-size="11">'
+                     f"{escape(drawing.tags[w])}</tspan></text>")
+    for dependent, head in enumerate(drawing.heads):
+        if not dependent or head < 0:
+            continue
+        level = top_level if head == 0 else arc_level[(head, dependent)]
+        parts.append(_arc(drawing, head, dependent, anchors, baseline - 2, baseline - 2 - level * LEVEL))
+    return total_width, height, "\n".join(parts)
+
+
+def _anchors(drawing: Drawing, widths: list[float], centres: list[float]) -> dict[tuple[int, int], float]:
+    """The x where each arc ``(word, other end)`` leaves each of its two words."""
+    ends: dict[int, list[int]] = {w: [] for w in range(1, drawing.n + 1)}
+    for head, dependent in drawing.arcs():
+        ends[dependent].append(head if head else dependent)  # a root arc comes straight down
+        if head:
+            ends[head].append(dependent)
+    anchors = {}
+    for word, others in ends.items():
+        others.sort()
+        span = min(widths[word] * 0.7, 8.0 * len(others))
+        for k, other in enumerate(others):
+            offset = 0.0 if len(others) == 1 else span * (k / (len(others) - 1) - 0.5)
+            anchors[(word, other)] = centres[word] + offset
+    return anchors
+
+
+def _arc(drawing: Drawing, head: int, dependent: int, anchors, bottom: float, top: float) -> str:
+    label = drawing.labels[dependent]
+    x_dependent = anchors[(dependent, head if head else dependent)]
+    classes = ["arc"] + (["wrong-head"] if drawing.wrong_head[dependent] else []) \
+        + (["wrong-label"] if drawing.wrong_label[dependent] else [])
+    colour = "#c0392b" if drawing.wrong_head[dependent] else "#333"
+    label_colour = "#c0392b" if drawing.wrong_head[dependent] else "#d35400" if drawing.wrong_label[dependent] \
+        else "#1f5f8b"
+    if head == 0:
+        path = f"M{x_dependent:.1f},{top:.1f} L{x_dependent:.1f},{bottom:.1f}"
+        label_x = x_dependent
+    else:
+        x_head = anchors[(head, dependent)]
+        radius = min(5.0, abs(x_head - x_dependent) / 2)
+        sign = 1 if x_head > x_dependent else -1
+        path = (f"M{x_head:.1f},{bottom:.1f} L{x_head:.1f},{top + radius:.1f} "
+                f"Q{x_head:.1f},{top:.1f} {x_head - sign * radius:.1f},{top:.1f} "
+                f"L{x_dependent + sign * radius:.1f},{top:.1f} "
+                f"Q{x_dependent:.1f},{top:.1f} {x_dependent:.1f},{top + radius:.1f} "
+                f"L{x_dependent:.1f},{bottom:.1f}")
+        label_x = (x_head + x_dependent) / 2
+    arrow = (f"M{x_dependent - 3.5:.1f},{bottom - 6:.1f} L{x_dependent + 3.5:.1f},{bottom - 6:.1f} "
+             f"L{x_dependent:.1f},{bottom:.1f} Z")
+    text_width = len(label) * 6.4 + 4
+    gold = ""
+    if drawing.gold and (drawing.wrong_head[dependent] or drawing.wrong_label[dependent]):
+        gold_head, gold_label = drawing.gold[dependent]
+        gold = f" (gold: {gold_head} {gold_label})"
+    return (f'<g class="{" ".join(classes)}" data-head="{head}" data-dependent="{dependent}">'
+            f"<title>{escape(drawing.forms[head])} → {escape(drawing.forms[dependent])}: {escape(label)}"
+            f"{escape(gold)}</title>"
+            f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="1.3"/>'
+            f'<path d="{arrow}" fill="{colour}"/>'
+            f'<rect x="{label_x - text_width / 2:.1f}" y="{top - 7:.1f}" width="{text_width:.1f}" height="13" '
+            f'fill="white" fill-opacity="0.85"/>'
+            f'<text x="{label_x:.1f}" y="{top + 4:.1f}" text-anchor="middle" font-size="11" '
+            f'fill="{label_colour}">{escape(label)}</text></g>')

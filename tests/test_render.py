@@ -1,0 +1,163 @@
+"""Drawings of trees: the terminal drawing read back gives the tree, fits 80 columns and
+crosses only where an arc is non-projective; the SVG is well-formed and self-contained."""
+
+from __future__ import annotations
+
+import random
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from barley import render
+from barley.conllu import read_lines
+from barley.render import html, svg, text
+from barley.tree import is_projective
+from random_trees import any_tree, projective_tree
+
+HEAD_GLYPHS = set(text.HEAD_GLYPH.values())
+DEPENDENT_GLYPHS = set(text.DEPENDENT_GLYPH.values())
+STARTS = {"╭", "┬", "┍", "┯"}
+ENDS = {"╰", "┴", "┕", "┷"}
+
+
+def read_back(drawing_text: str) -> list[int]:
+    """The heads a person reads off the terminal drawing: follow each lane from its top
+    branch to its bottom branch; the heavy branch is the head, the light ones its dependents."""
+    lines = [line for line in drawing_text.splitlines() if not line.startswith("#")]
+    width = lines[0].index(" (root)")
+    grid = [line[:width].ljust(width) for line in lines]
+    heads = [-1] * len(grid)
+    for column in range(0, width, 2):
+        head, dependents = None, []
+        for row, line in enumerate(grid):
+            glyph = line[column]
+            if glyph in HEAD_GLYPHS:
+                head = row
+            elif glyph in DEPENDENT_GLYPHS:
+                dependents.append(row)
+            elif glyph not in "│─ ":
+                raise AssertionError(f"unexpected glyph {glyph!r} in row {row}")
+            if glyph in ENDS:
+                assert head is not None, f"a lane ends in row {row} without a head"
+                for dependent in dependents:
+                    assert heads[dependent] == -1, f"word {dependent} is drawn with two heads"
+                    heads[dependent] = head
+                head, dependents = None, []
+            # a branch runs from its glyph to the words without a gap
+            if glyph in HEAD_GLYPHS | DEPENDENT_GLYPHS:
+                assert " " not in line[column + 1:width], f"broken branch in row {row}: {line!r}"
+    return heads
+
+
+def drawing_of(heads: list[int], forms: list[str] | None = None) -> render.Drawing:
+    n = len(heads) - 1
+    forms = forms or ["ROOT"] + [f"w{i}" for i in range(1, n + 1)]
+    return render.Drawing(forms, [""] + ["NOUN"] * n, heads, [""] + ["dep"] * n)
+
+
+def crossing(drawing_text: str) -> bool:
+    """A branch passing a lane it does not join: ``─│─``."""
+    return any("─│─" in line for line in drawing_text.splitlines())
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_terminal_drawing_reads_back_as_the_tree(seed):
+    rng = random.Random(seed)
+    n = rng.randint(1, 30)
+    heads = (projective_tree if seed % 2 else any_tree)(rng.randint, n, single_root=seed % 3 == 0)
+    drawn = text.draw(drawing_of(heads))
+    assert read_back(drawn) == heads
+    if is_projective(heads):
+        assert not crossing(drawn), drawn
+
+
+def test_a_50_word_non_projective_sentence_is_legible_in_80_columns():
+    rng = random.Random(7)
+    heads = any_tree(rng.randint, 50, single_root=True)
+    assert not is_projective(heads)
+    words = "the committee announced yesterday that an unexpectedly thorough investigation".split()
+    forms = ["ROOT"] + [words[i % len(words)] for i in range(50)]
+    drawing = render.Drawing(forms, [""] + ["NOUN"] * 50, heads, [""] + ["nmod:poss"] * 50,
+                             title="a long title " * 12)
+    drawn = text.draw(drawing, width=80)
+    assert max(len(line) for line in drawn.splitlines()) <= 80
+    assert read_back(drawn) == heads
+    assert crossing(drawn)
+
+
+def test_nivre_2009_figure_1_crosses_where_hearing_on_passes_is_and_scheduled():
+    # "A hearing is scheduled on the issue today .": the arc hearing → on passes over "is"
+    # (scheduled → is) and "scheduled" (root → scheduled), the only crossings
+    heads = [-1, 2, 4, 4, 0, 2, 7, 5, 4, 4]
+    drawn = text.draw(drawing_of(heads))
+    assert read_back(drawn) == heads
+    assert sum(line.count("─│─") for line in drawn.splitlines()) == 2
+
+
+def test_text_is_cut_not_wrapped_and_colour_is_ansi_only_when_asked():
+    drawing = drawing_of([-1, 0, 1], ["ROOT", "x" * 100, "y"])
+    drawn = text.draw(drawing, width=40)
+    assert all(len(line) <= 40 for line in drawn.splitlines()) and "…" in drawn
+    assert "\x1b[" not in drawn and "\x1b[" in text.draw(drawing, colour=True)
+
+
+def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
+    class Terminal:
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert text.use_colour(Terminal())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not text.use_colour(Terminal())
+
+
+SENTENCE = """# sent_id = s1
+# text = A hearing is scheduled on the issue today.
+1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_
+2\thearing\thearing\tNOUN\t_\t_\t4\tnsubj\t_\t_
+3\tis\tbe\tAUX\t_\t_\t4\taux\t_\t_
+4\tscheduled\tschedule\tVERB\t_\t_\t0\troot\t_\t_
+5\ton\ton\tADP\t_\t_\t2\tnmod\t_\t_
+6\tthe\tthe\tDET\t_\t_\t7\tdet\t_\t_
+7\tissue\tissue\tNOUN\t_\t_\t5\tpobj\t_\t_
+8\ttoday\ttoday\tNOUN\t_\t_\t4\tobl:tmod\t_\t_
+9\t.\t.\tPUNCT\t_\t_\t4\tpunct\t_\t_
+
+"""
+
+
+def test_svg_is_well_formed_with_one_arc_per_word_and_marks():
+    gold = next(read_lines(SENTENCE.splitlines()))
+    system = gold.copy()
+    system.set_tree([-1, 2, 4, 4, 0, 4, 7, 5, 4, 4], ["", "det", "nsubj", "aux", "root", "obl", "det", "pobj",
+                                                       "obl:tmod", "obj"])
+    marked = render.compare(gold, system)
+    root = ElementTree.fromstring(svg.draw(marked))
+    arcs = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if "arc" in g.get("class", "").split()]
+    assert len(arcs) == 9
+    assert [g.get("data-dependent") for g in arcs if "wrong-head" in g.get("class")] == ["5"]
+    assert [g.get("data-dependent") for g in arcs if "wrong-label" in g.get("class")] == ["5", "9"]
+    assert marked.errors == 2
+    stacked = ElementTree.fromstring(svg.stack([render.from_sentence(gold), marked]))
+    assert len(stacked.findall("{http://www.w3.org/2000/svg}svg")) == 2
+
+
+def test_svg_levels_give_crossing_arcs_different_tops():
+    levels = svg.levels([-1, 2, 4, 4, 0, 2, 7, 5, 4, 4])
+    assert levels[(2, 5)] != levels[(4, 3)] and levels[(2, 5)] != levels[(4, 8)]
+    # every pair of overlapping arcs has different levels: no shared top line
+    for (a, la), (b, lb) in [(x, y) for x in levels.items() for y in levels.items() if x[0] < y[0]]:
+        if min(a) < max(b) and min(b) < max(a):
+            assert la != lb
+
+
+def test_html_page_is_self_contained():
+    sentence = next(read_lines(SENTENCE.splitlines()))
+    page = html.page("title <&>", [html.Figure("caption", [("", render.from_sentence(sentence))],
+                                               sentence.to_text())])
+    assert "title &lt;&amp;&gt;" in page
+    stripped = page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "http:" not in stripped and "https:" not in stripped and "url(" not in stripped
+    assert "<script" not in page
