@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 
+from barley.errors import BarleyError
 from barley.evaluate import evaluate, format_comparison, format_report, mcnemar
 
 
@@ -25,14 +27,22 @@ def register(subparsers) -> None:
     parser.add_argument("--compare", metavar="OTHER",
                         help="also score OTHER and run McNemar's test on per-word LAS correctness of SYSTEM vs OTHER")
     parser.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    parser.add_argument("--show-errors", type=int, metavar="N",
+                        help="also write an HTML page drawing the N sentences with the most errors (--errors-page)")
+    parser.add_argument("--errors-page", default="errors.html", metavar="PAGE",
+                        help="where --show-errors writes its page (default errors.html)")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     exclude = args.punct or False
+    if args.show_errors and "-" in (args.gold, args.system):
+        raise BarleyError("--show-errors reads the files twice, so not from stdin", fix="give both as files")
     result = evaluate(args.gold, args.system, exclude_punct=exclude)
     other = evaluate(args.gold, args.compare, exclude_punct=exclude) if args.compare else None
     test = mcnemar(result.correct, other.correct) if other else None
+    if args.show_errors:
+        show_errors(args, result)
     if args.json:
         scores = {"gold": args.gold, "system": args.system, **result.as_dict()}
         if other:
@@ -44,3 +54,13 @@ def run(args) -> int:
     if other:
         print("\n" + format_comparison(result, other, test, args.compare))
     return 0
+
+
+def show_errors(args, result) -> None:
+    from barley.conllu import atomic_writer
+    from barley.render import errors
+
+    with atomic_writer(args.errors_page) as handle:
+        handle.write(errors.page(args.gold, args.system, result, args.show_errors, args.gold, args.system))
+    print(f"barley evaluate: drew the {args.show_errors} worst sentences (or all with errors, if fewer) in "
+          f"{args.errors_page}", file=sys.stderr)

@@ -1,0 +1,47 @@
+"""A page of the sentences a parser got most wrong (``barley evaluate --show-errors N``).
+
+Sentences are ranked by their LAS errors among the scored words (as
+:func:`barley.evaluate.evaluate` scored them, punctuation setting included), then
+by the share of their words that are wrong; each is drawn as the gold tree above
+the system tree with its wrong heads and labels marked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from barley import render
+from barley.evaluate import Evaluation, Source, _aligned as aligned
+from barley.render import html
+
+
+def worst(evaluation: Evaluation, count: int) -> list[int]:
+    """Indices of the ``count`` sentences with the most LAS errors (file order among equals); none without errors."""
+    errors = np.bincount(evaluation.sentence_of_word[~evaluation.correct], minlength=evaluation.sentences)
+    words = np.bincount(evaluation.sentence_of_word, minlength=evaluation.sentences)
+    share = errors / np.maximum(words, 1)
+    order = sorted((k for k in range(evaluation.sentences) if errors[k]), key=lambda k: (-errors[k], -share[k], k))
+    return order[:count]
+
+
+def page(gold: Source, system: Source, evaluation: Evaluation, count: int, gold_name: str, system_name: str) -> str:
+    """The HTML page of the ``count`` worst sentences of ``system`` against ``gold``."""
+    ranked = worst(evaluation, count)
+    rank = {index: position for position, index in enumerate(ranked)}
+    errors = np.bincount(evaluation.sentence_of_word[~evaluation.correct], minlength=evaluation.sentences)
+    words = np.bincount(evaluation.sentence_of_word, minlength=evaluation.sentences)
+    figures: list[html.Figure | None] = [None] * len(ranked)
+    for index, (gold_sentence, system_sentence) in enumerate(aligned(gold, system)):
+        if index in rank:
+            title = render.title_of(gold_sentence, f"sentence {index + 1}")
+            figures[rank[index]] = html.Figure(
+                f"{rank[index] + 1}. {title}",
+                [("gold", render.from_sentence(gold_sentence, title="")),
+                 ("system", render.compare(gold_sentence, system_sentence, title=""))],
+                conllu=system_sentence.to_text(),
+                notes=[f"sentence {index + 1} at {gold_sentence.source}:{gold_sentence.line}: "
+                       f"{errors[index]} of {words[index]} scored words wrong (head or DEPREL)"])
+    las = evaluation.as_dict()["LAS"]
+    intro = (f"<p>{len(ranked)} sentences with the most LAS errors of {evaluation.sentences}; LAS "
+             f"{'-' if las is None else f'{las:.2f}'}; punctuation {evaluation.punctuation}.</p>")
+    return html.page(f"Worst sentences of {system_name} against {gold_name}", figures, intro=intro, legend=True)
