@@ -41,6 +41,14 @@ def register(subparsers) -> None:
     output.add_argument("--transitions", action="store_true",
                         help="print every sentence's transitions, one per line, headed by its sent_id "
                              "(the summary then goes to stderr)")
+    parser.add_argument("--sentence", metavar="ID|N",
+                        help="with --show: the sentence to follow (its sent_id, or its number, 1 = the first)")
+    output.add_argument("--show", action="store_true",
+                        help="draw the configuration sequence of one sentence (--sentence): stack, buffer and the "
+                             "arc added at each transition, as text or an HTML page with one frame per transition")
+    parser.add_argument("--format", choices=("text", "html"), default="text",
+                        help="with --show: text (default) or html")
+    parser.add_argument("--output", "-o", default="-", metavar="OUT", help="with --show: output file (default stdout)")
     parser.add_argument("--plot", metavar="PNG",
                         help="draw transitions against length with the fitted line (needs barley[plot])")
     parser.set_defaults(func=run)
@@ -50,6 +58,8 @@ def run(args) -> int:
     names = system_names() if args.system == "all" else [get_system(args.system).name]  # fails before reading
     if args.transitions and len(names) > 1:
         raise BarleyError("--transitions needs one system", fix="choose it with --system NAME")
+    if args.show:
+        return show(args, names)
     if args.plot:
         oracle_stats.load_pyplot()  # no matplotlib: say so before the work, not after
     treebank = oracle_stats.load(args.file)
@@ -77,6 +87,37 @@ def run(args) -> int:
         print(describe(results[0], args.file), file=summary)
     else:
         print(table(results, args.file), file=summary)
+    return 0
+
+
+def show(args, names: list[str]) -> int:
+    """``--show``: the configuration sequence of one sentence, drawn (barley.render.transitions)."""
+    from barley.commands.show import select
+    from barley.conllu import FORM, UPOS, atomic_writer, read
+    from barley.render import title_of, transitions
+
+    if len(names) > 1 or args.sentence is None:
+        raise BarleyError("--show follows one sentence with one system", fix="give --system NAME and --sentence ID|N")
+    _, sentence, _ = next(select(((s, None) for s in read(args.file)), [args.sentence], args.file))
+    treebank = oracle_stats.encode([sentence])
+    if not treebank.trees:
+        raise BarleyError(f"sentence {args.sentence} is not a well-formed tree ({treebank.first_skip})",
+                          path=args.file, fix="choose a sentence whose HEAD column is a tree")
+    single_root = treebank.single_rooted if args.single_root is None else args.single_root
+    system = get_system(names[0], single_root=single_root)
+    tree = treebank.trees[0]
+    frame_list, run = transitions.frames(system, tree.heads, tree.labels, treebank.root_label, treebank.labels)
+    forms, tags = ["ROOT", *sentence.column(FORM)], ["", *sentence.column(UPOS)]
+    summary = (f"{system.name}{' (single root)' if single_root else ''}: {len(run.actions)} transitions for "
+               f"{len(sentence)} words; the oracle "
+               + ("rebuilds the tree exactly" if run.reproduced else "builds the nearest tree the system can"))
+    title = title_of(sentence)
+    if args.format == "html":
+        output = transitions.page(frame_list, forms, tags, treebank.labels, f"{system.name}: {title}", summary)
+    else:
+        output = transitions.text(frame_list, forms, tags, treebank.labels, f"{title}\n# {summary}")
+    with atomic_writer(args.output) as handle:
+        handle.write(output)
     return 0
 
 

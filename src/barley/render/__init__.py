@@ -41,6 +41,7 @@ class Drawing:
     wrong_head: list[bool] = field(default_factory=list)
     wrong_label: list[bool] = field(default_factory=list)
     gold: list[tuple[int, str]] = field(default_factory=list)
+    new: set[int] = field(default_factory=set)  # dependents whose arc was just added (drawn highlighted)
 
     def __post_init__(self) -> None:
         size = len(self.heads)

@@ -114,8 +114,8 @@ def _arc(drawing: Drawing, head: int, dependent: int, anchors, bottom: float, to
     label = drawing.labels[dependent]
     x_dependent = anchors[(dependent, head if head else dependent)]
     classes = ["arc"] + (["wrong-head"] if drawing.wrong_head[dependent] else []) \
-        + (["wrong-label"] if drawing.wrong_label[dependent] else [])
-    colour = "#c0392b" if drawing.wrong_head[dependent] else "#333"
+        + (["wrong-label"] if drawing.wrong_label[dependent] else []) + (["new"] if dependent in drawing.new else [])
+    colour = "#c0392b" if drawing.wrong_head[dependent] else "#1e8449" if dependent in drawing.new else "#333"
     label_colour = "#c0392b" if drawing.wrong_head[dependent] else "#d35400" if drawing.wrong_label[dependent] \
         else "#1f5f8b"
     if head == 0:

@@ -264,18 +264,22 @@ class OracleRun:
 
 
 def run_oracle(system: TransitionSystem, heads: Sequence[int], labels: Sequence[int],
-               root_label: int = 0) -> OracleRun:
+               root_label: int = 0, observe: Callable[[State, Action | None], None] | None = None) -> OracleRun:
     """Follow the oracle from the initial to a terminal state; compare with the gold tree.
 
     ``heads``/``labels`` are indexed by node 0..n (entry 0 ignored). Every action is
     checked against the system's preconditions, so an oracle that proposes an
     illegal move is caught here rather than producing a wrong tree silently.
+    ``observe(state, action)``, if given, sees the initial state (action None) and
+    the state after each action (to draw the configuration sequence).
     """
     n = len(heads) - 1
     state = system.initial(n)
     next_action = system.oracle(heads, labels)
     actions: list[Action] = []
     limit = 4 * (n + 1) * (n + 1) + 16  # far above any system's bound; guards a looping oracle
+    if observe is not None:
+        observe(state, None)
     while not system.is_terminal(state):
         move, label = next_action(state)
         if not system.legal(state)[move]:
@@ -283,6 +287,8 @@ def run_oracle(system: TransitionSystem, heads: Sequence[int], labels: Sequence[
                               f"here (stack {state.stack[-3:]}, buffer {list(state.buffer)[:3]})")
         system.apply(state, move, label)
         actions.append((move, label))
+        if observe is not None:
+            observe(state, (move, label))
         if len(actions) > limit:
             raise OracleError(f"{system.name} oracle did not terminate after {limit} transitions")
     system.finalize(state, root_label)
