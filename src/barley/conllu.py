@@ -162,6 +162,13 @@ def read(path: str | os.PathLike) -> Iterator[Sentence]:
             yield _sentence(lines, start, name)
 
 
+def read_bytes(data: bytes, name: str = "<memory>") -> Iterator[Sentence]:
+    """The sentences of CoNLL bytes held in memory, read (and checked) as :func:`read` reads a file
+    called ``name``."""
+    for start, lines in _blocks(io.BytesIO(data), name):
+        yield _sentence(lines, start, name)
+
+
 def read_lines(lines: Iterable[str], name: str = "<memory>") -> Iterator[Sentence]:
     """Parse CoNLL lines (str, with or without line ends) into sentences, streaming."""
     block: list[str] = []

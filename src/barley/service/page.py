@@ -1,0 +1,82 @@
+"""The web page of ``barley serve``: paste or open CoNLL-U, parse it, see the trees and the CoNLL-U,
+download it. Self-contained: inline CSS and script, system fonts; it talks only to the
+service it came from (``POST /parse`` with ``draw``, ``GET /models``)."""
+
+from __future__ import annotations
+
+from barley.render.html import CSS
+
+EXAMPLE = "\\n".join([
+    "# sent_id = example-1", "# text = A hearing is scheduled on the issue today.",
+    *("\\t".join([str(i), form, form.lower(), tag, "_", "_", "_", "_", "_", "_"]) for i, (form, tag) in enumerate(
+        [("A", "DET"), ("hearing", "NOUN"), ("is", "AUX"), ("scheduled", "VERB"), ("on", "ADP"), ("the", "DET"),
+         ("issue", "NOUN"), ("today", "NOUN"), (".", "PUNCT")], start=1)), ""])
+
+PAGE = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>barley</title><style>{CSS}
+textarea {{ width: 100%; height: 12em; font-family: monospace; font-size: 12px; }}
+.bar > * {{ margin-right: .8em; }}
+#error {{ color: #c0392b; white-space: pre-wrap; }}
+#status {{ color: #777; }}
+</style></head>
+<body><h1>barley: parse and see the trees</h1>
+<form id="form">
+<p>Paste CoNLL-U (HEAD and DEPREL may be <code>_</code>) or open a file:
+<input type="file" id="file" accept=".conllu,.conll,.txt"> <button type="button" id="example">example</button></p>
+<textarea id="data" name="data" spellcheck="false" placeholder="1&#9;The&#9;the&#9;DET&#9;..."></textarea>
+<p class="bar"><label>model <select id="model"></select></label>
+<label>input <select id="input"><option value="conllu">CoNLL-U</option></select></label>
+<button type="submit" id="parse">parse</button> <span id="status"></span></p>
+</form>
+<div id="error"></div>
+<div id="trees"></div>
+<div id="output" hidden><p><a id="download" download="parsed.conllu" href="#">download the CoNLL-U</a></p>
+<pre id="conllu"></pre></div>
+<script>
+const example = {EXAMPLE!r};
+const $ = id => document.getElementById(id);
+let downloadUrl = null;
+fetch('/models').then(r => r.json()).then(info => {{
+  for (const model of info.models) {{
+    const option = document.createElement('option');
+    option.value = model.name;
+    option.textContent = model.name + (model.system ? ' (' + model.system + ')' : '');
+    option.selected = model.default;
+    $('model').appendChild(option);
+  }}
+}});
+$('example').onclick = () => {{ $('data').value = example; }};
+$('file').onchange = () => {{
+  const file = $('file').files[0];
+  if (file) file.text().then(text => {{ $('data').value = text; }});
+}};
+$('form').onsubmit = async event => {{
+  event.preventDefault();
+  $('error').textContent = ''; $('status').textContent = 'parsing…';
+  const started = performance.now();
+  const response = await fetch('/parse', {{method: 'POST', headers: {{'Content-Type': 'application/json'}},
+    body: JSON.stringify({{data: $('data').value, input: $('input').value, model: $('model').value, draw: true}})}});
+  const answer = await response.json();
+  $('status').textContent = '';
+  if (!response.ok) {{ $('error').textContent = answer.error; return; }}
+  $('trees').innerHTML = '';
+  answer.svg.forEach((drawing, k) => {{
+    const box = document.createElement('div');
+    box.className = 'drawing';
+    const heading = document.createElement('h3');
+    heading.textContent = answer.sentences[k].sent_id || ('sentence ' + (k + 1));
+    box.appendChild(heading);
+    box.insertAdjacentHTML('beforeend', drawing);
+    $('trees').appendChild(box);
+  }});
+  $('conllu').textContent = answer.result;
+  if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+  downloadUrl = URL.createObjectURL(new Blob([answer.result], {{type: 'text/plain;charset=utf-8'}}));
+  $('download').href = downloadUrl;
+  $('output').hidden = false;
+  $('status').textContent = answer.sentences.length + ' sentences parsed with ' + answer.model + ' in '
+    + Math.round(performance.now() - started) + ' ms';
+}};
+</script></body></html>
+"""

@@ -1,0 +1,237 @@
+"""``barley serve`` as a person uses it: a server started on 127.0.0.1 (a free port), the REST API
+through an HTTP client, 200 requests 20 at a time, and the web page in headless chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+
+from barley import cli  # noqa: E402
+from barley.conllu import read  # noqa: E402
+from barley.parser import train  # noqa: E402
+from test_parser import _toy_treebank  # noqa: E402
+
+LIMIT = 200_000  # --max-request-bytes of the test server
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A model trained on the toy language, a test file, and a running server (its base URL)."""
+    folder = tmp_path_factory.mktemp("serve")
+    _toy_treebank(folder / "train.conllu", 120, seed=1)
+    _toy_treebank(folder / "test.conllu", 40, seed=2)
+    train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(folder / "toy.barley"))
+    workdir = folder / "cwd"
+    workdir.mkdir()
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "barley", "serve", "--model", f"toy={folder / 'toy.barley'}",
+                               "--port", str(port), "--max-request-bytes", str(LIMIT)],
+                              cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "/models", timeout=1).read()
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                pytest.fail("the server did not start: " + server.stdout.read().decode(errors="replace"))
+            time.sleep(0.1)
+    yield folder, url, workdir
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def request(url: str, body: bytes | None = None, content_type: str = "application/json") -> tuple[int, dict]:
+    """(status, JSON answer) of a GET (no body) or POST."""
+    headers = {"Content-Type": content_type} if body is not None else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data=body, headers=headers), timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def post_json(url: str, **fields) -> tuple[int, dict]:
+    return request(url + "/parse", json.dumps(fields).encode())
+
+
+def _unparsed(path: Path) -> str:
+    """The file with HEAD and DEPREL blanked (what a user sends to be parsed)."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        columns = line.split("\t")
+        if len(columns) == 10:
+            columns[6:8] = ["_", "_"]
+        lines.append("\t".join(columns))
+    return "\n".join(lines) + "\n"
+
+
+def test_parse_answers_like_the_cli(served, tmp_path, capsys):
+    folder, url, _ = served
+    status, answer = post_json(url, data=_unparsed(folder / "test.conllu"), input="conllu")
+    assert status == 200 and answer["model"] == "toy"
+    unparsed = tmp_path / "in.conllu"
+    unparsed.write_text(_unparsed(folder / "test.conllu"), encoding="utf-8")
+    assert cli.main(["parse", "--model", str(folder / "toy.barley"), str(unparsed), "-o", str(tmp_path / "out.conllu"),
+                     "-q"]) == 0
+    assert answer["result"] == (tmp_path / "out.conllu").read_text(encoding="utf-8")
+    assert answer["result"] == (folder / "test.conllu").read_text(encoding="utf-8")  # the toy language is learnt
+    first = answer["sentences"][0]
+    gold = next(read(folder / "test.conllu"))
+    assert first["sent_id"] == gold.sent_id
+    assert [token["head"] for token in first["tokens"]] == gold.heads().tolist()[1:]
+    assert [token["deprel"] for token in first["tokens"]] == gold.deprels()[1:]
+
+
+def test_form_upload_raw_body_and_drawings(served):
+    folder, url, _ = served
+    data = _unparsed(folder / "test.conllu").encode()
+    boundary = "barleyboundary"
+    multipart = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"data\"; filename=\"in.conllu\"\r\n"
+                 f"Content-Type: text/plain\r\n\r\n").encode() + data + \
+        f"\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"draw\"\r\n\r\ntrue\r\n--{boundary}--\r\n".encode()
+    status, uploaded = request(url + "/parse", multipart, f"multipart/form-data; boundary={boundary}")
+    assert status == 200 and len(uploaded["svg"]) == 40 and uploaded["svg"][0].startswith("<svg")
+    status, raw = request(url + "/parse?model=toy", data, "text/plain")
+    assert status == 200 and raw["result"] == uploaded["result"] and "svg" not in raw
+
+
+def test_models_and_openapi(served):
+    _, url, _ = served
+    status, models = request(url + "/models")
+    assert status == 200 and models["default_model"] == "toy"
+    assert models["models"][0]["system"] == "arc-eager" and models["models"][0]["training"]["sentences"] == 120
+    status, spec = request(url + "/openapi.json")
+    assert status == 200 and {"/parse", "/models"} <= set(spec["paths"])
+    assert "application/json" in spec["paths"]["/parse"]["post"]["requestBody"]["content"]
+    with urllib.request.urlopen(url + "/", timeout=5) as page:
+        text = page.read().decode()
+    assert 'id="data"' in text and "http" not in text.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_bad_input_gets_400_with_the_clis_message(served, tmp_path, capsys):
+    folder, url, workdir = served
+    bad = b"1\tthe\tthe\tDET\t_\t_\t_\t_\t_\t_\n2\tdog\xff\tdog\tNOUN\t_\t_\t_\t_\t_\t_\n"
+    (tmp_path / "bad.conllu").write_bytes(bad)
+    assert cli.main(["parse", "--model", str(folder / "toy.barley"), str(tmp_path / "bad.conllu"), "-q"]) == 2
+    cli_message = capsys.readouterr().err.strip().removeprefix("barley parse: error: ")
+    status, answer = request(url + "/parse", bad, "text/plain")
+    assert status == 400
+    assert answer["error"] == cli_message.replace(str(tmp_path / "bad.conllu"), "<request>")
+    assert answer["error"].startswith("<request>:2: invalid UTF-8: byte(s) ff")
+    for fields, message in [
+        ({"data": "1\tx\n"}, "<request>:1: expected 10 tab-separated columns, found 2"),
+        ({"data": "x", "input": "text"}, "input format 'text' is not supported"),
+        ({"data": "x", "model": "/etc/passwd"}, "no model called '/etc/passwd' is served"),
+        ({"data": "x", "model": "../../toy.barley"}, "no model called"),
+        ({"text": "x"}, "the JSON body needs a string field data"),
+    ]:
+        status, answer = post_json(url, **fields)
+        assert status == 400 and answer["error"].startswith(message), answer
+    status, answer = request(url + "/parse", b'{"data": "\xff"}')
+    assert status == 400 and "not valid UTF-8" in answer["error"]
+    status, answer = request(url + "/parse", b'{"data": ')
+    assert status == 400 and "not valid JSON" in answer["error"]
+    assert list(workdir.iterdir()) == []  # nothing a client sent was written
+
+
+def test_a_request_over_the_limit_gets_413(served):
+    _, url, _ = served
+    status, answer = request(url + "/parse", b"#" * (LIMIT + 1), "text/plain")
+    assert status == 413 and f"larger than the limit of {LIMIT} bytes" in answer["error"]
+
+    def chunks():  # no Content-Length: the limit holds for a streamed body too
+        for _ in range(LIMIT // 10_000 + 2):
+            yield b"#" * 10_000
+
+    chunked = urllib.request.Request(url + "/parse", data=chunks(), headers={"Content-Type": "text/plain"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(chunked, timeout=30)
+    assert refused.value.code == 413
+
+
+def test_200_requests_20_at_a_time_all_answered_correctly(served):
+    folder, url, _ = served
+    gold = (folder / "test.conllu").read_text(encoding="utf-8").split("\n\n")[:-1]
+    texts = [sentence + "\n\n" for sentence in gold]
+    unparsed = [_unparsed_text(text) for text in texts]
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        answers = list(pool.map(lambda k: post_json(url, data=unparsed[k % len(texts)]), range(200)))
+    seconds = time.monotonic() - started
+    assert all(status == 200 for status, _ in answers)
+    assert all(answer["result"] == texts[k % len(texts)] for k, (_, answer) in enumerate(answers))
+    assert seconds < 60, f"200 requests took {seconds:.1f} s"
+
+
+def _unparsed_text(text: str) -> str:
+    return "\n".join("\t".join(c[:6] + ["_", "_"] + c[8:]) if len(c := line.split("\t")) == 10 else line
+                     for line in text.split("\n"))
+
+
+def test_serve_without_a_model_says_how_to_give_one(capsys):
+    assert cli.main(["serve"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "no default model yet" in error and "--model FILE" in error
+
+
+CHROMIUM = shutil.which("chromium")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+def test_the_page_in_headless_chromium_draws_the_tree(served, request):
+    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    folder, url, _ = served
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,900"):
+        options.add_argument(argument)
+    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    try:
+        browser.get(url + "/")
+        WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#model option"))
+        sentence = _unparsed((folder / "test.conllu")).split("\n\n")[0] + "\n"
+        box = browser.find_element(By.ID, "data")
+        browser.execute_script("arguments[0].value = arguments[1];", box, sentence)
+        browser.find_element(By.ID, "parse").click()
+        WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#trees svg.barley-tree"))
+        arcs = browser.find_elements(By.CSS_SELECTOR, "#trees svg.barley-tree g.arc")
+        words = browser.find_elements(By.CSS_SELECTOR, "#trees svg.barley-tree text.word")
+        gold = next(read(folder / "test.conllu"))
+        assert len(words) == len(arcs) == len(gold)
+        assert sorted((int(a.get_attribute("data-head")), int(a.get_attribute("data-dependent"))) for a in arcs) == \
+            sorted((h, d) for d, h in enumerate(gold.heads().tolist()) if d)
+        assert browser.find_element(By.ID, "conllu").get_attribute("textContent") == gold.to_text()
+        assert browser.find_element(By.ID, "download").get_attribute("href").startswith("blob:")
+        shots = Path(os.environ.get("BARLEY_TEST_ARTEFACTS", request.config.rootpath / "test-artefacts"))
+        shots.mkdir(parents=True, exist_ok=True)
+        assert browser.save_screenshot(str(shots / "serve-page.png"))
+    finally:
+        browser.quit()
