@@ -106,7 +106,8 @@ def draw(drawing: Drawing, width: int = 80, colour: bool = False) -> str:
                 grid[row][cell] = "│"
     lines = []
     if drawing.title:
-        lines.extend(textwrap.wrap("# " + drawing.title, width=max(width, 20), subsequent_indent="#   ") or ["#"])
+        lines.extend(textwrap.wrap("# " + drawing.title, width=max(width, 20), subsequent_indent="#   ",
+                                   break_on_hyphens=False) or ["#"])
     for row in range(drawing.n + 1):
         plain, painted = _node_text(drawing, row, colour)
         room = width - 2 * columns - 1

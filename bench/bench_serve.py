@@ -1,0 +1,124 @@
+"""``barley serve`` against its targets: one-sentence latency after warm-up (target ≤ 50 ms) and
+words/s on large requests against the CLI's (target ≥ 95 %).
+
+Starts ``barley serve`` on 127.0.0.1 (a free port) with MODEL, then:
+
+- latency: WARMUP one-sentence requests, then REQUESTS more, one at a time; prints the
+  median, 95th percentile and maximum, client side (HTTP, JSON, parsing);
+- throughput: FILE (blanked HEAD/DEPREL) sent whole as one request, ROUNDS times, and
+  the same parse in this process the way ``barley parse`` does it (read, parse,
+  write; the model already loaded, as the server's is); prints words/s of both (best
+  round) and their ratio. ``barley parse``'s own figure (model loading included) is
+  printed beside them.
+
+    python bench/bench_serve.py --model ewt.barley --file ../shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from barley.conllu import read, write
+from barley.parser import load
+
+
+def blanked(path: str) -> str:
+    out = []
+    for sentence in read(path):
+        sentence = sentence.copy()
+        sentence.set_tree([-1] * (len(sentence) + 1), [""] * (len(sentence) + 1))
+        for word in sentence.words:
+            word[6] = word[7] = "_"
+        out.append(sentence.to_text())
+    return "".join(out)
+
+
+def post(url: str, data: str) -> dict:
+    body = json.dumps({"data": data, "input": "conllu"}).encode()
+    request = urllib.request.Request(url + "/parse", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=600) as answer:
+        return json.loads(answer.read())
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("--model", required=True)
+    options.add_argument("--file", required=True, help="CoNLL-U file to parse (its trees are blanked first)")
+    options.add_argument("--warmup", type=int, default=20)
+    options.add_argument("--requests", type=int, default=200)
+    options.add_argument("--rounds", type=int, default=3)
+    args = options.parse_args()
+
+    text = blanked(args.file)
+    sentences = text.split("\n\n")[:-1]
+    words = sum(1 for line in text.splitlines() if line and line.split("\t")[0].isdigit())
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "barley", "serve", "--model", args.model, "--port", str(port),
+                               "--max-request-bytes", str(1 << 30)], stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(url + "/models", timeout=1).read()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("the server did not start")
+                time.sleep(0.2)
+
+        one = [s + "\n\n" for s in sentences if 15 <= s.count("\n") <= 30][:50] or [sentences[0] + "\n\n"]
+        for k in range(args.warmup):
+            post(url, one[k % len(one)])
+        latencies = []
+        for k in range(args.requests):
+            started = time.perf_counter()
+            post(url, one[k % len(one)])
+            latencies.append(1000 * (time.perf_counter() - started))
+        latencies.sort()
+        print(f"one-sentence requests (15-30 words), after {args.warmup} warm-up: median "
+              f"{statistics.median(latencies):.1f} ms, p95 {latencies[int(0.95 * len(latencies)) - 1]:.1f} ms, "
+              f"max {latencies[-1]:.1f} ms over {len(latencies)} requests (target ≤ 50 ms)")
+
+        service = []
+        for _ in range(args.rounds):
+            started = time.perf_counter()
+            answer = post(url, text)
+            service.append(time.perf_counter() - started)
+            assert len(answer["sentences"]) == len(sentences)
+        parser = load(args.model)
+        cli = []
+        with tempfile.TemporaryDirectory() as folder:
+            source = os.path.join(folder, "in.conllu")
+            with open(source, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            for _ in range(args.rounds):
+                started = time.perf_counter()
+                write(parser.parse(read(source)), os.path.join(folder, "out.conllu"))
+                cli.append(time.perf_counter() - started)
+            command = subprocess.run([sys.executable, "-m", "barley", "parse", "--model", args.model, source, "-o",
+                                      os.path.join(folder, "out.conllu")], capture_output=True, text=True)
+        service_rate, cli_rate = words / min(service), words / min(cli)
+        print(f"large request: {len(sentences)} sentences, {words} words, {len(text.encode()) / 1e6:.1f} MB")
+        print(f"  service (one POST /parse, JSON both ways, client side): {service_rate:,.0f} words/s")
+        print(f"  CLI parse loop (read, parse, write; model loaded):       {cli_rate:,.0f} words/s")
+        print(f"  ratio {100 * service_rate / cli_rate:.1f} % (target ≥ 95 %)")
+        print(f"  barley parse, whole command (model loading included): {command.stderr.strip()}")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
