@@ -101,8 +101,10 @@ def test_parse_answers_like_the_cli(served, tmp_path, capsys):
     first = answer["sentences"][0]
     gold = next(read(folder / "test.conllu"))
     assert first["sent_id"] == gold.sent_id
-    assert [token["head"] for token in first["tokens"]] == gold.heads().tolist()[1:]
-    assert [token["deprel"] for token in first["tokens"]] == gold.deprels()[1:]
+    head, deprel = answer["columns"].index("head"), answer["columns"].index("deprel")
+    assert first["tokens"] == gold.rows and first["comments"] == gold.comments
+    assert [int(token[head]) for token in first["tokens"]] == gold.heads().tolist()[1:]
+    assert [token[deprel] for token in first["tokens"]] == gold.deprels()[1:]
 
 
 def test_form_upload_raw_body_and_drawings(served):

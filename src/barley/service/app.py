@@ -7,7 +7,8 @@
     ``multipart/form-data`` with ``data`` as a file, as ``curl -F data=@file.conllu``
     sends it); or the data itself as the body (any other content type), with
     ``input`` and ``model`` in the query string. The answer is JSON: the model, the
-    CoNLL-U ``result``, the same ``sentences`` as objects, and with ``draw`` the
+    CoNLL-U ``result``, the same ``sentences`` structured (comments and token
+    fields, the field names in ``columns``), and with ``draw`` the
     SVG arc diagram of each sentence.
 ``GET /models``
     The models served and the default one.
@@ -27,14 +28,15 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qsl
 
+import orjson
 from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from barley import __version__, render
-from barley.conllu import COLUMNS, HEAD, Sentence
+from barley.conllu import COLUMNS
 from barley.errors import BarleyError
 from barley.render import svg
 from barley.service import page
@@ -52,29 +54,18 @@ class ParseRequest(BaseModel):
     draw: bool = Field(False, description="also return an SVG arc diagram of each sentence")
 
 
-class Token(BaseModel):
-    id: str
-    form: str
-    lemma: str
-    upos: str
-    xpos: str
-    feats: str
-    head: int | None = Field(description="0 for the root; null for multiword tokens, empty nodes and '_'")
-    deprel: str
-    deps: str
-    misc: str
-
-
 class ParsedSentence(BaseModel):
     sent_id: str | None
-    comments: list[str]
-    tokens: list[Token]
+    comments: list[str] = Field(description="the comment lines, with their #")
+    tokens: list[list[str]] = Field(description="every token line (words, multiword tokens, empty nodes) as its "
+                                                "ten fields, in the order of columns")
 
 
 class ParseResponse(BaseModel):
     model: str
     input: str
     result: str = Field(description="the parsed sentences as CoNLL-U")
+    columns: list[str] = Field(description="the names of the ten fields of a token: " + ", ".join(KEYS))
     sentences: list[ParsedSentence]
     svg: list[str] | None = Field(None, description="with draw: one SVG element per sentence")
 
@@ -112,7 +103,7 @@ def create_app(registry: ModelRegistry, max_request_bytes: int = MAX_REQUEST_BYT
             answer = await run_in_threadpool(_parse, model, fields)
         except BarleyError as error:
             return JSONResponse({"error": str(error)}, status_code=400)
-        return JSONResponse(answer)
+        return Response(answer, media_type="application/json")
 
     return BodyLimit(app, max_request_bytes)
 
@@ -165,23 +156,18 @@ def _json_fields(body: bytes) -> dict:
     return value
 
 
-def _parse(model, fields: dict) -> dict:
+def _parse(model, fields: dict) -> bytes:
+    """The JSON answer to a parse request. The structured form is the sentences' token lines
+    as lists of fields (the names given once in ``columns``): a large answer is several
+    times quicker to write and to read than with one object per token."""
     sentences = model.parse(read_input(fields["data"], fields["input"]))
     answer = {"model": model.name, "input": fields["input"],
-              "result": "".join(sentence.to_text() for sentence in sentences),
-              "sentences": [_structured(sentence) for sentence in sentences]}
+              "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
+              "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}
+                            for sentence in sentences]}
     if fields["draw"]:
         answer["svg"] = [svg.draw(render.from_sentence(sentence)) for sentence in sentences]
-    return answer
-
-
-def _structured(sentence: Sentence) -> dict:
-    tokens = []
-    for row in sentence.rows:
-        token = dict(zip(KEYS, row))
-        token["head"] = int(row[HEAD]) if row[HEAD].isdigit() and row[0].isdigit() else None
-        tokens.append(token)
-    return {"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": tokens}
+    return orjson.dumps(answer)  # several times quicker than json on large answers
 
 
 class BodyLimit:
