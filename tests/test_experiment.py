@@ -218,3 +218,24 @@ def test_nivre2008_preset_is_the_seven_parsers_of_table_3(tmp_path):
         "NP-L": ("covington-nonprojective", []), "P-L": ("covington-projective", []),
         "PP-L": ("covington-projective", ["head"]), "P-E": ("arc-eager", []), "PP-E": ("arc-eager", ["head"]),
         "P-S": ("arc-standard", []), "PP-S": ("arc-standard", ["head"])}
+
+
+def test_report_draws_the_sentences_where_the_parsers_differ_most(experiment):
+    from barley.conllu import read
+    from barley.render.differences import LONGEST, SHORTEST, disagreement, read_outputs
+
+    folder, out = experiment
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    page = (out / "report.html").read_text(encoding="utf-8")
+    gold = folder / "test.conllu"
+    outputs = {name: str(out / "runs" / "tiny-tt" / name / "output.conllu") for name in ("P-E", "PP-E")}
+    figures = read_outputs(str(gold), outputs)
+    assert figures, "the two parsers agree on every sentence of the test file"
+    scores = [disagreement(list(pair)) for pair, sentence in zip(zip(*(read(p) for p in outputs.values())), read(gold))
+              if SHORTEST <= len(sentence) <= LONGEST]
+    shown = [int(figure.notes[0].split("disagree on ")[1].split()[0]) for figure in figures]
+    assert shown == sorted(scores, reverse=True)[:len(figures)]
+    section = markdown.split("## tiny-tt\n", 1)[1].split("\n## ", 1)[0]
+    assert "### Where the parsers differ" in section and section.count("(root)") == 3 * len(figures)
+    assert all(f"<figcaption>{figure.caption}</figcaption>" in page for figure in figures)
+    assert 'class="barley-tree"' in page

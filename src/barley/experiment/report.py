@@ -5,7 +5,8 @@ oracle statistics), so it can be rebuilt at any time. Per treebank: the scores
 of every parser with the best value in bold and McNemar's test against the parser
 with the best LAS (Nivre 2008 §6.2 and the other papers use it), accuracy by gold
 arc length (Nilsson, Nivre & Hall 2006, Table 4) and, for transition parsers, the
-abstract running time (Nivre 2009, Fig. 5); across treebanks, the statistics of
+abstract running time (Nivre 2009, Fig. 5) and a few sentences where the parsers
+differ, drawn; across treebanks, the statistics of
 the training data (Nivre 2008, Table 1: NPT, NPS; Gómez-Rodríguez & Nivre 2010,
 Table 1: planarity and ill-nestedness).
 """
@@ -23,8 +24,10 @@ import numpy as np
 from barley import __version__
 from barley.evaluate import PUNCT_MODES, mcnemar
 from barley.experiment import plots
-from barley.experiment.runner import (CORRECT, finished, plan, read_json, result_directory, slug,
+from barley.experiment.runner import (CORRECT, OUTPUT, finished, plan, read_json, result_directory, slug,
                                       treebank_directory, write_bytes)
+from barley.render import differences, text
+from barley.render import html as render_html
 from barley.experiment.spec import METRICS, ParserSpec, Spec
 from barley.oracle_stats import OracleStats
 
@@ -192,7 +195,8 @@ def _punctuation(spec: Spec, results: dict[str, list[Result]]) -> str:
 
 def build(spec: Spec, out: str | Path, failures: list[str] = ()) -> list[tuple]:
     """The report as a list of blocks: ("h", level, text), ("p", text), ("list", items),
-    ("table", headers, rows), ("image", path relative to ``out``, caption). Plots are written here."""
+    ("table", headers, rows), ("image", path relative to ``out``, caption), ("trees", figures of
+    :mod:`barley.render.html`). Plots are written here."""
     out = Path(out)
     results = collect(spec, out)
     can_plot = plots.available()
@@ -227,6 +231,13 @@ def build(spec: Spec, out: str | Path, failures: list[str] = ()) -> list[tuple]:
         missing = [r.parser.name for r in row if r.score is None]
         if missing:
             blocks.append(("p", "Not finished: " + ", ".join(missing) + "."))
+        figures = differing_sentences(out, treebank, row)
+        if figures:
+            blocks.append(("h", 3, "Where the parsers differ"))
+            blocks.append(("p", f"The {len(figures)} sentences of {differences.SHORTEST} to {differences.LONGEST} "
+                                "words on which the parsers disagree most, the gold tree first; wrong heads and "
+                                "labels are marked."))
+            blocks.append(("trees", figures))
         table = arc_length_table(row)
         if table:
             blocks.append(("h", 3, "Accuracy by arc length"))
@@ -256,6 +267,16 @@ def build(spec: Spec, out: str | Path, failures: list[str] = ()) -> list[tuple]:
     return blocks
 
 
+def differing_sentences(out: Path, treebank, row: list[Result]) -> list:
+    """Drawn sentences where the finished parsers of ``row`` differ most (none with fewer than two)."""
+    finished_parsers = [r.parser for r in row if r.score is not None]
+    if len(finished_parsers) < 2:
+        return []
+    gold = treebank.data if treebank.cross_validated else treebank.test
+    return differences.read_outputs(gold, {parser.name: str(result_directory(out, treebank, parser) / OUTPUT)
+                                           for parser in finished_parsers})
+
+
 # --- rendering ---------------------------------------------------------------------------------
 
 def _cell(cell: Cell) -> tuple[str, bool]:
@@ -281,6 +302,11 @@ def to_markdown(blocks: list[tuple]) -> str:
             lines.append("")
         elif kind == "image":
             lines += [f"![{content[1]}]({content[0]})", ""]
+        elif kind == "trees":
+            for figure in content[0]:
+                lines += [f"**{figure.caption}** ({'; '.join(figure.notes)})", "", "```"]
+                lines += [f"{heading}\n{text.draw(drawing)}" for heading, drawing in figure.drawings]
+                lines += ["```", ""]
     return "\n".join(lines)
 
 
@@ -312,6 +338,8 @@ def to_html(blocks: list[tuple], out: Path, title: str) -> str:
             data = base64.b64encode((out / content[0]).read_bytes()).decode("ascii")
             parts.append(f'<figure><img alt="{escape(content[1])}" src="data:image/png;base64,{data}">'
                          f"<figcaption>{escape(content[1])}</figcaption></figure>")
+        elif kind == "trees":
+            parts.extend(render_html.figure(figure) for figure in content[0])
     parts.append("</body></html>")
     return "\n".join(parts)
 
