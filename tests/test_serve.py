@@ -123,7 +123,7 @@ def test_form_upload_raw_body_and_drawings(served):
 def test_models_and_openapi(served):
     _, url, _ = served
     status, models = request(url + "/models")
-    assert status == 200 and models["default_model"] == "toy"
+    assert status == 200 and models["default_model"] == "toy" and models["input_formats"] == ["conllu"]
     assert models["models"][0]["system"] == "arc-eager" and models["models"][0]["training"]["sentences"] == 120
     status, spec = request(url + "/openapi.json")
     assert status == 200 and {"/parse", "/models"} <= set(spec["paths"])
@@ -218,7 +218,8 @@ def test_the_page_in_headless_chromium_draws_the_tree(served, request):
     browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
     try:
         browser.get(url + "/")
-        WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#model option"))
+        WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#input option"))
+        assert browser.find_element(By.ID, "input").get_attribute("value") == "conllu"
         sentence = _unparsed((folder / "test.conllu")).split("\n\n")[0] + "\n"
         box = browser.find_element(By.ID, "data")
         browser.execute_script("arguments[0].value = arguments[1];", box, sentence)
@@ -232,8 +233,16 @@ def test_the_page_in_headless_chromium_draws_the_tree(served, request):
             sorted((h, d) for d, h in enumerate(gold.heads().tolist()) if d)
         assert browser.find_element(By.ID, "conllu").get_attribute("textContent") == gold.to_text()
         assert browser.find_element(By.ID, "download").get_attribute("href").startswith("blob:")
+        downloaded = browser.execute_async_script(  # what the download link holds
+            "const done = arguments[arguments.length - 1];"
+            "fetch(document.getElementById('download').href).then(r => r.text()).then(done);")
+        assert downloaded == gold.to_text()
         shots = Path(os.environ.get("BARLEY_TEST_ARTEFACTS", request.config.rootpath / "test-artefacts"))
         shots.mkdir(parents=True, exist_ok=True)
         assert browser.save_screenshot(str(shots / "serve-page.png"))
+        browser.execute_script("arguments[0].value = arguments[1];", box, "1\tx\n")
+        browser.find_element(By.ID, "parse").click()
+        WebDriverWait(browser, 10).until(lambda b: b.find_element(By.ID, "error").text)
+        assert browser.find_element(By.ID, "error").text.startswith("<request>:1: expected 10 tab-separated columns")
     finally:
         browser.quit()

@@ -15,6 +15,7 @@ from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
 from barley.parser import load
+from barley.service.inputs import INPUT_FORMATS
 
 
 def default_model_path() -> str | None:
@@ -46,7 +47,8 @@ class ServedModel:
                 "system": None if graph else manifest.get("system", {}).get("name"),
                 "decoder": manifest.get("graph", {}).get("decoder") if graph else None,
                 "labels": len(manifest.get("labels", [])), "barley_version": manifest.get("barley_version"),
-                "training": {key: training.get(key) for key in ("data", "sentences", "words", "tags")},
+                "training": {"data": os.path.basename(str(training.get("data", ""))) or None,
+                             **{key: training.get(key) for key in ("sentences", "words", "tags")}},
                 "dev": manifest.get("dev")}
 
 
@@ -87,5 +89,5 @@ class ModelRegistry:
         return model
 
     def describe(self) -> dict:
-        return {"default_model": self.default,
+        return {"default_model": self.default, "input_formats": list(INPUT_FORMATS),
                 "models": [dict(model.describe(), default=name == self.default) for name, model in self.models.items()]}

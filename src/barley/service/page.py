@@ -22,11 +22,11 @@ textarea {{ width: 100%; height: 12em; font-family: monospace; font-size: 12px; 
 </style></head>
 <body><h1>barley: parse and see the trees</h1>
 <form id="form">
-<p>Paste CoNLL-U (HEAD and DEPREL may be <code>_</code>) or open a file:
+<p>Paste the data (CoNLL-U: HEAD and DEPREL may be <code>_</code>) or open a file:
 <input type="file" id="file" accept=".conllu,.conll,.txt"> <button type="button" id="example">example</button></p>
 <textarea id="data" name="data" spellcheck="false" placeholder="1&#9;The&#9;the&#9;DET&#9;..."></textarea>
 <p class="bar"><label>model <select id="model"></select></label>
-<label>input <select id="input"><option value="conllu">CoNLL-U</option></select></label>
+<label>input <select id="input"></select></label>
 <button type="submit" id="parse">parse</button> <span id="status"></span></p>
 </form>
 <div id="error"></div>
@@ -44,6 +44,11 @@ fetch('/models').then(r => r.json()).then(info => {{
     option.textContent = model.name + (model.system ? ' (' + model.system + ')' : '');
     option.selected = model.default;
     $('model').appendChild(option);
+  }}
+  for (const format of info.input_formats) {{
+    const option = document.createElement('option');
+    option.value = option.textContent = format;
+    $('input').appendChild(option);
   }}
 }});
 $('example').onclick = () => {{ $('data').value = example; }};
