@@ -75,6 +75,7 @@ from barley.conllu import COLUMNS, Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
 
 COMPONENTS = {
+    "tokenize": "tokenize:TokenizeComponent",
     "parse": "parse:ParseComponent",
 }
 """Registered component kinds, in the order a pipeline runs them."""

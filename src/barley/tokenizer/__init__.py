@@ -32,7 +32,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from barley import __version__, model_file
 from barley.conllu import MISC, Sentence
 from barley.errors import ModelError
 from barley.learners import rows_to_csr, weight_sums
@@ -41,7 +40,6 @@ from barley.tokenizer import features, spaces
 from barley.tokenizer.multiword import MultiwordExpander
 from barley.tokenizer.treebank_text import INSIDE, SENTENCE_END, TOKEN_END, TextStatistics, paragraphs
 
-KIND = "tokenizer"
 BLOCK_CHARS = 1 << 16
 MAX_TOKEN_CHARS = 500
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\u2029")
@@ -311,7 +309,7 @@ class Tokenizer:
                 word += 1
         return Sentence(comments, rows)
 
-    # ------------------------------------------------------------------ persistence
+    # ------------------------------------------------------------------ model files
     def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
         """JSON parameters and numpy arrays: everything a model file needs (no pickle)."""
         learner_params, arrays = self.learner.to_arrays()
@@ -328,18 +326,6 @@ class Tokenizer:
         learner = LinearLearner.from_arrays(params["learner"], arrays)
         return cls(learner, MultiwordExpander.from_json(params["multiword"]),
                    TokenizerOptions(**params["options"]), params["training"])
-
-    def save(self, path: str) -> None:
-        params, arrays = self.to_arrays()
-        model_file.write(path, {"kind": KIND, "barley_version": __version__, KIND: params}, arrays)
-
-    @classmethod
-    def load(cls, path: str) -> Tokenizer:
-        manifest, arrays = model_file.read(path)
-        if manifest.get("kind") != KIND:
-            raise ModelError(f"not a tokenizer model (its kind is {manifest.get('kind', 'a parser')!r})", path=path,
-                             fix="train one with `barley tokenize-train`")
-        return cls.from_arrays(manifest[KIND], arrays)
 
 
 def _with_end(pieces: Iterable[str]) -> Iterator[str | None]:
