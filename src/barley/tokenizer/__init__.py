@@ -260,8 +260,8 @@ class Tokenizer:
         """Sentences built from blocks; the whitespace between tokens goes into MISC (:mod:`.spaces`)."""
         number = 0
         before = ""  # whitespace not yet given to a token: it goes before the next one
-        previous: Sentence | None = None  # the last sentence, held until we know what follows it
-        previous_after = ""
+        previous: tuple[Sentence, list[str]] | None = None  # the last sentence and its last token's row,
+        previous_after = ""  # held until we know what follows it
         for block in blocks:
             text = block.text
             if not block.sentences:
@@ -271,19 +271,19 @@ class Tokenizer:
                 if k == 0:
                     before += text[:spans[0][0]]
                 if previous is not None:
-                    yield _finish(previous, previous_after + before)
+                    yield _finish(*previous, previous_after + before)
                     previous, previous_after, before = None, "", ""
                 following = (block.sentences[k + 1][0][0] if k + 1 < len(block.sentences) else len(text))
                 number += 1
-                previous = self._sentence(text, spans, following, before, number, opens_paragraph)
+                previous = self._sentence(text, spans, before, number, opens_paragraph)
                 previous_after = text[spans[-1][1]:following]
                 before = ""
         if previous is not None:
-            yield _finish(previous, previous_after + before)
+            yield _finish(*previous, previous_after + before)
 
-    def _sentence(self, text: str, spans: list[tuple[int, int]], following: int, before: str, number: int,
-                  opens_paragraph: bool) -> Sentence:
-        """One sentence; the MISC of its last token is completed by :func:`_finish`."""
+    def _sentence(self, text: str, spans: list[tuple[int, int]], before: str, number: int,
+                  opens_paragraph: bool) -> tuple[Sentence, list[str]]:
+        """One sentence and the row of its last token, whose MISC :func:`_finish` completes."""
         comments = []
         if number == 1:
             comments.append("# newdoc")
@@ -292,22 +292,25 @@ class Tokenizer:
         comments.append(f"# sent_id = {number}")
         comments.append(f"# text = {spaces.normalised(text[spans[0][0]:spans[-1][1]])}")
         rows = []
+        row = None
         word = 1
-        expand = self.multiword.expand
+        expand = self.multiword.expand if self.multiword.expansions or self.multiword.rules else None
+        misc = spaces.misc
         for k, (start, end) in enumerate(spans):
             form = text[start:end]
-            after = text[end:spans[k + 1][0]] if k + 1 < len(spans) else ""
-            misc = spaces.misc(after, before if k == 0 else "")
-            words = expand(form) if self.multiword.expansions or self.multiword.rules else None
+            following = spans[k + 1][0] if k + 1 < len(spans) else end
+            after = " " if following == end + 1 and text[end] == " " else text[end:following]
+            words = expand(form) if expand else None
+            row = [str(word), form, "_", "_", "_", "_", "_", "_", "_", misc(after, before if k == 0 else "")]
+            rows.append(row)
             if words and len(words) > 1:
-                rows.append([f"{word}-{word + len(words) - 1}", form, "_", "_", "_", "_", "_", "_", "_", misc])
+                row[0] = f"{word}-{word + len(words) - 1}"
                 for part in words:
                     rows.append([str(word), part, "_", "_", "_", "_", "_", "_", "_", "_"])
                     word += 1
             else:
-                rows.append([str(word), form, "_", "_", "_", "_", "_", "_", "_", misc])
                 word += 1
-        return Sentence(comments, rows)
+        return Sentence(comments, rows), row
 
     # ------------------------------------------------------------------ model files
     def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
@@ -382,8 +385,7 @@ def _block(text: str, starts: np.ndarray, ends: np.ndarray, ranges: list[tuple[i
     return block
 
 
-def _finish(sentence: Sentence, after: str) -> Sentence:
+def _finish(sentence: Sentence, last_token: list[str], after: str) -> Sentence:
     """Set the whitespace after the sentence's last token (known once the next sentence is found)."""
-    row = spaces.token_rows(sentence)[-1]
-    row[MISC] = spaces.misc(after, spaces.around(row[MISC])[0])
+    last_token[MISC] = spaces.misc(after, spaces.around(last_token[MISC])[0])
     return sentence

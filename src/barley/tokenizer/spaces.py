@@ -40,6 +40,8 @@ def unescape(value: str) -> str:
 
 def misc(after: str, before: str = "") -> str:
     """The MISC value of a token followed by ``after`` (and preceded by ``before``)."""
+    if after == " " and not before:
+        return "_"
     parts = []
     if before:
         parts.append("SpacesBefore=" + escape(before))
