@@ -6,7 +6,8 @@ import sys
 import time
 
 from barley.conllu import read, write
-from barley.parser import load
+from barley.errors import BarleyError
+from barley.pipeline import Pipeline
 
 
 def register(subparsers) -> None:
@@ -17,16 +18,31 @@ def register(subparsers) -> None:
     parser.add_argument("--model", "-m", "-c", required=True, metavar="MODEL", help="model file")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
+    parser.add_argument("--input", choices=("conllu",), default="conllu",
+                        help="what the input is: conllu (CoNLL-U or CoNLL-X, tokenized; the default)")
+    parser.add_argument("--retag", action="store_true",
+                        help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
+                             "where the input has them (by default tags in the input are kept)")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     started = time.perf_counter()
-    parser = load(args.model)
-    write(parser.parse(read(args.input)), args.output)
+    pipeline = Pipeline.load(args.model)
+    if args.retag and "tag" not in pipeline:
+        raise BarleyError(f"--retag: the model {args.model} has no tagger",
+                          fix="leave --retag out, or train a model with --components tag,parse")
+    counted = {"words": 0}
+
+    def counting(sentences):
+        for sentence in sentences:
+            counted["words"] += len(sentence)
+            yield sentence
+
+    write(counting(pipeline.parse(read(args.input), retag=args.retag)), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started
-        stats = parser.stats
-        print(f"barley parse: {stats.summary()}; {seconds:.1f} s, {stats.words / max(seconds, 1e-9):.0f} words/s",
-              file=sys.stderr)
+        words = counted["words"]
+        summary = pipeline.stats.summary() if pipeline.stats is not None else f"{words} words tagged"
+        print(f"barley parse: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s", file=sys.stderr)
     return 0
