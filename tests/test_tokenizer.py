@@ -257,6 +257,28 @@ def test_cli_tokenizes_a_file(model, tmp_path, capsys):
     assert capsys.readouterr().out.count("# sent_id") == 1
 
 
+def test_train_and_parse_from_text_through_the_pipeline(treebank, tmp_path, capsys):
+    model = tmp_path / "pipeline.barley"
+    assert main(["train", "--train", str(treebank), "--components", "tokenize,tag,parse", "--no-jackknife",
+                 "--seed", "1", "--model", str(model)]) == 0
+    source = tmp_path / "in.txt"
+    source.write_text("Juan vio la casa del rey. Ana come!\n\nPedro lee.\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["parse", "--model", str(model), "--input", "text", str(source), "-q"]) == 0
+    sentences = list(read_lines(capsys.readouterr().out.split("\n")))
+    assert [len(s.words) for s in sentences] == [8, 3, 3]
+    assert all(word[3] != "_" and word[6] != "_" for s in sentences for word in s.words)
+    assert spaces.text_of(sentences) == source.read_text(encoding="utf-8")
+    source.write_text("Juan vio del rey .\nAna come\n", encoding="utf-8")
+    assert main(["parse", "--model", str(model), "--input", "tokenized", str(source), "-q"]) == 0
+    assert [len(s.words) for s in read_lines(capsys.readouterr().out.split("\n"))] == [6, 2]
+    parser_only = tmp_path / "parser.barley"
+    assert main(["train", "--train", str(treebank), "--model", str(parser_only), "--seed", "1"]) == 0
+    capsys.readouterr()
+    assert main(["parse", "--model", str(parser_only), "--input", "text", str(source)]) == 2
+    assert "no tokenizer" in capsys.readouterr().err
+
+
 def test_cli_bad_input(model, tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"Juan vio\nla casa \xff\xfe del rey.\n")

@@ -8,6 +8,8 @@ import time
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.pipeline import Pipeline
+from barley.tokenizer import INPUTS
+from barley.tokenizer.reading import text_pieces
 
 
 def register(subparsers) -> None:
@@ -18,8 +20,11 @@ def register(subparsers) -> None:
     parser.add_argument("--model", "-m", "-c", required=True, metavar="MODEL", help="model file")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
-    parser.add_argument("--input", choices=("conllu",), default="conllu",
-                        help="what the input is: conllu (CoNLL-U or CoNLL-X, tokenized; the default)")
+    parser.add_argument("--input", dest="input_format", choices=("conllu", *INPUTS), default="conllu",
+                        help="what the input is: conllu (CoNLL-U or CoNLL-X, tokenized; the default), text "
+                             "(UTF-8 plain text, paragraphs separated by blank lines) or tokenized (one sentence "
+                             "per line, tokens separated by spaces); text and tokenized need a model with a "
+                             "tokenizer (--components tokenize,...)")
     parser.add_argument("--retag", action="store_true",
                         help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
                              "where the input has them (by default tags in the input are kept)")
@@ -39,7 +44,11 @@ def run(args) -> int:
             counted["words"] += len(sentence)
             yield sentence
 
-    write(counting(pipeline.parse(read(args.input), retag=args.retag)), args.output)
+    if args.input_format == "conllu":
+        sentences = read(args.input)
+    else:
+        sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
+    write(counting(pipeline.parse(sentences, retag=args.retag)), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started
         words = counted["words"]

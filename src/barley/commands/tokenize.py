@@ -6,7 +6,6 @@ import sys
 import time
 
 from barley.conllu import write
-from barley.errors import BarleyError
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
 from barley.tokenizer.reading import text_pieces
@@ -32,9 +31,6 @@ def register(subparsers) -> None:
 def run(args) -> int:
     started = time.perf_counter()
     pipeline = Pipeline.load(args.model)
-    if "tokenize" not in pipeline:
-        raise BarleyError(f"this model has no tokenizer (its components: {', '.join(pipeline.names)})",
-                          path=args.model, fix="train one with `barley train --components tokenize,...`")
     counts = {"sentences": 0, "words": 0}
 
     def counted(sentences):
@@ -43,7 +39,7 @@ def run(args) -> int:
             counts["words"] += len(sentence.words)
             yield sentence
 
-    sentences = pipeline["tokenize"].tokenize(text_pieces(args.input), input=args.input_format)
+    sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
     write(counted(sentences), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started

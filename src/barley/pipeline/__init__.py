@@ -165,6 +165,18 @@ class Pipeline:
 
     # --- running ---------------------------------------------------------------------
 
+    def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
+        """Sentences of ``text`` (a str, or str pieces read as they come) from the pipeline's tokenizer.
+
+        ``input``: ``"text"`` (paragraphs separated by blank lines) or ``"tokenized"`` (one
+        sentence per line, tokens separated by spaces). :meth:`parse` then analyses them.
+        """
+        tokenizers = [c for c in self.components if c.consumes == "text"]
+        if not tokenizers:
+            raise BarleyError("this model has no tokenizer, so it cannot read plain text",
+                              fix="give tokenized sentences (CoNLL-U), or train with --components tokenize,...")
+        return tokenizers[0].tokenize(text, input=input)
+
     def parse(self, data: str | Iterable[Sentence], retag: bool = False) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
@@ -172,14 +184,7 @@ class Pipeline:
         :func:`barley.read`), annotated in place. Columns a tagger writes are kept where a
         sentence already has them, unless ``retag``.
         """
-        if isinstance(data, str):
-            tokenizers = [c for c in self.components if c.consumes == "text"]
-            if not tokenizers:
-                raise BarleyError("this model has no tokenizer, so it cannot read plain text",
-                                  fix="give tokenized sentences (CoNLL-U), or train with a tokenizer component")
-            sentences = tokenizers[0].tokenize(data)
-        else:
-            sentences = data
+        sentences = self.tokenize(data) if isinstance(data, str) else data
         written: set[str] = set()
         for component in self.components:
             if component.consumes == "text":
