@@ -45,6 +45,7 @@ MAX_TOKEN_CHARS = 500
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\u2029")
 _TOKEN = re.compile(r"\S+")
 _IMPOSSIBLE = np.float32(-1e9)
+HELD_OUT = 0.1  # the last part of the training text, on which the sentence-end threshold is tuned
 INPUTS = ("text", "tokenized")
 
 
@@ -54,6 +55,7 @@ class TokenizerOptions:
     C: float = 0.1  # liblinear's cost of a training error
     solver: str = "svm"
     max_sentence_tokens: int = 250
+    tune_sentence_end: bool = True  # tune the sentence-end threshold on held-out text (trains twice)
 
 
 def _stderr(message: str) -> None:
@@ -70,8 +72,10 @@ class _Block:
 
 class Tokenizer:
     def __init__(self, learner: LinearLearner, multiword: MultiwordExpander,
-                 options: TokenizerOptions | None = None, training: dict | None = None):
+                 options: TokenizerOptions | None = None, training: dict | None = None,
+                 sentence_threshold: float = 0.0):
         self.learner = learner
+        self.sentence_threshold = sentence_threshold  # subtracted from the sentence-end score
         self.multiword = multiword
         self.options = options or TokenizerOptions()
         self.training = training or {}
@@ -104,8 +108,17 @@ class Tokenizer:
             f"{stats.mismatched_text} with a # text the forms are not found in")
         X = rows_to_csr(id_chunks, 1 << options.bits)
         del id_chunks
+        y = labels.astype(np.int64)
+        threshold = 0.0
+        held = int(len(y) * (1 - HELD_OUT))
+        if options.tune_sentence_end and np.count_nonzero(y[held:] == SENTENCE_END) >= 10:
+            probe = LinearLearner(solver=options.solver, C=options.C)
+            probe.fit(X[:held], y[:held], n_classes=3, seed=seed)
+            threshold, tuned, untuned = _sentence_threshold(probe, X[held:], y[held:])
+            log(f"tokenizer: sentence-end threshold {threshold:+.3f} (held-out {HELD_OUT:.0%} of the text: "
+                f"sentence-end F1 among the token ends {untuned:.2f} at 0, {tuned:.2f} tuned)")
         learner = LinearLearner(solver=options.solver, C=options.C)
-        learner.fit(X, labels.astype(np.int64), n_classes=3, seed=seed)
+        learner.fit(X, y, n_classes=3, seed=seed)
         del X
         multiword = MultiwordExpander.train(sentences)
         log(f"tokenizer: trained in {time.perf_counter() - started:.1f} s; "
@@ -114,7 +127,7 @@ class Tokenizer:
         training = {"sentences": stats.sentences, "characters": characters,
                     "rebuilt_without_text": stats.without_text, "rebuilt_mismatched_text": stats.mismatched_text,
                     "paragraph_marks": sorted(stats.marks)}
-        return cls(learner, multiword, options, training)
+        return cls(learner, multiword, options, training, threshold)
 
     # ------------------------------------------------------------------ segmenting
     def _labels(self, text: str, ends_paragraph: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -137,6 +150,7 @@ class Tokenizer:
         scores = np.full((len(solid), 3), _IMPOSSIBLE, dtype=np.float32)
         for label, column in self._columns:
             scores[:, label] = sums[:, column]
+        scores[:, SENTENCE_END] -= self.sentence_threshold
         before_space = np.r_[space[1:], True][solid]
         scores[before_space, INSIDE] = _IMPOSSIBLE
         best = scores.argmax(axis=1).astype(np.int8)
@@ -318,6 +332,7 @@ class Tokenizer:
         learner_params, arrays = self.learner.to_arrays()
         params = {"options": asdict(self.options), "learner": learner_params,
                   "multiword": self.multiword.to_json(), "training": self.training,
+                  "sentence_threshold": self.sentence_threshold,
                   "feature_templates": features.N_TEMPLATES}
         return params, arrays
 
@@ -328,7 +343,29 @@ class Tokenizer:
                              fix="train the tokenizer again with this version of barley")
         learner = LinearLearner.from_arrays(params["learner"], arrays)
         return cls(learner, MultiwordExpander.from_json(params["multiword"]),
-                   TokenizerOptions(**params["options"]), params["training"])
+                   TokenizerOptions(**params["options"]), params["training"], params["sentence_threshold"])
+
+
+def _sentence_threshold(learner: LinearLearner, X, y: np.ndarray) -> tuple[float, float, float]:
+    """The sentence-end threshold that maximises sentence-end F1 over the gold token ends of ``X``.
+
+    Returns the threshold, the F1 it gives and the F1 of threshold 0 (in percent).
+    """
+    sums = np.asarray(X @ learner.weights[:-1]) + learner.bias
+    column = {int(label): k for k, label in enumerate(learner.classes)}
+    if TOKEN_END not in column or SENTENCE_END not in column:
+        return 0.0, 0.0, 0.0
+    token_ends = y != INSIDE
+    margin = (sums[:, column[SENTENCE_END]] - sums[:, column[TOKEN_END]])[token_ends]
+    gold = y[token_ends] == SENTENCE_END
+    order = np.argsort(-margin, kind="stable")
+    found = np.cumsum(gold[order])
+    f1 = 2 * found / (np.arange(1, len(order) + 1) + gold.sum())
+    best = int(np.argmax(f1))
+    following = margin[order[best + 1]] if best + 1 < len(order) else margin[order[best]] - 1
+    threshold = float((margin[order[best]] + following) / 2)
+    untuned = 2 * np.count_nonzero(gold & (margin > 0)) / max(np.count_nonzero(margin > 0) + gold.sum(), 1)
+    return threshold, 100 * float(f1[best]), 100 * float(untuned)
 
 
 def _with_end(pieces: Iterable[str]) -> Iterator[str | None]:

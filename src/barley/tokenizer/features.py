@@ -11,7 +11,9 @@ surrounds i. The templates, each hashed into one of ``2**bits`` feature ids:
 * the chunk's first 4 characters (``http``, ``www.``) with the character at i, and the set of
   character classes in the chunk with its length, the character at i and the distance to the end;
 * the first 6 characters of the next chunk and the class of its first character (the
-  capital after a full stop).
+  capital after a full stop);
+* at the last character of a chunk: the chunk with the next one, and the previous one with it
+  (word pairs, for sentence ends that punctuation does not mark).
 
 Every template is a loop over a handful of offsets of whole arrays, never a loop over
 characters, so a text of n characters costs a few dozen numpy passes over n. All
@@ -117,8 +119,9 @@ def extract(text: str, bits: int, encoded: tuple[np.ndarray, np.ndarray] | None 
                     for k in range(PREFIX - 1, -1, -1)])
     after = _fold([np.where(index + k < end, codes[np.minimum(index + k, len(codes) - 1)], 0)
                    for k in range(1, PREFIX + 1)])
-    whole = _fold([np.where(start + k < end, codes[np.minimum(start + k, len(codes) - 1)], 0)
-                   for k in range(WHOLE)])
+    words = _fold([np.where(starts + k < ends, codes[np.minimum(starts + k, len(codes) - 1)], 0)
+                   for k in range(WHOLE)])  # per chunk
+    whole = words[chunk_of]
     distance = np.minimum(end - 1 - index, 4).astype(np.uint64)
     following = np.minimum(chunk_of + 1, len(starts) - 1)
     has_next = (chunk_of + 1 < len(starts))
@@ -139,6 +142,11 @@ def extract(text: str, bits: int, encoded: tuple[np.ndarray, np.ndarray] | None 
     templates.append(upcoming)
     templates.append(next_class)
     templates.append(_fold([next_class, at(codes, 0), distance]))
+    last = inside & (distance == 0)  # the last character of its chunk: word pairs across the space
+    next_word = np.where(has_next, words[following], 0)
+    previous_word = np.where(chunk_of >= 1, words[np.maximum(chunk_of - 1, 0)], 0)
+    templates.append(np.where(last, _fold([whole, next_word]), 0))
+    templates.append(np.where(last, _fold([previous_word, whole]), 0))
 
     ids = np.empty((n, len(templates)), dtype=np.int32)
     shift = np.uint64(64 - bits)
@@ -148,4 +156,4 @@ def extract(text: str, bits: int, encoded: tuple[np.ndarray, np.ndarray] | None 
     return ids
 
 
-N_TEMPLATES = 7 + 5 + 4 + 2 + 8
+N_TEMPLATES = 7 + 5 + 4 + 2 + 10

@@ -13,14 +13,17 @@ Learned from the training treebank's range lines (``3-4  don't`` over ``do`` and
   its suffix when most training forms with that ending (longer than it) were split by
   it; the longest reliable suffix wins.
 
-Case is carried over from the surface form: an expansion learned in lower case
-gets the capital of ``Don't`` on its first word, and all capitals for ``DON'T``.
+Case is carried over from the surface form: words that spell the form are cut out
+of it (``NASA's`` → ``NASA`` ``'s``); other expansions learned in lower case get the
+capital of ``Don't`` on their first word, and all capitals for ``DON'T``.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+
+import numpy as np
 
 from barley.conllu import FORM, ID, Sentence
 
@@ -90,7 +93,12 @@ class MultiwordExpander:
                     stem = surface[:-length]
                     return [stem + _cased([rule[0]], surface[-length:])[0] if rule[0] else stem,
                             _cased([rule[1]], surface[-length:])[0]]
-        return None if words is None else _cased(list(words), surface)
+        if words is None:
+            return None
+        if sum(map(len, words)) == len(surface) and "".join(words) == key:  # the words spell the surface:
+            cuts = np.cumsum([0, *map(len, words)])  # cut the surface itself, keeping its case (McDonald s)
+            return [surface[a:b] for a, b in zip(cuts, cuts[1:])]
+        return _cased(list(words), surface)
 
     def to_json(self) -> dict:
         return {"expansions": self.expansions, "rules": self.rules, "single": sorted(self.single)}
