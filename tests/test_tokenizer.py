@@ -173,8 +173,8 @@ def test_a_saved_model_tokenizes_the_same(tokenizer, model):
     assert [s.to_text() for s in loaded.tokenize(text)] == [s.to_text() for s in tokenizer.tokenize(text)]
 
 
-ODD_TEXT = st.text(st.sampled_from(list("abc Juan del.,!?'s\n\t\r\xa0\u2003\x00\x07\x1b\u2028\u2029é😀")) | st.characters(),
-                   max_size=300)
+ODD_TEXT = st.text(st.sampled_from(list("abc Juan del.,!?'s\n\t\r\xa0\u2003\x00\x07\x1b\u2028\u2029é😀"))
+                   | st.characters(), max_size=300)
 
 
 @settings(max_examples=80, deadline=None)

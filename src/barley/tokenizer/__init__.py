@@ -71,6 +71,8 @@ class _Block:
 
 
 class Tokenizer:
+    """A trained tokenizer: boundary classifier, sentence-end threshold, multiword expander."""
+
     def __init__(self, learner: LinearLearner, multiword: MultiwordExpander,
                  options: TokenizerOptions | None = None, training: dict | None = None,
                  sentence_threshold: float = 0.0):
@@ -183,7 +185,7 @@ class Tokenizer:
             if cut > first:
                 ranges.extend(self._bounded(first, cut, token_margins))
             first = cut
-        return _block(text, starts, ends, ranges, opens_paragraph)
+        return _sentence_spans(text, starts, ends, ranges, opens_paragraph)
 
     def _bounded(self, first: int, last: int, margins: np.ndarray) -> list[tuple[int, int]]:
         """Tokens first..last-1 as sentences of at most ``max_sentence_tokens`` tokens each."""
@@ -410,8 +412,9 @@ def _bounded_tokens(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, n
     return np.concatenate(new_starts), np.concatenate(new_ends)
 
 
-def _block(text: str, starts: np.ndarray, ends: np.ndarray, ranges: list[tuple[int, int]],
+def _sentence_spans(text: str, starts: np.ndarray, ends: np.ndarray, ranges: list[tuple[int, int]],
            opens_paragraph: bool) -> _Block:
+    """The block of sentences given as ranges of token indices."""
     starts, ends = starts.tolist(), ends.tolist()
     block = _Block(text, [], [])
     for first, last in ranges:

@@ -132,7 +132,8 @@ def extract(text: str, bits: int, encoded: tuple[np.ndarray, np.ndarray] | None 
     next_class = np.where(has_next, classes[next_start], BORDER)
     head = _fold([np.where(starts + k < ends, codes[np.minimum(starts + k, len(codes) - 1)], 0)
                   for k in range(HEAD)])  # per chunk
-    kinds = np.bitwise_or.reduceat(np.where(space, np.uint64(0), np.uint64(1) << classes), starts) if len(starts) else np.zeros(0, np.uint64)
+    class_bits = np.where(space, np.uint64(0), np.uint64(1) << classes)
+    kinds = np.bitwise_or.reduceat(class_bits, starts)  # per chunk: which classes it has
     kinds |= np.minimum(ends - starts, 15).astype(np.uint64) << np.uint64(8)
     templates.append(np.where(inside, _fold([head[chunk_of], at(codes, 0)]), 0))
     templates.append(np.where(inside, _fold([kinds[chunk_of], at(codes, 0), distance]), 0))

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from barley.conllu import FORM, ID, MISC, Sentence
+from barley.conllu import FORM, MISC, Sentence
+from barley.tokenizer.spaces import token_rows
 
 INSIDE, TOKEN_END, SENTENCE_END = 0, 1, 2
 
@@ -61,19 +62,7 @@ def comment_value(sentence: Sentence, key: str) -> str | None:
 
 def surface_tokens(sentence: Sentence) -> list[tuple[str, bool]]:
     """``(form, space_after)`` of every token: multiword tokens once, their words not at all."""
-    tokens = []
-    covered = 0
-    for row in sentence.rows:
-        token_id = row[ID]
-        if "." in token_id:
-            continue
-        first, dash, last = token_id.partition("-")
-        if dash:
-            covered = int(last)
-        elif int(token_id) <= covered:
-            continue
-        tokens.append((row[FORM], "SpaceAfter=No" not in row[MISC].split("|")))
-    return tokens
+    return [(row[FORM], "SpaceAfter=No" not in row[MISC].split("|")) for row in token_rows(sentence)]
 
 
 def _aligned(text: str, tokens: list[tuple[str, bool]]) -> list[tuple[int, int]] | None:
