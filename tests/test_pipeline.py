@@ -9,7 +9,7 @@ import pytest
 import barley
 import toy_language
 from barley import model_file
-from barley.conllu import DEPREL, HEAD, UPOS, read
+from barley.conllu import DEPREL, FEATS, HEAD, LEMMA, UPOS, XPOS, read
 from barley.errors import BarleyError, InputError
 from barley.parser import Parser, train
 from barley.pipeline import COMPONENTS, Pipeline, check_options, component_class, folds, ordered
@@ -109,3 +109,55 @@ def test_a_pipeline_without_a_tagger_refuses_untagged_input_and_plain_text(toy, 
         list(pipeline.parse(sentences))
     with pytest.raises(BarleyError, match="no tokenizer"):
         list(pipeline.parse("The dog sees a cat."))
+
+
+def _untagged(source, target):
+    sentences = list(read(source))
+    for sentence in sentences:
+        for word in sentence.words:
+            word[UPOS] = word[XPOS] = word[FEATS] = word[LEMMA] = "_"
+    barley.write(sentences, target)
+
+
+def test_the_command_line_trains_describes_and_runs_a_pipeline(toy, tmp_path, capsys):
+    from barley import cli
+
+    model = tmp_path / "tp.barley"
+    assert cli.main(["train", "--train", str(toy / "train.conllu"), "--components", "tag,parse",
+                     "--jackknife", "2", "--dev", str(toy / "test.conllu"), "--seed", "1",
+                     "--model", str(model)]) == 0
+    assert "jackknife fold 2/2" in capsys.readouterr().err
+    assert cli.main(["info", str(model)]) == 0
+    shown = capsys.readouterr().out
+    assert "components:  tag, parse" in shown and "2 folds" in shown and "dev:" in shown and "LAS" in shown
+    _untagged(toy / "test.conllu", tmp_path / "untagged.conllu")
+    assert cli.main(["parse", "--model", str(model), "--input", "conllu", str(tmp_path / "untagged.conllu"),
+                     "-o", str(tmp_path / "out.conllu")]) == 0
+    out = list(read(tmp_path / "out.conllu"))
+    gold = list(read(toy / "test.conllu"))
+    words = [(g, o) for gs, os_ in zip(gold, out) for g, o in zip(gs.words, os_.words)]
+    assert sum(g[UPOS] == o[UPOS] and g[HEAD] == o[HEAD] for g, o in words) >= 0.95 * len(words)
+
+
+def test_the_command_line_refuses_what_does_not_fit(toy, tmp_path, capsys):
+    from barley import cli
+
+    train_file, model = str(toy / "train.conllu"), str(tmp_path / "m.barley")
+    cases = [
+        (["--components", "tag,lemmatise"], "unknown pipeline component 'lemmatise'"),
+        (["--components", "tag", "--system", "swap-lazy"], "--system: parser options, but --components has no parse"),
+        (["--jackknife", "3"], "--jackknife and --no-jackknife apply to pipelines"),
+        (["--components", "tag,parse", "--jackknife", "0"], "--jackknife needs at least 2 folds"),
+    ]
+    for extra, message in cases:
+        assert cli.main(["train", "--train", train_file, "--model", model, *extra]) == 2
+        error = capsys.readouterr().err
+        assert message in error and error.count("\n") == 1, error
+    assert cli.main(["train", "--train", train_file, "--model", model]) == 0  # a parser alone
+    capsys.readouterr()
+    assert cli.main(["parse", "--model", model, "--retag", str(toy / "test.conllu")]) == 2
+    assert "has no tagger" in capsys.readouterr().err
+    _untagged(toy / "test.conllu", tmp_path / "untagged.conllu")
+    assert cli.main(["parse", "--model", model, str(tmp_path / "untagged.conllu")]) == 2
+    error = capsys.readouterr().err
+    assert "untagged.conllu:1: this sentence has no UPOS" in error and error.count("\n") == 1

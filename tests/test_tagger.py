@@ -68,6 +68,13 @@ def test_the_tagger_learns_the_toy_language(toy):
                for j in (0, 1, 6, 7, 8, 9))
 
 
+def test_tagging_in_batches_and_one_by_one_agree(toy):
+    tagger = Tagger.train(list(read(toy / "train.conllu")), dict(Tagger.OPTIONS), seed=1, log=lambda _: None)
+    together = [s.to_text() for s in tagger.process([s.copy() for s in read(toy / "test.conllu")])]
+    alone = [next(tagger.process([s.copy()])).to_text() for s in read(toy / "test.conllu")]
+    assert together == alone
+
+
 def test_unknown_words_are_tagged_and_lemmatized_from_their_affixes(toy):
     tagger = Tagger.train(list(read(toy / "train.conllu")), dict(Tagger.OPTIONS), seed=1, log=lambda _: None)
     sentence = next(read(toy / "test.conllu")).copy()

@@ -299,6 +299,8 @@ class Pipeline:
                     if jackknife:
                         log(f"fewer sentences than folds: {name} learns from gold columns")
                     data = [s.copy() for s in sentences]
+            if name in jackknifed and "tags" in kind.OPTIONS:  # recorded in its own manifest too
+                options[name]["tags"] = "predicted"
             log(f"[{name}] training")
             component_started = time.perf_counter()
             trained.append(kind.train(data, options[name], seed=seed, log=_prefixed(name, log)))

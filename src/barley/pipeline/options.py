@@ -51,7 +51,7 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
     elif _parser_options_set(args):
         raise BarleyError(f"{', '.join(_parser_options_set(args))}: parser options, but --components has no parse",
                           fix="add parse to --components or leave these options out")
-    jackknife = None if args.no_jackknife else args.jackknife or DEFAULT_JACKKNIFE
+    jackknife = None if args.no_jackknife else DEFAULT_JACKKNIFE if args.jackknife is None else args.jackknife
     pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
                               seed=1 if args.seed is None else args.seed, record_time=args.seed is None)
     if args.dev:

@@ -6,8 +6,11 @@ Tags: one linear classifier per column (barley's liblinear learner,
 split, :class:`SplitLearner`: one classifier per predicted UPOS, few values each), over sparse binary features of the word and its
 window — the form, its lower case, prefixes up to 4 and suffixes up to 5 characters,
 its shape (``Xxxx``, ``dd``) and the forms, suffixes and shapes of the words around it
-(Giménez & Màrquez's SVMTool and Toutanova et al. 2003 use such features). An unknown
-word is tagged from its affixes, shape and context, which are the same features.
+(Giménez & Màrquez's SVMTool and Toutanova et al. 2003 use such features), and the UPOS
+predicted for the two words before it: UPOS is tagged greedily left to right
+(Ratnaparkhi 1996), trained on the gold tags before each word, all sentences of a batch
+advancing in lockstep. An unknown word is tagged from its affixes, shape and context,
+which are the same features.
 Feature keys are 64-bit hashes of the feature's text (deterministic, unlike
 Python's ``hash``); training keeps the keys seen (:class:`FeatureIndex`).
 
@@ -94,6 +97,33 @@ def pair(a: np.ndarray, b: np.ndarray, salt: int) -> np.ndarray:
     return np.where((a >= 0) & (b >= 0), mix((combined & MASK).astype(np.int64), salt + 1), -1)
 
 
+def layout(sentences: list[Sentence]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(lengths, first, position)``: each sentence's length and first word's row, each word's
+    position in its sentence (rows in sentence then word order)."""
+    lengths = np.array([len(s) for s in sentences], dtype=np.int64)
+    first = np.cumsum(lengths) - lengths
+    return lengths, first, np.arange(int(lengths.sum())) - np.repeat(first, lengths)
+
+
+HISTORY_SLOTS = 4
+BEGIN_TAG = hash_key("t=<s>")
+
+
+def history_keys(previous: np.ndarray, before: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Keys of the UPOS of the two words before (keys of ``t=TAG``, :data:`BEGIN_TAG` at the
+    start), alone, together, and with the word's own lower case and 3-letter suffix (rows of
+    ``own``, the word's keys); the tagger reads them left to right (Ratnaparkhi 1996)."""
+    return np.stack([mix(previous, 60), pair(previous, before, 62), pair(previous, own[:, LOWER], 64),
+                     pair(previous, own[:, SUFFIX3], 66)], axis=1)
+
+
+def gold_history(keys: np.ndarray, tag_keys: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """:func:`history_keys` from known tags (training): ``tag_keys`` one per word."""
+    previous = np.where(position >= 1, np.roll(tag_keys, 1), BEGIN_TAG)
+    before = np.where(position >= 2, np.roll(tag_keys, 2), BEGIN_TAG)
+    return history_keys(previous, before, keys)
+
+
 class WordFeatures:
     """Feature keys of every word of a batch of sentences: its type and its window."""
 
@@ -102,21 +132,22 @@ class WordFeatures:
     def __init__(self):
         self.cache: dict[str, np.ndarray] = {}
 
-    def _rows(self, forms: list[str]) -> np.ndarray:
-        if len(self.cache) > CACHE_LIMIT:
-            self.cache.clear()
-        cache = self.cache
-        return np.stack([cache[f] if f in cache else cache.setdefault(f, type_keys(f)) for f in forms])
+    def row(self, form: str) -> np.ndarray:
+        """The type keys of ``form`` (remembered)."""
+        found = self.cache.get(form)
+        if found is None:
+            if len(self.cache) > CACHE_LIMIT:
+                self.cache.clear()
+            found = self.cache[form] = type_keys(form)
+        return found
 
     def keys(self, sentences: list[Sentence]) -> np.ndarray:
         """(words × slots) int64 keys, -1 for none; rows in sentence then word order."""
         forms = [word[FORM] for sentence in sentences for word in sentence.words]
         types: dict[str, int] = {self.BOS: 0, self.EOS: 1}
         type_of = np.fromiter((types.setdefault(f, len(types)) for f in forms), dtype=np.int64, count=len(forms))
-        table = self._rows(list(types))
-        lengths = np.array([len(s) for s in sentences], dtype=np.int64)
-        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-        position = np.arange(len(forms)) - starts
+        table = np.stack([self.row(form) for form in types])
+        lengths, _, position = layout(sentences)
         length = np.repeat(lengths, lengths)
 
         def neighbour(offset: int) -> np.ndarray:
@@ -152,8 +183,8 @@ class Tagger:
 
     def __init__(self, index: FeatureIndex, classifiers: dict[str, LinearLearner], values: dict[str, list[str]],
                  lemmas: dict[tuple[str, str], str], form_lemmas: dict[str, str], rules: list[str],
-                 lemma_index: FeatureIndex, lemma_classifier: LinearLearner | None, options: dict,
-                 manifest: dict | None = None):
+                 lemma_index: FeatureIndex, lemma_classifier: LinearLearner | None,
+                 options: dict, manifest: dict | None = None):
         self.index = index
         self.classifiers = classifiers
         self.values = values
@@ -165,6 +196,7 @@ class Tagger:
         self.options = options
         self.manifest = manifest or {}
         self.features = WordFeatures()
+        self.tag_keys = np.array([hash_key(f"t={value}") for value in values["UPOS"]], dtype=np.int64)
 
     # --- tagging ---------------------------------------------------------------------
 
@@ -184,18 +216,42 @@ class Tagger:
         words = [word for sentence in batch for word in sentence.words]
         if not words:
             return batch
-        ids = self.index.ids(self.features.keys(batch))
-        upos = None
-        for column in TAG_COLUMNS:  # UPOS first: the others split by it
-            classifier = self.classifiers[column]
-            best = classifier.scores(ids, split_values=upos).argmax(axis=1)
-            upos = best if upos is None else upos
+        keys = self.features.keys(batch)
+        upos = self._upos_left_to_right(batch, keys)
+        ids = self.index.ids(np.hstack([keys, history_keys(*self._history_of(upos, batch), keys)]))
+        for column, predicted in (("UPOS", upos), ("XPOS", None), ("FEATS", None)):
+            if predicted is None:
+                predicted = self.classifiers[column].scores(ids, split_values=upos).argmax(axis=1)
             values = self.values[column]
             index = TAG_COLUMNS[column]
-            for word, value in zip(words, best.tolist()):
+            for word, value in zip(words, predicted.tolist()):
                 word[index] = values[value]
         self._lemmatize(words)
         return batch
+
+    def _history_of(self, upos: np.ndarray, batch: list[Sentence]) -> tuple[np.ndarray, np.ndarray]:
+        _, _, position = layout(batch)
+        tag_keys = self.tag_keys[upos]
+        return (np.where(position >= 1, np.roll(tag_keys, 1), BEGIN_TAG),
+                np.where(position >= 2, np.roll(tag_keys, 2), BEGIN_TAG))
+
+    def _upos_left_to_right(self, batch: list[Sentence], keys: np.ndarray) -> np.ndarray:
+        """Greedy UPOS, position by position, all sentences of the batch in lockstep: the
+        window's scores once, then at each position those of the tags just predicted."""
+        classifier = self.classifiers["UPOS"]
+        none = self.index.size
+        without = np.hstack([keys, np.full((len(keys), HISTORY_SLOTS), -1, dtype=np.int64)])
+        window = classifier.scores(self.index.ids(without))
+        bias = classifier.scores(np.full((1, 1), none, dtype=np.int64))
+        lengths, first, _ = layout(batch)
+        upos = np.zeros(len(keys), dtype=np.int64)
+        for t in range(int(lengths.max(initial=0))):
+            rows = first[lengths > t] + t
+            previous = self.tag_keys[upos[rows - 1]] if t >= 1 else np.full(len(rows), BEGIN_TAG)
+            before = self.tag_keys[upos[rows - 2]] if t >= 2 else np.full(len(rows), BEGIN_TAG)
+            history = self.index.ids(history_keys(previous, before, keys[rows]))
+            upos[rows] = (window[rows] + classifier.scores(history) - bias).argmax(axis=1)
+        return upos
 
     def _lemmatize(self, words: list[list[str]]) -> None:
         unknown: list[list[str]] = []
@@ -226,12 +282,16 @@ class Tagger:
     @classmethod
     def train(cls, sentences: list[Sentence], options: dict, *, seed: int, log: Callable[[str], None]) -> Tagger:
         started = time.perf_counter()
-        features = WordFeatures()
-        keys = features.keys(sentences)
+        words = [word for sentence in sentences for word in sentence.words]
+        keys = WordFeatures().keys(sentences)
+        upos_values = list(dict.fromkeys(word[UPOS] for word in words))
+        tag_keys = np.array([hash_key(f"t={value}") for value in upos_values], dtype=np.int64)
+        upos_of = {value: i for i, value in enumerate(upos_values)}
+        gold = tag_keys[np.fromiter((upos_of[word[UPOS]] for word in words), dtype=np.int64, count=len(words))]
+        keys = np.hstack([keys, gold_history(keys, gold, layout(sentences)[2])])
         index = FeatureIndex.fit(keys, options["min_feature_count"])
         X = rows_to_csr(index.ids(keys), index.size)
         del keys
-        words = [word for sentence in sentences for word in sentence.words]
         log(f"{len(words)} words, {index.size} features ({time.perf_counter() - started:.1f} s)")
         classifiers, values = {}, {}
         upos_ids = None
@@ -298,7 +358,8 @@ class Tagger:
         manifest = dict(self.manifest)
         manifest.update({"options": self.options, "values": self.values, "rules": self.rules,
                          "lemmas": [[form, upos, lemma] for (form, upos), lemma in self.lemmas.items()],
-                         "form_lemmas": self.form_lemmas, "classifiers": {}})
+                         "form_lemmas": self.form_lemmas,
+                         "classifiers": {}})
         arrays = {"feature_keys": self.index.keys, "lemma_feature_keys": self.lemma_index.keys}
         for column, classifier in self.classifiers.items():
             params, classifier_arrays = classifier.to_arrays()
@@ -344,8 +405,7 @@ def _lemma_tables(words: list[list[str]]) -> tuple[dict, dict, list]:
 def lemma_keys(words: list[list[str]], features: WordFeatures) -> np.ndarray:
     """Features for choosing a lemma rule: the form's type features alone and with its UPOS,
     its UPOS and FEATS."""
-    types = np.stack([features.cache.get(w[FORM]) if w[FORM] in features.cache else type_keys(w[FORM])
-                      for w in words])
+    types = np.stack([features.row(w[FORM]) for w in words])
     upos = np.array([hash_key(f"u={w[UPOS]}") for w in words], dtype=np.int64)
     feats = np.array([hash_key(f"f={w[UPOS]}/{w[FEATS]}") for w in words], dtype=np.int64)
     with_upos = np.hstack([pair(types[:, slot], upos, 40 + 2 * slot)[:, None] for slot in range(TYPE_SLOTS)])

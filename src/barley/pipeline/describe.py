@@ -1,0 +1,32 @@
+"""What a pipeline model file holds, readably (for ``barley info``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) -> str:
+    pipeline = manifest.get("pipeline", {})
+    training = pipeline.get("training", {})
+    jackknife = pipeline.get("jackknife")
+    components = manifest.get("components", {})
+    lines = [f"barley pipeline model (format {manifest.get('format_version')}, written by barley "
+             f"{manifest.get('barley_version')})",
+             f"components:  {', '.join(pipeline.get('components', []))}",
+             f"training:    {training.get('data')}: {training.get('sentences')} sentences, {training.get('words')} "
+             f"words; seed {training.get('seed')}" + (f"; {training['seconds']} s" if "seconds" in training else ""),
+             "jackknifing: " + (f"{jackknife['folds']} folds (for {', '.join(jackknife['components'])})"
+                                if jackknife else "none (later components learned from gold columns)")]
+    if "dev" in manifest:
+        lines.append("dev:         " + ", ".join(f"{k} {v}" for k, v in manifest["dev"].items()))
+    tagger = components.get("tag")
+    if tagger is not None:
+        values = tagger.get("values", {})
+        lines += ["", "[tag]",
+                  "values:      " + ", ".join(f"{column} {len(v)}" for column, v in values.items()),
+                  f"lemmas:      {len(tagger.get('lemmas', []))} known (form, UPOS) pairs, "
+                  f"{len(tagger.get('rules', []))} edit rules",
+                  f"options:     {tagger.get('options')}"]
+    if "parse" in components:
+        lines += ["", "[parse]", describe_parser(components["parse"])]
+    return "\n".join(lines)
