@@ -11,13 +11,14 @@ printed when ``--scorer`` names the CoNLL 2018 shared task's official
 ``conll18_ud_eval.py`` (not shipped with barley); it then also checks the other two.
 
     python bench/bench_tokenizer.py                      # EWT, Gothic-PROIEL, Latin-Perseus
-    python bench/bench_tokenizer.py --treebanks en_ewt --scorer ~/conll18_ud_eval.py
+    python bench/bench_tokenizer.py --treebanks en_ewt --scorer ~/conll18_ud_eval.py --stream-mb 20
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -66,7 +67,8 @@ def official(scorer: str, gold: Path, system: list) -> dict[str, float]:
     return scores
 
 
-def bench(name: str, folder: Path, options: TokenizerOptions, seed: int, scorer: str | None) -> None:
+def bench(name: str, folder: Path, options: TokenizerOptions, seed: int, scorer: str | None,
+          stream_megabytes: int = 0) -> None:
     train = next(folder.glob(f"{name}-ud-train.conllu"))
     test = next(folder.glob(f"{name}-ud-test.conllu"))
     sentences = list(read(str(train)))
@@ -90,7 +92,32 @@ def bench(name: str, folder: Path, options: TokenizerOptions, seed: int, scorer:
     if scorer:
         scores = official(scorer, test, system)
         print("  official scorer: " + "  ".join(f"{key} F1 {value:.2f}" for key, value in scores.items()))
+    if stream_megabytes:
+        stream(tokenizer, text, stream_megabytes)
     sys.stdout.flush()
+
+
+def stream(tokenizer: Tokenizer, text: str, megabytes: int) -> None:
+    """``barley tokenize`` in a child process on ``text`` repeated to ``megabytes`` MB plus a
+    200,000-character line without punctuation: words/s and the child's peak memory."""
+    from barley.pipeline import Pipeline
+    from barley.pipeline.tokenize import TokenizeComponent
+
+    with tempfile.TemporaryDirectory() as folder:
+        model, source = os.path.join(folder, "tokenizer.barley"), os.path.join(folder, "big.txt")
+        Pipeline([TokenizeComponent(tokenizer)], {"pipeline": {"components": ["tokenize"]}}).save(model)
+        with open(source, "w", encoding="utf-8") as handle:
+            for _ in range(max(1, megabytes * 2**20 // len(text.encode("utf-8")))):
+                handle.write(text + "\n")
+            handle.write(" ".join(["word"] * 40_000) + "\n")
+        size = os.path.getsize(source)
+        started = time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "barley", "tokenize", "--model", model, source,
+                                 "-o", os.devnull], capture_output=True, text=True)
+        seconds = time.perf_counter() - started
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"  barley tokenize on {size / 2**20:.1f} MB: {seconds:.1f} s, exit status {result.returncode}, "
+          f"peak memory {peak:.0f} MB; {result.stderr.strip()}")
 
 
 def main() -> None:
@@ -99,6 +126,9 @@ def main() -> None:
     parser.add_argument("--treebanks", default="en_ewt,got_proiel,la_perseus",
                         help="comma-separated treebank file prefixes (default en_ewt,got_proiel,la_perseus)")
     parser.add_argument("--scorer", help="path of the official conll18_ud_eval.py, for Words F1")
+    parser.add_argument("--stream-mb", type=int, default=0, metavar="N",
+                        help="also run `barley tokenize` on the test text repeated to N MB (plus a 200,000-character "
+                             "line without punctuation) and print its speed and peak memory")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--C", type=float, default=TokenizerOptions.C)
     parser.add_argument("--bits", type=int, default=TokenizerOptions.bits)
@@ -109,7 +139,7 @@ def main() -> None:
         if not folders:
             print(f"{name}: not found under {args.ud}; skipped")
             continue
-        bench(name, folders[0], options, args.seed, args.scorer)
+        bench(name, folders[0], options, args.seed, args.scorer, args.stream_mb)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,17 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                                 if jackknife else "none (later components learned from gold columns)")]
     if "dev" in manifest:
         lines.append("dev:         " + ", ".join(f"{k} {v}" for k, v in manifest["dev"].items()))
+    tokenizer = components.get("tokenize")
+    if tokenizer is not None:
+        training = tokenizer.get("training", {})
+        multiword = tokenizer.get("multiword", {})
+        lines += ["", "[tokenize]",
+                  f"training:    {training.get('sentences')} sentences, {training.get('characters')} characters; "
+                  f"paragraph marks: {', '.join(training.get('paragraph_marks', [])) or 'none'}",
+                  f"multiword:   {len(multiword.get('expansions', {}))} forms, {len(multiword.get('rules', {}))} "
+                  f"suffix rules",
+                  f"sentences:   end threshold {tokenizer.get('sentence_threshold', 0):+.3f}",
+                  f"options:     {tokenizer.get('options')}"]
     tagger = components.get("tag")
     if tagger is not None:
         values = tagger.get("values", {})
