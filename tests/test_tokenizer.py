@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import barley
 import barley.tokenizer as tokenizer_module
 from barley.cli import main
 from barley.conllu import FORM, MISC, read, read_lines, write
@@ -269,6 +270,9 @@ def test_train_and_parse_from_text_through_the_pipeline(treebank, tmp_path, caps
     assert [len(s.words) for s in sentences] == [8, 3, 3]
     assert all(word[3] != "_" and word[6] != "_" for s in sentences for word in s.words)
     assert spaces.text_of(sentences) == source.read_text(encoding="utf-8")
+    [parsed] = list(barley.load(str(model)).parse("Ana lee del libro."))  # the Python API
+    assert [w[FORM] for w in parsed.words] == ["Ana", "lee", "de", "el", "libro", "."]
+    assert all(word[6] != "_" for word in parsed.words)
     source.write_text("Juan vio del rey .\nAna come\n", encoding="utf-8")
     assert main(["parse", "--model", str(model), "--input", "tokenized", str(source), "-q"]) == 0
     assert [len(s.words) for s in read_lines(capsys.readouterr().out.split("\n"))] == [6, 2]
