@@ -256,6 +256,8 @@ def test_cli_tokenizes_a_file(model, tmp_path, capsys):
     assert spaces.text_of(sentences) == source.read_text(encoding="utf-8")
     assert main(["tokenize", "--model", str(model), "--input", "tokenized", str(source), "-q"]) == 0
     assert capsys.readouterr().out.count("# sent_id") == 1
+    assert main(["info", str(model)]) == 0
+    assert "[tokenize]" in capsys.readouterr().out
 
 
 def test_train_and_parse_from_text_through_the_pipeline(treebank, tmp_path, capsys):

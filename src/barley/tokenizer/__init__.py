@@ -113,7 +113,10 @@ class Tokenizer:
         y = labels.astype(np.int64)
         threshold = 0.0
         held = int(len(y) * (1 - HELD_OUT))
-        if options.tune_sentence_end and np.count_nonzero(y[held:] == SENTENCE_END) >= 10:
+        tune = options.tune_sentence_end and np.count_nonzero(y[held:] == SENTENCE_END) >= 10
+        log(f"tokenizer: {'two liblinear fits (the first to tune the sentence-end threshold)' if tune else 'liblinear'}"
+            f" on {len(y)} characters × {X.nnz // max(len(y), 1)} features (EWT's 830,000: about 40 CPU seconds)")
+        if tune:
             probe = LinearLearner(solver=options.solver, C=options.C)
             probe.fit(X[:held], y[:held], n_classes=3, seed=seed)
             threshold, tuned, untuned = _sentence_threshold(probe, X[held:], y[held:])
