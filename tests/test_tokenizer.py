@@ -196,6 +196,14 @@ def test_round_trip_text_conllu_text(tokenizer, text, cuts):
     assert spaces.text_of(again) == text
 
 
+@settings(max_examples=80, deadline=None)
+@given(text=ODD_TEXT)
+def test_round_trip_of_tokenized_input(tokenizer, text):
+    sentences = list(tokenizer.tokenize([text[:7], text[7:]], input="tokenized"))
+    assert spaces.text_of(sentences) == (text if text.strip() else "")
+    assert [len(s.rows) for s in sentences if not s.words] == []
+
+
 def test_round_trip_across_block_borders(tokenizer, monkeypatch):
     monkeypatch.setattr(tokenizer_module, "BLOCK_CHARS", 64)
     rng = random.Random(5)
