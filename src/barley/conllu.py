@@ -407,11 +407,13 @@ def write(sentences: Iterable[Sentence], path: str | os.PathLike) -> int:
     """Write sentences to ``path`` (``-`` for stdout, ``.gz`` compressed).
 
     A file is written atomically: to a temporary file beside it, renamed into
-    place only when everything was written. Returns the number of sentences.
+    place only when everything was written; a device or a named pipe (``/dev/null``)
+    is written in place. Returns the number of sentences.
     """
     path = os.fspath(path)
-    if path == "-":
-        with _open_for_writing("-") as handle:
+    if path == "-" or (os.path.exists(path) and not os.path.isfile(path)):
+        # stdout, or a device or pipe (/dev/null, a FIFO): written in place, never replaced by a file
+        with _open_for_writing(path) as handle:
             return _write_to(sentences, handle)
     directory = os.path.dirname(os.path.abspath(path))
     try:
