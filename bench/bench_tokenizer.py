@@ -5,10 +5,11 @@ as the treebank marks them (``# newdoc`` / ``# newpar``) separated by blank line
 raw text a user would give. Printed per treebank: training time, tokenizing speed
 (words per second of wall-clock time and of CPU time of this one process: the CPU
 figure is what one free core would do on a shared machine), whether the output
-rebuilds the input text exactly, and Tokens / Sentences F1 (CoNLL 2018 definitions:
-spans over the non-whitespace characters). Words F1 (multiword tokens aligned) is
-printed when ``--scorer`` names the CoNLL 2018 shared task's official
-``conll18_ud_eval.py`` (not shipped with barley); it then also checks the other two.
+rebuilds the input text exactly, and Tokens / Sentences / Words F1 (CoNLL 2018
+definitions) from :mod:`barley.evaluate_conll18` — or, in a barley without it, Tokens
+and Sentences F1 as spans over the non-whitespace characters. ``--scorer`` names the
+CoNLL 2018 shared task's official ``conll18_ud_eval.py`` (not shipped with barley) to
+print its figures too.
 
     python bench/bench_tokenizer.py                      # EWT, Gothic-PROIEL, Latin-Perseus
     python bench/bench_tokenizer.py --treebanks en_ewt --scorer ~/conll18_ud_eval.py --stream-mb 20
@@ -82,13 +83,21 @@ def bench(name: str, folder: Path, options: TokenizerOptions, seed: int, scorer:
     run_wall, run_cpu = time.perf_counter() - wall, time.process_time() - cpu
     words = sum(len(sentence.words) for sentence in system)
     exact = spaces.text_of(system) == text
-    gold_tokens, gold_sentences = spans(gold)
-    system_tokens, system_sentences = spans(system)
     print(f"{name}: trained in {train_wall:.1f} s ({train_cpu:.1f} s CPU) on {len(sentences)} sentences; "
           f"test {len(text)} characters, {words} words: {words / run_wall:,.0f} words/s "
           f"({words / run_cpu:,.0f} per CPU second); text rebuilt exactly: {'yes' if exact else 'NO'}")
-    print(f"  Tokens F1 {f1(gold_tokens, system_tokens):.2f}  Sentences F1 {f1(gold_sentences, system_sentences):.2f}"
-          f"  ({len(system_sentences)} sentences, gold {len(gold_sentences)})")
+    try:
+        from barley.evaluate_conll18 import evaluate_conll18
+    except ImportError:  # barley without the CoNLL 2018 evaluation: token and sentence spans only
+        gold_tokens, gold_sentences = spans(gold)
+        system_tokens, system_sentences = spans(system)
+        print(f"  Tokens F1 {f1(gold_tokens, system_tokens):.2f}  "
+              f"Sentences F1 {f1(gold_sentences, system_sentences):.2f}  "
+              f"({len(system_sentences)} sentences, gold {len(gold_sentences)})")
+    else:
+        scores = evaluate_conll18(gold, system).scores
+        print("  " + "  ".join(f"{key} F1 {scores[key].f1:.2f}" for key in ("Tokens", "Sentences", "Words"))
+              + f"  ({scores['Sentences'].system} sentences, gold {scores['Sentences'].gold})")
     if scorer:
         scores = official(scorer, test, system)
         print("  official scorer: " + "  ".join(f"{key} F1 {value:.2f}" for key, value in scores.items()))
