@@ -161,3 +161,20 @@ def test_the_command_line_refuses_what_does_not_fit(toy, tmp_path, capsys):
     assert cli.main(["parse", "--model", model, str(tmp_path / "untagged.conllu")]) == 2
     error = capsys.readouterr().err
     assert "untagged.conllu:1: this sentence has no UPOS" in error and error.count("\n") == 1
+
+
+def test_evaluate_scores_every_column_the_pipeline_predicts(toy):
+    pipeline = Pipeline.train(str(toy / "train.conllu"), ["tag", "parse"], jackknife=None, log=quiet)
+    scores = pipeline.evaluate(str(toy / "test.conllu"))
+    assert set(scores) == {"UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "words", "words_per_second"}
+    assert scores["words"] == sum(len(s) for s in read(toy / "test.conllu"))
+    assert 90 <= scores["LAS"] <= scores["UAS"] <= 100 and scores["AllTags"] <= scores["UPOS"]
+    tagger_only = Pipeline([pipeline["tag"]])
+    assert "LAS" not in tagger_only.evaluate(str(toy / "test.conllu"))
+
+
+def test_options_for_components_not_trained_are_refused(toy):
+    with pytest.raises(BarleyError, match="options given for component 'parse'"):
+        Pipeline.train(str(toy / "train.conllu"), ["tag"], options={"parse": {"system": "swap-lazy"}}, log=quiet)
+    with pytest.raises(BarleyError, match="component 'tag' takes no option 'system'"):
+        Pipeline.train(str(toy / "train.conllu"), ["tag"], options={"tag": {"system": "swap-lazy"}}, log=quiet)

@@ -39,5 +39,6 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                   f"{len(tagger.get('rules', []))} edit rules",
                   f"options:     {tagger.get('options')}"]
     if "parse" in components:
-        lines += ["", "[parse]", describe_parser(components["parse"])]
+        parser = {"format_version": manifest.get("format_version"), **components["parse"]}
+        lines += ["", "[parse]", describe_parser(parser)]
     return "\n".join(lines)
