@@ -241,3 +241,20 @@ def test_conllx_round_trip_of_a_real_file_keeps_every_word(tmp_path):
     for original, converted in zip(conllu.read(path), conllu.read(conllx), strict=True):
         assert [w[:8] for w in original.words] == [w[:8] for w in converted.words]
         assert converted.comments == [] and len(converted.rows) == len(original.words)
+
+
+def test_writing_to_a_named_pipe_writes_into_it_and_keeps_it_a_pipe(tmp_path):
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text(encoding="utf-8")))
+    reader.start()
+    sentence = conllu.Sentence(["# text = Hi"], [["1", "Hi", "_", "_", "_", "_", "0", "root", "_", "_"]])
+    assert conllu.write([sentence], str(fifo)) == 1
+    reader.join(timeout=10)
+    assert received == [sentence.to_text()]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # not replaced by a regular file (nor would /dev/null be)

@@ -422,11 +422,12 @@ def atomic_writer(path: str | os.PathLike) -> Iterator[IO[str]]:
     """A UTF-8 text handle on ``path`` (``-`` for stdout, ``.gz`` compressed), written atomically.
 
     A file is written to a temporary file beside it, renamed into place only when
-    the ``with`` block ends without an exception.
+    the ``with`` block ends without an exception; a device or a named pipe
+    (``/dev/null``, a FIFO) is written in place, never replaced by a file.
     """
     path = os.fspath(path)
-    if path == "-":
-        with _open_for_writing("-") as handle:
+    if path == "-" or (os.path.exists(path) and not os.path.isfile(path)):
+        with _open_for_writing(path) as handle:
             yield handle
         return
     directory = os.path.dirname(os.path.abspath(path))

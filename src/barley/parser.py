@@ -113,6 +113,10 @@ class Parser:
     # --- model files ------------------------------------------------------------------
 
     def save(self, path: str) -> None:
+        model_file.write(path, *self.to_files())
+
+    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """The manifest and arrays of this parser (what :meth:`save` writes; a pipeline embeds them)."""
         learner_params, learner_arrays = self.learner.to_arrays()
         manifest = dict(self.manifest)
         manifest.update({
@@ -129,11 +133,15 @@ class Parser:
         })
         arrays = {"classes": self.classes.astype(np.int32), "feature_keys": self.index.keys}
         arrays.update({f"learner.{key}": value for key, value in learner_arrays.items()})
-        model_file.write(path, manifest, arrays)
+        return manifest, arrays
 
     @classmethod
     def load(cls, path: str) -> Parser:
-        manifest, arrays = model_file.read(path)
+        return cls.from_files(*model_file.read(path), path)
+
+    @classmethod
+    def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Parser:
+        """A parser from the manifest and arrays of :meth:`to_files` (``path`` names it in errors)."""
         try:
             system_info = manifest["system"]
             system = get_system(system_info["name"], single_root=system_info["single_root"])
@@ -161,11 +169,22 @@ def _transform_from_json(entry: dict):
     return transforms.from_json(entry)
 
 
-def load(path: str) -> Parser | TrainedGraphParser:
-    """Load a model file written by :func:`train` (either kind of parser)."""
-    if model_file.read_manifest(path).get("parser") == "graph":
-        return TrainedGraphParser.from_model(*model_file.read(path), path)
-    return Parser.load(path)
+def load(path: str):
+    """Load a model file: a parser written by :func:`train` (either kind), or a pipeline
+    (:mod:`barley.pipeline`, written by ``barley train --components``)."""
+    manifest, arrays = model_file.read(path)
+    if "pipeline" in manifest:
+        from barley.pipeline import Pipeline
+
+        return Pipeline.from_files(manifest, arrays, path)
+    return from_files(manifest, arrays, path)
+
+
+def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Parser | TrainedGraphParser:
+    """Either kind of parser from its manifest and arrays (``to_files`` of either)."""
+    if manifest.get("parser") == "graph":
+        return TrainedGraphParser.from_model(manifest, arrays, path)
+    return Parser.from_files(manifest, arrays, path)
 
 
 # --- training ---------------------------------------------------------------------------

@@ -14,6 +14,10 @@ def register(subparsers) -> None:
 
 
 def describe(manifest: dict, features: bool = False) -> str:
+    if "pipeline" in manifest:
+        from barley.pipeline.describe import describe_pipeline
+
+        return describe_pipeline(manifest, lambda parser: describe(parser, features))
     training = manifest.get("training", {})
     learner = manifest.get("learner", {})
     system = manifest.get("system", {})

@@ -6,7 +6,10 @@ import sys
 import time
 
 from barley.conllu import read, write
-from barley.parser import load
+from barley.errors import BarleyError
+from barley.pipeline import Pipeline
+from barley.tokenizer import INPUTS
+from barley.tokenizer.reading import text_pieces
 
 
 def register(subparsers) -> None:
@@ -17,16 +20,38 @@ def register(subparsers) -> None:
     parser.add_argument("--model", "-m", "-c", required=True, metavar="MODEL", help="model file")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
+    parser.add_argument("--input", dest="input_format", choices=("conllu", *INPUTS), default="conllu",
+                        help="what the input is: conllu (CoNLL-U or CoNLL-X, tokenized; the default), text "
+                             "(UTF-8 plain text, paragraphs separated by blank lines) or tokenized (one sentence "
+                             "per line, tokens separated by spaces); text and tokenized need a model with a "
+                             "tokenizer (--components tokenize,...)")
+    parser.add_argument("--retag", action="store_true",
+                        help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
+                             "where the input has them (by default tags in the input are kept)")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     started = time.perf_counter()
-    parser = load(args.model)
-    write(parser.parse(read(args.input)), args.output)
+    pipeline = Pipeline.load(args.model)
+    if args.retag and "tag" not in pipeline:
+        raise BarleyError(f"--retag: the model {args.model} has no tagger",
+                          fix="leave --retag out, or train a model with --components tag,parse")
+    counted = {"words": 0}
+
+    def counting(sentences):
+        for sentence in sentences:
+            counted["words"] += len(sentence)
+            yield sentence
+
+    if args.input_format == "conllu":
+        sentences = read(args.input)
+    else:
+        sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
+    write(counting(pipeline.parse(sentences, retag=args.retag)), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started
-        stats = parser.stats
-        print(f"barley parse: {stats.summary()}; {seconds:.1f} s, {stats.words / max(seconds, 1e-9):.0f} words/s",
-              file=sys.stderr)
+        words = counted["words"]
+        summary = pipeline.stats.summary() if pipeline.stats is not None else f"{words} words tagged"
+        print(f"barley parse: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s", file=sys.stderr)
     return 0

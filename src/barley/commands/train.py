@@ -6,6 +6,7 @@ from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.graph.parser import DECODERS, GraphOptions
 from barley.learners import LEARNERS
 from barley.transforms import options as transform_options
+from barley.pipeline import options as pipeline_options
 from barley.parser import MIN_FEATURE_COUNT, OUTSIDE_CLASS, train
 from barley.systems import system_names
 
@@ -55,16 +56,26 @@ def register(subparsers) -> None:
     graph.add_argument("--epochs", type=int, default=GraphOptions.epochs, metavar="N",
                        help=f"perceptron epochs (default {GraphOptions.epochs})")
     transform_options.add_arguments(parser)
+    pipeline_options.add_arguments(parser)
     parser.set_defaults(func=run)
+    pipeline_options.remember_defaults(parser)
+
+
+def _parse_options(args) -> dict:
+    """The parser's training options from the command line (also the ``parse`` component's)."""
+    return dict(system=args.system, learner=args.learner, features=args.features, outside_class=args.outside_class,
+                tags=args.tags, split=args.split, split_threshold=args.split_threshold,
+                min_feature_count=args.min_feature_count, parser=args.parser,
+                transforms=transform_options.from_args(args),
+                graph=GraphOptions(decoder=args.decoder, order=args.order, npa_threshold=args.npa_threshold,
+                                   epochs=args.epochs))
 
 
 def run(args) -> int:
-    parser = train(args.train, system=args.system, learner=args.learner, features=args.features,
-                   seed=1 if args.seed is None else args.seed, dev=args.dev, outside_class=args.outside_class,
-                   tags=args.tags, split=args.split, split_threshold=args.split_threshold,
-                   min_feature_count=args.min_feature_count,
-                   record_time=args.seed is None, parser=args.parser, transforms=transform_options.from_args(args),
-                   graph=GraphOptions(decoder=args.decoder, order=args.order, npa_threshold=args.npa_threshold,
-                                      epochs=args.epochs))
+    if args.components is not None:
+        return pipeline_options.train_pipeline(args, _parse_options)
+    pipeline_options.refuse_without_components(args)
+    parser = train(args.train, seed=1 if args.seed is None else args.seed, dev=args.dev,
+                   record_time=args.seed is None, **_parse_options(args))
     parser.save(args.model)
     return 0

@@ -75,6 +75,10 @@ class TrainedGraphParser:
             yield sentence
 
     def save(self, path: str) -> None:
+        model_file.write(path, *self.to_files())
+
+    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """The manifest and arrays of this parser (what :meth:`save` writes; a pipeline embeds them)."""
         options = self.graph.options
         manifest = dict(self.manifest)
         manifest.update({
@@ -87,7 +91,7 @@ class TrainedGraphParser:
             "vocabularies": {"UPOS": self.upos.to_json(), "XPOS": self.xpos.to_json()},
             "transforms": [t.to_json() for t in self.transforms],
         })
-        model_file.write(path, manifest, self.graph.arrays())
+        return manifest, self.graph.arrays()
 
     @classmethod
     def from_model(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:

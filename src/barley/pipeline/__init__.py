@@ -1,0 +1,392 @@
+"""A pipeline: text or tokenized sentences in, analysed sentences out, in ONE model file.
+
+A pipeline is a list of *components*, each a registered kind (:data:`COMPONENTS`),
+run in registry order: a tokenizer (``tokenize``: text → sentences), a tagger
+(``tag``: UPOS, XPOS, FEATS, LEMMA) and a parser (``parse``: HEAD, DEPREL). Each is
+optional; ``barley train --components tag,parse`` trains any subset from one
+treebank, and :class:`Pipeline` saves them together in one model file (the usual zip
+of ``manifest.json`` and ``arrays.npz``, :mod:`barley.model_file`): loading runs no
+code and unpickles nothing.
+
+The component interface
+-----------------------
+A component is one class in one module of this package, added to :data:`COMPONENTS`
+by one line (``"name": "module:Class"``). The class has:
+
+``name``
+    its registry key (``"tokenize"``, ``"tag"``, ``"parse"``);
+``consumes``
+    ``"text"`` for a tokenizer (it has ``tokenize``), ``"sentences"`` for the others
+    (they have ``process``);
+``writes``
+    the CoNLL-U columns it fills (names from :data:`barley.conllu.COLUMNS`);
+``keeps_given``
+    True when a sentence that already has values in those columns keeps them unless
+    the user asks to redo them (``--retag``): a tagger. False when it always
+    recomputes them: a parser;
+``needs``
+    the columns a sentence must carry (not all ``_``) when no earlier component of the
+    pipeline writes them; otherwise parsing stops with a clear error;
+``OPTIONS``
+    a dict of the training options it takes and their defaults; any other option is
+    refused (:func:`check_options`);
+``train(sentences, options, *, seed, log)`` (classmethod)
+    fit on a list of :class:`~barley.conllu.Sentence` (gold, or carrying predicted
+    columns from the earlier components when jackknifing); ``options`` holds only
+    keys of ``OPTIONS``; ``log`` takes one line of progress; returns the component;
+``tokenize(text) -> Iterator[Sentence]`` (``consumes == "text"``)
+    split a text (a str) into sentences of words;
+``process(sentences) -> Iterator[Sentence]`` (``consumes == "sentences"``)
+    fill its columns in place and yield the same sentences in the same order,
+    streaming;
+``to_files() -> (manifest, arrays)``
+    a JSON-able dict and a dict of numpy arrays (numbers or fixed-width strings, never
+    objects), all it needs to be rebuilt;
+``from_files(manifest, arrays, path)`` (classmethod)
+    the inverse; ``path`` names the model file in errors (:class:`ModelError`).
+
+Training and jackknifing (:meth:`Pipeline.train`)
+-------------------------------------------------
+A text-consuming component learns from the gold text. Each later component learns
+from the treebank as the components before it would annotate it: with jackknifing
+(``jackknife=K``, on by default) the training sentences are cut into K contiguous
+folds, the earlier components are trained on K-1 folds and annotate the held-out
+one, so that, for instance, the parser learns from predicted tags with the errors
+it will meet when parsing; the final earlier components are trained on all the data.
+``jackknife=None`` trains every component on gold columns. What was done is recorded
+in the manifest (``pipeline.jackknife``).
+
+Model file layout: the manifest holds ``pipeline`` (component names in order,
+jackknifing, training data) and ``components`` (each component's own manifest by
+name); each component's arrays are stored under ``"<name>.<key>"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from barley import __version__, model_file
+from barley.conllu import COLUMNS, Sentence, read
+from barley.errors import BarleyError, InputError, ModelError
+
+COMPONENTS = {
+    "tokenize": "tokenize:TokenizeComponent",
+    "tag": "tagger:Tagger",
+    "parse": "parse:ParseComponent",
+}
+"""Registered component kinds, in the order a pipeline runs them."""
+
+DEFAULT_JACKKNIFE = 5
+"""Folds for jackknifing by default: each fold trains a tagger, so 5 costs half the time of 10."""
+
+SCORES = {"UPOS": ("UPOS",), "XPOS": ("XPOS",), "UFeats": ("FEATS",),
+          "AllTags": ("UPOS", "XPOS", "FEATS"), "Lemmas": ("LEMMA",), "UAS": ("HEAD",),
+          "LAS": ("HEAD", "DEPREL")}
+"""What :meth:`Pipeline.evaluate` scores: a word counts when all its columns are right."""
+
+BATCH = 256
+"""Sentences handed to a component at a time when only some of them need it."""
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def component_class(name: str):
+    """The class registered as ``name``; unknown names are a clear error."""
+    if name not in COMPONENTS:
+        raise BarleyError(f"unknown pipeline component {name!r}",
+                          fix="choose from: " + ", ".join(COMPONENTS))
+    module, _, cls = COMPONENTS[name].partition(":")
+    return getattr(importlib.import_module(f"barley.pipeline.{module}"), cls)
+
+
+def check_options(name: str, options: dict) -> dict:
+    """``options`` completed with the component's defaults; an option it does not take is refused."""
+    accepted = component_class(name).OPTIONS
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise BarleyError(f"component {name!r} takes no option {', '.join(map(repr, unknown))}",
+                          fix=f"its options are: {', '.join(accepted) or 'none'}")
+    return {**accepted, **options}
+
+
+def ordered(names: Iterable[str]) -> list[str]:
+    """Component names checked, deduplicated and in registry (running) order."""
+    names = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    for name in names:
+        component_class(name)
+    if not names:
+        raise BarleyError("no pipeline component given", fix="e.g. --components tag,parse")
+    return [n for n in COMPONENTS if n in names]
+
+
+def has_values(sentence: Sentence, column: str) -> bool:
+    """Whether some word of ``sentence`` has a value other than ``_`` in ``column``."""
+    index = COLUMNS.index(column)
+    return any(word[index] != "_" for word in sentence.words)
+
+
+def folds(count: int, k: int) -> list[range]:
+    """K contiguous, nearly equal folds of ``count`` sentences (held-out documents, not
+    scattered sentences, so that unknown words are as rare as in new text)."""
+    return [range(i * count // k, (i + 1) * count // k) for i in range(k)]
+
+
+class Pipeline:
+    """Components run in order; one model file. ``parse`` takes text or sentences."""
+
+    def __init__(self, components: Sequence, manifest: dict | None = None):
+        self.components = list(components)
+        self.manifest = manifest or {}
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.components]
+
+    def __getitem__(self, name: str):
+        for component in self.components:
+            if component.name == name:
+                return component
+        raise KeyError(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.names
+
+    @property
+    def stats(self):
+        """The parser's counts (``barley parse`` prints them), if there is a parser."""
+        return self["parse"].stats if "parse" in self else None
+
+    # --- running ---------------------------------------------------------------------
+
+    def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
+        """Sentences of ``text`` (a str, or str pieces read as they come) from the pipeline's tokenizer.
+
+        ``input``: ``"text"`` (paragraphs separated by blank lines) or ``"tokenized"`` (one
+        sentence per line, tokens separated by spaces). :meth:`parse` then analyses them.
+        """
+        tokenizers = [c for c in self.components if c.consumes == "text"]
+        if not tokenizers:
+            raise BarleyError("this model has no tokenizer, so it cannot read plain text",
+                              fix="give tokenized sentences (CoNLL-U), or train with --components tokenize,...")
+        return tokenizers[0].tokenize(text, input=input)
+
+    def parse(self, data: str | Iterable[Sentence], retag: bool = False) -> Iterator[Sentence]:
+        """Analyse ``data`` and yield sentences, streaming.
+
+        ``data``: a text (needs a tokenizer in the pipeline) or sentences (e.g. from
+        :func:`barley.read`), annotated in place. Columns a tagger writes are kept where a
+        sentence already has them, unless ``retag``.
+        """
+        sentences = self.tokenize(data) if isinstance(data, str) else data
+        written: set[str] = set()
+        for component in self.components:
+            if component.consumes == "text":
+                written.update(component.writes)
+                continue
+            sentences = self._checked(sentences, component, written)
+            if component.keeps_given and not retag:
+                sentences = self._where_missing(sentences, component)
+            else:
+                sentences = component.process(sentences)
+            written.update(component.writes)
+        return iter(sentences)
+
+    @staticmethod
+    def _checked(sentences: Iterable[Sentence], component, written: set[str]) -> Iterator[Sentence]:
+        needed = [column for column in component.needs if column not in written]
+        for sentence in sentences:
+            for column in needed:
+                if len(sentence) and not has_values(sentence, column):
+                    raise InputError(f"this sentence has no {column} and the model has no component that "
+                                     f"predicts it", path=sentence.source, line=sentence.line,
+                                     fix="give a tagged file, or use a model trained with "
+                                         "--components tag,parse")
+            yield sentence
+
+    @staticmethod
+    def _where_missing(sentences: Iterable[Sentence], component) -> Iterator[Sentence]:
+        """Run ``component`` only on the sentences that lack all of its columns (order kept)."""
+        def missing(sentence: Sentence) -> bool:
+            return not any(has_values(sentence, column) for column in component.writes)
+
+        batch: list[Sentence] = []
+        for sentence in sentences:
+            batch.append(sentence)
+            if len(batch) == BATCH:
+                list(component.process([s for s in batch if missing(s)]))
+                yield from batch
+                batch = []
+        if batch:
+            list(component.process([s for s in batch if missing(s)]))
+            yield from batch
+
+    def evaluate(self, data: str | Iterable[Sentence]) -> dict:
+        """Accuracy of each predicted column on gold sentences (gold tokenization): the columns
+        the components write are emptied first, so every tag is predicted. Scores in percent
+        over every word (punctuation included), named as in the CoNLL 2018 shared task."""
+        gold = list(read(data) if isinstance(data, str) else data)
+        blank = [c for c in self.components if c.consumes == "sentences" and c.keeps_given]
+        copies = [s.copy() for s in gold]
+        for sentence in copies:
+            for component in blank:
+                for column in component.writes:
+                    index = COLUMNS.index(column)
+                    for word in sentence.words:
+                        word[index] = "_"
+        started = time.perf_counter()
+        predicted = list(self.parse(copies, retag=True))
+        seconds = time.perf_counter() - started
+        written = {column for c in self.components if c.consumes == "sentences" for column in c.writes}
+        words = sum(len(s) for s in gold)
+        scores: dict = {}
+        for name, columns in SCORES.items():
+            if all(column in written for column in columns):
+                indexes = [COLUMNS.index(column) for column in columns]
+                right = sum(all(g[i] == p[i] for i in indexes)
+                            for gs, ps in zip(gold, predicted) for g, p in zip(gs.words, ps.words))
+                scores[name] = round(100.0 * right / max(words, 1), 2)
+        scores.update({"words": words, "words_per_second": round(words / max(seconds, 1e-9))})
+        return scores
+
+    # --- training --------------------------------------------------------------------
+
+    @classmethod
+    def train(cls, train_data: str | Iterable[Sentence], components: Iterable[str], *,
+              options: dict[str, dict] | None = None, jackknife: int | None = DEFAULT_JACKKNIFE,
+              seed: int = 1, record_time: bool = True, log: Callable[[str], None] = _stderr) -> Pipeline:
+        """Train the named components on one treebank (a path or sentences).
+
+        ``options``: per component name, its training options (``OPTIONS``). ``jackknife``:
+        folds for the later components' training data (None or 1: gold columns).
+        """
+        started = time.perf_counter()
+        names = ordered(components)
+        options = options or {}
+        for name in options:
+            if name not in names:
+                raise BarleyError(f"options given for component {name!r}, which is not trained",
+                                  fix="add it to the components or leave its options out")
+        options = {name: check_options(name, options.get(name, {})) for name in names}
+        if jackknife is not None and jackknife < 2:
+            if jackknife != 1:
+                raise BarleyError(f"--jackknife needs at least 2 folds, not {jackknife}", fix="or use --no-jackknife")
+            jackknife = None
+        source = train_data if isinstance(train_data, str) else "<sentences>"
+        sentences = list(read(train_data) if isinstance(train_data, str) else train_data)
+        if not sentences:
+            raise InputError("no training sentence", path=source)
+        words = sum(len(s) for s in sentences)
+        log(f"training a pipeline ({', '.join(names)}) on {source}: {len(sentences)} sentences, {words} words"
+            + (f"; jackknifing {jackknife} folds" if jackknife else "; no jackknifing"))
+        trained: list = []
+        annotators: list[str] = []  # earlier components that consume sentences
+        jackknifed: list[str] = []
+        for name in names:
+            kind = component_class(name)
+            data = sentences
+            if kind.consumes == "sentences" and annotators:
+                if jackknife and len(sentences) >= jackknife:
+                    data = cls._jackknifed(sentences, annotators, options, jackknife, seed, log)
+                    jackknifed.append(name)
+                else:
+                    if jackknife:
+                        log(f"fewer sentences than folds: {name} learns from gold columns")
+                    data = [s.copy() for s in sentences]
+            if name in jackknifed and "tags" in kind.OPTIONS:  # recorded in its own manifest too
+                options[name]["tags"] = "predicted"
+            log(f"[{name}] training")
+            component_started = time.perf_counter()
+            trained.append(kind.train(data, options[name], seed=seed, log=_prefixed(name, log)))
+            log(f"[{name}] trained in {time.perf_counter() - component_started:.1f} s")
+            if kind.consumes == "sentences":
+                annotators.append(name)
+        training = {"data": source, "sentences": len(sentences), "words": words, "seed": seed}
+        if record_time:
+            training["seconds"] = round(time.perf_counter() - started, 1)
+        manifest = {"pipeline": {
+            "components": names, "training": training,
+            "jackknife": {"folds": jackknife, "components": jackknifed} if jackknifed else None}}
+        return cls(trained, manifest)
+
+    @staticmethod
+    def _jackknifed(sentences: list[Sentence], annotators: list[str], options: dict[str, dict], k: int,
+                    seed: int, log: Callable[[str], None]) -> list[Sentence]:
+        """Copies of ``sentences`` whose columns the ``annotators`` write are predicted by
+        annotators trained on the other folds."""
+        out: list[Sentence] = []
+        for number, fold in enumerate(folds(len(sentences), k)):
+            held_out = set(fold)
+            rest = [s for i, s in enumerate(sentences) if i not in held_out]
+            fold_started = time.perf_counter()
+            chain = [component_class(name).train(rest, options[name], seed=seed, log=lambda _: None)
+                     for name in annotators]
+            copies = [sentences[i].copy() for i in fold]
+            annotated: Iterable[Sentence] = copies
+            for component in chain:
+                annotated = component.process(annotated)
+            out.extend(annotated)
+            elapsed = time.perf_counter() - fold_started
+            log(f"jackknife fold {number + 1}/{k}: {', '.join(annotators)} trained on {len(rest)} sentences, "
+                f"annotated {len(copies)} ({elapsed:.1f} s; about {elapsed * (k - number - 1):.0f} s left)")
+        return out
+
+    # --- model files -----------------------------------------------------------------
+
+    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
+        manifest = {"barley_version": __version__, **self.manifest, "components": {}}
+        manifest["pipeline"] = {**manifest.get("pipeline", {}), "components": self.names}
+        arrays: dict[str, np.ndarray] = {}
+        for component in self.components:
+            sub_manifest, sub_arrays = component.to_files()
+            manifest["components"][component.name] = sub_manifest
+            arrays.update({f"{component.name}.{key}": value for key, value in sub_arrays.items()})
+        return manifest, arrays
+
+    def save(self, path: str) -> None:
+        """Write the whole pipeline as one model file (atomically)."""
+        model_file.write(path, *self.to_files())
+
+    @classmethod
+    def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Pipeline:
+        try:
+            names = manifest["pipeline"]["components"]
+            sub_manifests = manifest["components"]
+            components = []
+            for name in names:
+                if name not in COMPONENTS:
+                    raise ModelError(f"the model holds a component {name!r} this barley does not know",
+                                     path=path, fix="use a newer barley, or retrain the model")
+                prefix = f"{name}."
+                sub_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+                components.append(component_class(name).from_files(sub_manifests[name], sub_arrays, path))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelError(f"incomplete or inconsistent pipeline model ({type(error).__name__}: {error})",
+                             path=path, fix="train the model again with this version of barley") from None
+        kept = {key: value for key, value in manifest.items() if key != "components"}
+        return cls(components, kept)
+
+    @classmethod
+    def load(cls, path: str) -> Pipeline:
+        """A pipeline model file; a parser model file is read as a pipeline of one parser."""
+        manifest, arrays = model_file.read(path)
+        if "pipeline" in manifest:
+            return cls.from_files(manifest, arrays, path)
+        return cls.of_parser(component_class("parse").from_files(manifest, arrays, path))
+
+    @classmethod
+    def of_parser(cls, parse_component) -> Pipeline:
+        return cls([parse_component], {"pipeline": {"components": ["parse"], "jackknife": None}})
+
+
+def _prefixed(name: str, log: Callable[[str], None]) -> Callable[[str], None]:
+    return lambda message: log(f"[{name}] {message}")
+
+
+__all__ = ["COMPONENTS", "Pipeline", "component_class", "check_options", "ordered", "folds", "has_values"]

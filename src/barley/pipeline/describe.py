@@ -1,0 +1,44 @@
+"""What a pipeline model file holds, readably (for ``barley info``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) -> str:
+    pipeline = manifest.get("pipeline", {})
+    training = pipeline.get("training", {})
+    jackknife = pipeline.get("jackknife")
+    components = manifest.get("components", {})
+    lines = [f"barley pipeline model (format {manifest.get('format_version')}, written by barley "
+             f"{manifest.get('barley_version')})",
+             f"components:  {', '.join(pipeline.get('components', []))}",
+             f"training:    {training.get('data')}: {training.get('sentences')} sentences, {training.get('words')} "
+             f"words; seed {training.get('seed')}" + (f"; {training['seconds']} s" if "seconds" in training else ""),
+             "jackknifing: " + (f"{jackknife['folds']} folds (for {', '.join(jackknife['components'])})"
+                                if jackknife else "none (later components learned from gold columns)")]
+    if "dev" in manifest:
+        lines.append("dev:         " + ", ".join(f"{k} {v}" for k, v in manifest["dev"].items()))
+    tokenizer = components.get("tokenize")
+    if tokenizer is not None:
+        training = tokenizer.get("training", {})
+        multiword = tokenizer.get("multiword", {})
+        lines += ["", "[tokenize]",
+                  f"training:    {training.get('sentences')} sentences, {training.get('characters')} characters; "
+                  f"paragraph marks: {', '.join(training.get('paragraph_marks', [])) or 'none'}",
+                  f"multiword:   {len(multiword.get('expansions', {}))} forms, {len(multiword.get('rules', {}))} "
+                  f"suffix rules",
+                  f"sentences:   end threshold {tokenizer.get('sentence_threshold', 0):+.3f}",
+                  f"options:     {tokenizer.get('options')}"]
+    tagger = components.get("tag")
+    if tagger is not None:
+        values = tagger.get("values", {})
+        lines += ["", "[tag]",
+                  "values:      " + ", ".join(f"{column} {len(v)}" for column, v in values.items()),
+                  f"lemmas:      {len(tagger.get('lemmas', []))} known (form, UPOS) pairs, "
+                  f"{len(tagger.get('rules', []))} edit rules",
+                  f"options:     {tagger.get('options')}"]
+    if "parse" in components:
+        parser = {"format_version": manifest.get("format_version"), **components["parse"]}
+        lines += ["", "[parse]", describe_parser(parser)]
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""The command-line options of ``barley train`` that train a pipeline (``--components``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from barley.errors import BarleyError
+from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
+
+_DEFAULTS: dict = {}
+_NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "func", "command"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "pipelines", "train several components from one treebank into one model file "
+                     "(the parser options above then apply to its parse component)")
+    group.add_argument("--components", metavar="LIST",
+                       help="comma-separated components, run in the order " + ", ".join(COMPONENTS)
+                            + " (e.g. tag,parse); without it, a parser alone is trained as before")
+    folds = group.add_mutually_exclusive_group()
+    folds.add_argument("--jackknife", type=int, metavar="K",
+                       help="components after the tagger learn from tags predicted by taggers trained on K-1 "
+                            f"of K folds of the training data (default {DEFAULT_JACKKNIFE})")
+    folds.add_argument("--no-jackknife", action="store_true",
+                       help="later components learn from the gold tags instead (faster, less accurate)")
+
+
+def remember_defaults(parser: argparse.ArgumentParser) -> None:
+    """Note the default of every option, to tell which ones the user set."""
+    _DEFAULTS.update(vars(parser.parse_args(["--train", "-", "--model", "-"])))
+
+
+def _parser_options_set(args: argparse.Namespace) -> list[str]:
+    return ["--" + name.replace("_", "-") for name, value in sorted(vars(args).items())
+            if name not in _NOT_PARSER and name in _DEFAULTS and value != _DEFAULTS[name]]
+
+
+def refuse_without_components(args: argparse.Namespace) -> None:
+    if args.jackknife is not None or args.no_jackknife:
+        raise BarleyError("--jackknife and --no-jackknife apply to pipelines", fix="add e.g. --components tag,parse")
+
+
+def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict]) -> int:
+    names = ordered(args.components.split(","))
+    options = {}
+    if "parse" in names:
+        options["parse"] = parse_options(args)
+    elif _parser_options_set(args):
+        raise BarleyError(f"{', '.join(_parser_options_set(args))}: parser options, but --components has no parse",
+                          fix="add parse to --components or leave these options out")
+    jackknife = None if args.no_jackknife else DEFAULT_JACKKNIFE if args.jackknife is None else args.jackknife
+    pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
+                              seed=1 if args.seed is None else args.seed, record_time=args.seed is None)
+    if args.dev:
+        scores = pipeline.evaluate(args.dev)
+        pipeline.manifest["dev"] = scores
+        print("dev: " + ", ".join(f"{name} {value}" for name, value in scores.items()), file=sys.stderr)
+    pipeline.save(args.model)
+    return 0

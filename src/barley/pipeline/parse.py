@@ -1,0 +1,52 @@
+"""The ``parse`` component: barley's transition-based or graph-based parser in a pipeline.
+
+A thin adapter: training is :func:`barley.parser.train`, running is the parser's own
+``parse``, and the files are the parser's own ``to_files`` / ``from_files``, so a
+parser embedded in a pipeline is byte for byte the parser a parser model file holds.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Iterator
+
+import numpy as np
+
+from barley import parser as parser_module
+from barley.conllu import Sentence
+
+_NOT_OPTIONS = {"train_data", "seed", "dev", "log", "record_time"}
+OPTIONS = {name: parameter.default for name, parameter in inspect.signature(parser_module.train).parameters.items()
+           if name not in _NOT_OPTIONS}
+"""The keyword options of :func:`barley.parser.train` (system, learner, features, ...)."""
+
+
+class ParseComponent:
+    name = "parse"
+    consumes = "sentences"
+    writes = ("HEAD", "DEPREL")
+    keeps_given = False
+    needs = ("UPOS",)
+    OPTIONS = OPTIONS
+
+    def __init__(self, parser):
+        self.parser = parser
+
+    @property
+    def stats(self):
+        return self.parser.stats
+
+    @classmethod
+    def train(cls, sentences: list[Sentence], options: dict, *, seed: int,
+              log: Callable[[str], None]) -> ParseComponent:
+        return cls(parser_module.train(sentences, seed=seed, log=log, record_time=False, **options))
+
+    def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        return self.parser.parse(sentences)
+
+    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
+        return self.parser.to_files()
+
+    @classmethod
+    def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> ParseComponent:
+        return cls(parser_module.from_files(manifest, arrays, path))

@@ -1,0 +1,434 @@
+"""Tokenizer and sentence splitter trained from a UD treebank, with multiword-token expansion.
+
+Training (:meth:`Tokenizer.train`): the treebank's raw text is rebuilt paragraph
+by paragraph with a label on every character (:mod:`.treebank_text`): the token
+goes on, a token ends, or a token and its sentence end after it. A linear
+classifier (liblinear, :class:`~barley.learners.linear.LinearLearner`) learns the
+label of every non-space character from hashed character-window features
+(:mod:`.features`). Multiword tokens are learned as a dictionary and suffix rules
+(:mod:`.multiword`).
+
+Tokenizing (:meth:`Tokenizer.tokenize`): text arrives a piece at a time and is cut
+into blocks at paragraph breaks (a blank line), or at whitespace when a paragraph
+is longer than :data:`BLOCK_CHARS`; each block is scored with one sparse product.
+A character followed by whitespace always ends a token; the end of a paragraph
+always ends a sentence. Sentences are at most ``max_sentence_tokens`` tokens long
+(cut where the sentence-end score is highest in the second half of the limit) and
+tokens at most :data:`MAX_TOKEN_CHARS` characters, so any input — a
+200,000-character line without punctuation — gives bounded sentences in bounded
+memory. The output rebuilds the input exactly (:mod:`.spaces`).
+
+``tokenized`` input (:meth:`Tokenizer.tokenize_pretokenized`) is one sentence per
+line with tokens separated by whitespace; only multiword tokens are expanded.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from barley.conllu import MISC, Sentence
+from barley.errors import ModelError
+from barley.learners import rows_to_csr, weight_sums
+from barley.learners.linear import LinearLearner
+from barley.tokenizer import features, spaces
+from barley.tokenizer.multiword import MultiwordExpander
+from barley.tokenizer.treebank_text import INSIDE, SENTENCE_END, TOKEN_END, TextStatistics, paragraphs
+
+BLOCK_CHARS = 1 << 16
+MAX_TOKEN_CHARS = 500
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\u2029")
+_TOKEN = re.compile(r"\S+")
+_IMPOSSIBLE = np.float32(-1e9)
+HELD_OUT = 0.1  # the last part of the training text, on which the sentence-end threshold is tuned
+INPUTS = ("text", "tokenized")
+
+
+@dataclass
+class TokenizerOptions:
+    bits: int = 20  # feature ids are hashed into 2**bits buckets
+    C: float = 0.1  # liblinear's cost of a training error
+    solver: str = "svm"
+    max_sentence_tokens: int = 250
+    tune_sentence_end: bool = True  # tune the sentence-end threshold on held-out text (trains twice)
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@dataclass
+class _Block:
+    """Sentences found in a stretch of text: token spans, and whether each opens a paragraph."""
+    text: str
+    sentences: list[list[tuple[int, int]]]
+    paragraph_starts: list[bool]
+
+
+class Tokenizer:
+    """A trained tokenizer: boundary classifier, sentence-end threshold, multiword expander."""
+
+    def __init__(self, learner: LinearLearner, multiword: MultiwordExpander,
+                 options: TokenizerOptions | None = None, training: dict | None = None,
+                 sentence_threshold: float = 0.0):
+        self.learner = learner
+        self.sentence_threshold = sentence_threshold  # subtracted from the sentence-end score
+        self.multiword = multiword
+        self.options = options or TokenizerOptions()
+        self.training = training or {}
+        # scores over the three labels, UNSEEN-free: a label never seen in training is impossible
+        self._columns = [(int(label), k) for k, label in enumerate(learner.classes)]
+
+    # ------------------------------------------------------------------ training
+    @classmethod
+    def train(cls, sentences: Iterable[Sentence], options: TokenizerOptions | None = None, seed: int = 1,
+              log: Callable[[str], None] | None = _stderr) -> Tokenizer:
+        """Learn token and sentence boundaries and multiword tokens from treebank sentences."""
+        options = options or TokenizerOptions()
+        log = log or (lambda message: None)
+        started = time.perf_counter()
+        sentences = list(sentences)
+        stats = TextStatistics()
+        id_chunks, label_chunks = [], []
+        characters = 0
+        for paragraph in paragraphs(sentences, stats):
+            encoded = features.encode(paragraph.text)
+            solid = encoded[1][features.PAD:features.PAD + len(paragraph.text)] != features.SPACE
+            id_chunks.append(features.extract(paragraph.text, options.bits, encoded)[solid])
+            label_chunks.append(paragraph.labels[solid])
+            characters += len(paragraph.text)
+        labels = np.concatenate(label_chunks) if label_chunks else np.zeros(0, dtype=np.int8)
+        log(f"tokenizer: {stats.sentences} sentences, {characters} characters, {len(labels)} non-space "
+            f"({np.count_nonzero(labels == TOKEN_END)} token ends, {np.count_nonzero(labels == SENTENCE_END)} "
+            f"sentence ends); paragraph marks: {', '.join(sorted(stats.marks)) or 'none (one paragraph)'}; "
+            f"text rebuilt from the forms: {stats.without_text} without # text, "
+            f"{stats.mismatched_text} with a # text the forms are not found in")
+        X = rows_to_csr(id_chunks, 1 << options.bits)
+        del id_chunks
+        y = labels.astype(np.int64)
+        threshold = 0.0
+        held = int(len(y) * (1 - HELD_OUT))
+        tune = options.tune_sentence_end and np.count_nonzero(y[held:] == SENTENCE_END) >= 10
+        log(f"tokenizer: {'two liblinear fits (the first to tune the sentence-end threshold)' if tune else 'liblinear'}"
+            f" on {len(y)} characters × {X.nnz // max(len(y), 1)} features (EWT's 830,000: about 40 CPU seconds)")
+        if tune:
+            probe = LinearLearner(solver=options.solver, C=options.C)
+            probe.fit(X[:held], y[:held], n_classes=3, seed=seed)
+            threshold, tuned, untuned = _sentence_threshold(probe, X[held:], y[held:])
+            log(f"tokenizer: sentence-end threshold {threshold:+.3f} (held-out {HELD_OUT:.0%} of the text: "
+                f"sentence-end F1 among the token ends {untuned:.2f} at 0, {tuned:.2f} tuned)")
+        learner = LinearLearner(solver=options.solver, C=options.C)
+        learner.fit(X, y, n_classes=3, seed=seed)
+        del X
+        multiword = MultiwordExpander.train(sentences)
+        log(f"tokenizer: trained in {time.perf_counter() - started:.1f} s; "
+            f"{int(learner.used_features().sum())} features with weights; "
+            f"{len(multiword.expansions)} multiword forms, {len(multiword.rules)} multiword suffix rules")
+        training = {"sentences": stats.sentences, "characters": characters,
+                    "rebuilt_without_text": stats.without_text, "rebuilt_mismatched_text": stats.mismatched_text,
+                    "paragraph_marks": sorted(stats.marks)}
+        return cls(learner, multiword, options, training, threshold)
+
+    # ------------------------------------------------------------------ segmenting
+    def _labels(self, text: str, ends_paragraph: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Label and sentence-end margin (score of SENTENCE_END minus TOKEN_END) of every character.
+
+        Whitespace is INSIDE. A character before whitespace ends at least a token, one before a
+        paragraph break a sentence; the last character ends a token, and a sentence when the
+        text ``ends_paragraph``. Also returns the whitespace mask.
+        """
+        n = len(text)
+        encoded = features.encode(text)
+        space = encoded[1][features.PAD:features.PAD + n] == features.SPACE
+        labels = np.zeros(n, dtype=np.int8)
+        margin = np.zeros(n, dtype=np.float32)
+        solid = np.flatnonzero(~space)
+        if not len(solid):
+            return labels, margin, space
+        ids = features.extract(text, self.options.bits, encoded)[solid]
+        sums = weight_sums(self.learner.weights, ids) + self.learner.bias
+        scores = np.full((len(solid), 3), _IMPOSSIBLE, dtype=np.float32)
+        for label, column in self._columns:
+            scores[:, label] = sums[:, column]
+        scores[:, SENTENCE_END] -= self.sentence_threshold
+        before_space = np.r_[space[1:], True][solid]
+        scores[before_space, INSIDE] = _IMPOSSIBLE
+        best = scores.argmax(axis=1).astype(np.int8)
+        best[before_space & (best == INSIDE)] = TOKEN_END  # a model that never saw a token end
+        paragraph_ends = [match.start() for match in _PARAGRAPH_BREAK.finditer(text)]
+        if ends_paragraph:
+            paragraph_ends.append(n)
+        if paragraph_ends:
+            # the last non-space character before each break
+            last_solid = np.searchsorted(solid, np.array(paragraph_ends), side="left") - 1
+            best[last_solid[last_solid >= 0]] = SENTENCE_END
+        labels[solid] = best
+        margin[solid] = scores[:, SENTENCE_END] - scores[:, TOKEN_END]
+        return labels, margin, space
+
+    def _segment(self, text: str, ends_paragraph: bool, opens_paragraph: bool) -> _Block:
+        """Sentences of ``text`` (which ends a paragraph or is cut at a block border)."""
+        labels, margin, space = self._labels(text, ends_paragraph)
+        boundary = labels != INSIDE
+        starts = np.flatnonzero(~space & np.r_[True, (space | boundary)[:-1]])
+        ends = np.flatnonzero(boundary) + 1
+        starts, ends = _bounded_tokens(starts, ends)
+        sentence_cuts = np.flatnonzero(labels[ends - 1] == SENTENCE_END) + 1
+        if not len(sentence_cuts) or sentence_cuts[-1] != len(ends):
+            sentence_cuts = np.r_[sentence_cuts, len(ends)]
+        token_margins = margin[ends - 1]
+        ranges = []
+        first = 0
+        for cut in sentence_cuts.tolist():
+            if cut > first:
+                ranges.extend(self._bounded(first, cut, token_margins))
+            first = cut
+        return _sentence_spans(text, starts, ends, ranges, opens_paragraph)
+
+    def _bounded(self, first: int, last: int, margins: np.ndarray) -> list[tuple[int, int]]:
+        """Tokens first..last-1 as sentences of at most ``max_sentence_tokens`` tokens each."""
+        limit = self.options.max_sentence_tokens
+        pieces = []
+        while last - first > limit:
+            half = first + limit // 2
+            cut = half + int(np.argmax(margins[half - 1:first + limit - 1]))
+            pieces.append((first, cut))
+            first = cut
+        pieces.append((first, last))
+        return pieces
+
+    # ------------------------------------------------------------------ streams of text
+    def tokenize(self, pieces: Iterable[str] | str, input: str = "text") -> Iterator[Sentence]:
+        """Sentences of the text given as pieces (or one string), CoNLL-U with ``_`` for tags.
+
+        ``input="text"``: paragraphs separated by blank lines; ``"tokenized"``: one sentence
+        per line, tokens separated by whitespace.
+        """
+        if input not in INPUTS:
+            raise ValueError(f"unknown input {input!r}; expected one of {', '.join(INPUTS)}")
+        if isinstance(pieces, str):
+            pieces = [pieces]
+        blocks = self._text_blocks(pieces) if input == "text" else self._line_blocks(pieces)
+        return self._sentences(blocks)
+
+    def _text_blocks(self, pieces: Iterable[str]) -> Iterator[_Block]:
+        buffer = ""
+        opens_paragraph = True
+        for piece in _with_end(pieces):
+            final = piece is None
+            buffer += piece or ""
+            while buffer.strip():
+                if final and len(buffer) <= BLOCK_CHARS:
+                    yield self._segment(buffer, True, opens_paragraph)
+                    buffer = ""
+                    break
+                cut = _last_paragraph_break(buffer, BLOCK_CHARS)
+                if cut:
+                    yield self._segment(buffer[:cut], True, opens_paragraph)
+                    buffer, opens_paragraph = buffer[cut:], True
+                    continue
+                if len(buffer) <= BLOCK_CHARS:
+                    break  # wait for the rest of the paragraph
+                cut = _whitespace_cut(buffer, BLOCK_CHARS)
+                block = self._segment(buffer[:cut], False, opens_paragraph)
+                if len(block.sentences) > 1:  # the last sentence may go on: segment it again with what follows
+                    carried = block.sentences.pop()[0][0]
+                    opens_paragraph = block.paragraph_starts.pop()
+                    block.text, buffer = buffer[:carried], buffer[carried:]
+                else:
+                    buffer, opens_paragraph = buffer[cut:], False
+                yield block
+            if final and buffer:
+                yield _Block(buffer, [], [])  # whitespace only: nothing to tokenize
+
+    def _line_blocks(self, pieces: Iterable[str]) -> Iterator[_Block]:
+        buffer = ""
+        tail = None  # the whitespace after the last token so far (None: no token yet)
+        for piece in _with_end(pieces):
+            buffer += piece or ""
+            cut = len(buffer) if piece is None else buffer.rfind("\n") + 1  # complete lines only
+            if not cut:
+                continue
+            text, buffer = buffer[:cut], buffer[cut:]
+            block = _Block(text, [], [])
+            tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
+            newlines = np.array([m.start() for m in re.finditer("\n", text)], dtype=np.int64)
+            lines = np.searchsorted(newlines, [start for start, _ in tokens])
+            limit = self.options.max_sentence_tokens
+            first = 0
+            for k in range(1, len(tokens) + 1):
+                if k == len(tokens) or lines[k] != lines[first] or k - first == limit:
+                    gap = text[tokens[first - 1][1]:tokens[first][0]] if first else None
+                    if gap is None and tail is not None:
+                        gap = tail + text[:tokens[0][0]]
+                    block.sentences.append(tokens[first:k])
+                    block.paragraph_starts.append(gap is None or bool(_PARAGRAPH_BREAK.search(gap)))
+                    first = k
+            if tokens:
+                tail = text[tokens[-1][1]:]
+            elif tail is not None:
+                tail += text
+            yield block
+
+    def _sentences(self, blocks: Iterable[_Block]) -> Iterator[Sentence]:
+        """Sentences built from blocks; the whitespace between tokens goes into MISC (:mod:`.spaces`)."""
+        number = 0
+        before = ""  # whitespace not yet given to a token: it goes before the next one
+        previous: tuple[Sentence, list[str]] | None = None  # the last sentence and its last token's row,
+        previous_after = ""  # held until we know what follows it
+        for block in blocks:
+            text = block.text
+            if not block.sentences:
+                before += text
+                continue
+            for k, (spans, opens_paragraph) in enumerate(zip(block.sentences, block.paragraph_starts)):
+                if k == 0:
+                    before += text[:spans[0][0]]
+                if previous is not None:
+                    yield _finish(*previous, previous_after + before)
+                    previous, previous_after, before = None, "", ""
+                following = (block.sentences[k + 1][0][0] if k + 1 < len(block.sentences) else len(text))
+                number += 1
+                previous = self._sentence(text, spans, before, number, opens_paragraph)
+                previous_after = text[spans[-1][1]:following]
+                before = ""
+        if previous is not None:
+            yield _finish(*previous, previous_after + before)
+
+    def _sentence(self, text: str, spans: list[tuple[int, int]], before: str, number: int,
+                  opens_paragraph: bool) -> tuple[Sentence, list[str]]:
+        """One sentence and the row of its last token, whose MISC :func:`_finish` completes."""
+        comments = []
+        if number == 1:
+            comments.append("# newdoc")
+        if opens_paragraph or number == 1:
+            comments.append("# newpar")
+        comments.append(f"# sent_id = {number}")
+        comments.append(f"# text = {spaces.normalised(text[spans[0][0]:spans[-1][1]])}")
+        rows = []
+        row = None
+        word = 1
+        expand = self.multiword.expand if self.multiword.expansions or self.multiword.rules else None
+        misc = spaces.misc
+        for k, (start, end) in enumerate(spans):
+            form = text[start:end]
+            following = spans[k + 1][0] if k + 1 < len(spans) else end
+            after = " " if following == end + 1 and text[end] == " " else text[end:following]
+            words = expand(form) if expand else None
+            row = [str(word), form, "_", "_", "_", "_", "_", "_", "_", misc(after, before if k == 0 else "")]
+            rows.append(row)
+            if words and len(words) > 1:
+                row[0] = f"{word}-{word + len(words) - 1}"
+                for part in words:
+                    rows.append([str(word), part, "_", "_", "_", "_", "_", "_", "_", "_"])
+                    word += 1
+            else:
+                word += 1
+        return Sentence(comments, rows), row
+
+    # ------------------------------------------------------------------ model files
+    def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """JSON parameters and numpy arrays: everything a model file needs (no pickle)."""
+        learner_params, arrays = self.learner.to_arrays()
+        params = {"options": asdict(self.options), "learner": learner_params,
+                  "multiword": self.multiword.to_json(), "training": self.training,
+                  "sentence_threshold": self.sentence_threshold,
+                  "feature_templates": features.N_TEMPLATES}
+        return params, arrays
+
+    @classmethod
+    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> Tokenizer:
+        if params.get("feature_templates") != features.N_TEMPLATES:
+            raise ModelError("this tokenizer was trained with other character features",
+                             fix="train the tokenizer again with this version of barley")
+        learner = LinearLearner.from_arrays(params["learner"], arrays)
+        return cls(learner, MultiwordExpander.from_json(params["multiword"]),
+                   TokenizerOptions(**params["options"]), params["training"], params["sentence_threshold"])
+
+
+def _sentence_threshold(learner: LinearLearner, X, y: np.ndarray) -> tuple[float, float, float]:
+    """The sentence-end threshold that maximises sentence-end F1 over the gold token ends of ``X``.
+
+    Returns the threshold, the F1 it gives and the F1 of threshold 0 (in percent).
+    """
+    sums = np.asarray(X @ learner.weights[:-1]) + learner.bias
+    column = {int(label): k for k, label in enumerate(learner.classes)}
+    if TOKEN_END not in column or SENTENCE_END not in column:
+        return 0.0, 0.0, 0.0
+    token_ends = y != INSIDE
+    margin = (sums[:, column[SENTENCE_END]] - sums[:, column[TOKEN_END]])[token_ends]
+    gold = y[token_ends] == SENTENCE_END
+    order = np.argsort(-margin, kind="stable")
+    found = np.cumsum(gold[order])
+    f1 = 2 * found / (np.arange(1, len(order) + 1) + gold.sum())
+    best = int(np.argmax(f1))
+    following = margin[order[best + 1]] if best + 1 < len(order) else margin[order[best]] - 1
+    threshold = float((margin[order[best]] + following) / 2)
+    untuned = 2 * np.count_nonzero(gold & (margin > 0)) / max(np.count_nonzero(margin > 0) + gold.sum(), 1)
+    return threshold, 100 * float(f1[best]), 100 * float(untuned)
+
+
+def _with_end(pieces: Iterable[str]) -> Iterator[str | None]:
+    yield from pieces
+    yield None
+
+
+def _last_paragraph_break(buffer: str, limit: int) -> int:
+    """The end of the whitespace after the last paragraph break in ``buffer[:limit]``, or 0."""
+    last = None
+    for last in _PARAGRAPH_BREAK.finditer(buffer, 0, limit):
+        pass
+    if last is None:
+        return 0
+    end = last.end()
+    while end < len(buffer) and buffer[end].isspace():
+        end += 1
+    return end
+
+
+def _whitespace_cut(buffer: str, limit: int) -> int:
+    """Where to cut a paragraph longer than ``limit``: after the last whitespace in its second half."""
+    for position in range(limit - 1, limit // 2, -1):
+        if buffer[position].isspace():
+            return position + 1
+    return limit
+
+
+def _bounded_tokens(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tokens longer than MAX_TOKEN_CHARS cut into pieces of that length."""
+    long = np.flatnonzero(ends - starts > MAX_TOKEN_CHARS)
+    if not len(long):
+        return starts, ends
+    new_starts, new_ends = [starts[:long[0]]], [ends[:long[0]]]
+    for k, token in enumerate(long.tolist()):
+        cuts = np.arange(starts[token], ends[token], MAX_TOKEN_CHARS)
+        new_starts.append(cuts)
+        new_ends.append(np.r_[cuts[1:], ends[token]])
+        following = long[k + 1] if k + 1 < len(long) else len(starts)
+        new_starts.append(starts[token + 1:following])
+        new_ends.append(ends[token + 1:following])
+    return np.concatenate(new_starts), np.concatenate(new_ends)
+
+
+def _sentence_spans(text: str, starts: np.ndarray, ends: np.ndarray, ranges: list[tuple[int, int]],
+           opens_paragraph: bool) -> _Block:
+    """The block of sentences given as ranges of token indices."""
+    starts, ends = starts.tolist(), ends.tolist()
+    block = _Block(text, [], [])
+    for first, last in ranges:
+        spans = list(zip(starts[first:last], ends[first:last]))
+        gap = text[ends[first - 1]:starts[first]] if first else ""
+        block.sentences.append(spans)
+        block.paragraph_starts.append(opens_paragraph if not first else bool(_PARAGRAPH_BREAK.search(gap)))
+    return block
+
+
+def _finish(sentence: Sentence, last_token: list[str], after: str) -> Sentence:
+    """Set the whitespace after the sentence's last token (known once the next sentence is found)."""
+    last_token[MISC] = spaces.misc(after, spaces.around(last_token[MISC])[0])
+    return sentence

@@ -1,0 +1,346 @@
+"""The tokenizer: treebank text and labels, training, exact round trip, multiword tokens, bad input.
+
+A small treebank is written by the tests: sentences with `# text`, punctuation glued
+to words (SpaceAfter=No), multiword tokens (Spanish-like "del" → "de el", English-like
+"'s" clitics), documents and paragraphs.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import barley
+import barley.tokenizer as tokenizer_module
+from barley.cli import main
+from barley.conllu import FORM, MISC, read, read_lines, write
+from barley.pipeline import Pipeline
+from barley.pipeline.tokenize import TokenizeComponent
+from barley.tokenizer import Tokenizer, TokenizerOptions, spaces
+from barley.tokenizer.multiword import MultiwordExpander
+from barley.tokenizer.reading import text_pieces
+from barley.tokenizer.treebank_text import SENTENCE_END, TOKEN_END, paragraphs
+from conftest import ud_file
+
+WORDS = ["casa", "perro", "gato", "rey", "libro", "mesa", "vio", "tiene", "come", "lee", "grande", "rojo",
+         "la", "el", "un", "una", "Juan", "Maria", "Pedro", "Ana", "y", "con", "sin"]
+NAMES = ["Juan", "Maria", "Pedro", "Ana", "Luis", "Rosa"]
+MULTIWORD = {"del": ["de", "el"], "al": ["a", "el"]}
+
+
+def _token_lines(tokens: list[tuple[str, bool, list[str] | None]]) -> list[str]:
+    lines, word = [], 1
+    for form, space_after, words in tokens:
+        misc = "_" if space_after else "SpaceAfter=No"
+        if words:
+            lines.append(f"{word}-{word + len(words) - 1}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
+            for part in words:
+                lines.append(f"{word}\t{part}\t{part}\tX\t_\t_\t{0 if word == 1 else 1}\t"
+                             f"{'root' if word == 1 else 'dep'}\t_\t_")
+                word += 1
+        else:
+            lines.append(f"{word}\t{form}\t{form}\tX\t_\t_\t{0 if word == 1 else 1}\t"
+                         f"{'root' if word == 1 else 'dep'}\t_\t{misc}")
+            word += 1
+    return lines
+
+
+def write_treebank(path, sentences: int, seed: int) -> None:
+    rng = random.Random(seed)
+    blocks = []
+    for number in range(sentences):
+        tokens = []
+        for position in range(rng.randint(3, 12)):
+            roll = rng.random()
+            if roll < 0.08:
+                form = rng.choice(sorted(MULTIWORD))
+                tokens.append((form, True, MULTIWORD[form]))
+            elif roll < 0.15:
+                name = rng.choice(NAMES)
+                tokens.append((name + "'s", True, [name, "'s"]))
+            else:
+                word = rng.choice(WORDS)
+                tokens.append((word.capitalize() if position == 0 else word, True, None))
+            if rng.random() < 0.1:  # a comma glued to the word before it
+                form, _, words = tokens[-1]
+                tokens[-1] = (form, False, words)
+                tokens.append((",", True, None))
+        form, _, words = tokens[-1]
+        tokens[-1] = (form, False, words)
+        tokens.append((rng.choice([".", ".", ".", "?", "!"]), True, None))
+        text = "".join(form + (" " if space else "") for form, space, _ in tokens).rstrip()
+        comments = []
+        if number % 20 == 0:
+            comments.append(f"# newdoc id = doc{number // 20}")
+        if number % 5 == 0:
+            comments.append(f"# newpar id = p{number // 5}")
+        comments += [f"# sent_id = s{number}", f"# text = {text}"]
+        blocks.append("\n".join(comments + _token_lines(tokens)) + "\n")
+    path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
+
+
+def quiet(_message: str) -> None:
+    pass
+
+
+@pytest.fixture(scope="module")
+def treebank(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tokenizer") / "train.conllu"
+    write_treebank(path, 400, seed=1)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tokenizer(treebank) -> Tokenizer:
+    return Tokenizer.train(read(str(treebank)), TokenizerOptions(bits=16), seed=1, log=quiet)
+
+
+@pytest.fixture(scope="module")
+def model(tokenizer, tmp_path_factory):
+    path = tmp_path_factory.mktemp("tokenizer-model") / "tokenizer.barley"
+    Pipeline([TokenizeComponent(tokenizer)], {"pipeline": {"components": ["tokenize"]}}).save(str(path))
+    return path
+
+
+def sentence_tokens(sentences) -> list[list[str]]:
+    return [[row[FORM] for row in spaces.token_rows(s)] for s in sentences]
+
+
+def test_treebank_text_is_rebuilt_with_labels():
+    lines = ["# newdoc id = d", "# text = Hi, you.", *_token_lines([("Hi", False, None), (",", True, None),
+                                                                     ("you", False, None), (".", True, None)]),
+             "", "# text = Go del.", *_token_lines([("Go", True, None), ("del", False, ["de", "el"]),
+                                                    (".", True, None)]), ""]
+    [paragraph] = list(paragraphs(read_lines(lines)))
+    assert paragraph.text == "Hi, you. Go del."
+    ends = {i: int(label) for i, label in enumerate(paragraph.labels) if label}
+    assert ends == {1: TOKEN_END, 2: TOKEN_END, 6: TOKEN_END, 7: SENTENCE_END,
+                    10: TOKEN_END, 14: TOKEN_END, 15: SENTENCE_END}
+
+
+def test_paragraph_marks_split_the_text(treebank):
+    found = list(paragraphs(read(str(treebank))))
+    assert len(found) == 400 // 5
+    assert sum(p.new_document for p in found) == 400 // 20
+
+
+def test_it_learns_tokens_sentences_and_multiword_tokens(tokenizer):
+    text = "Juan vio la casa del rey, y Rosa's perro come. Ana lee al gato!\n\nPedro tiene un libro."
+    sentences = list(tokenizer.tokenize(text))
+    assert sentence_tokens(sentences) == [["Juan", "vio", "la", "casa", "del", "rey", ",", "y", "Rosa's", "perro",
+                                           "come", "."], ["Ana", "lee", "al", "gato", "!"],
+                                          ["Pedro", "tiene", "un", "libro", "."]]
+    words = [[w[FORM] for w in s.words] for s in sentences]
+    assert words[0][4:6] == ["de", "el"] and words[0][9:11] == ["Rosa", "'s"]  # 's by the suffix rule
+    assert words[1][2:4] == ["a", "el"]
+    assert sentences[0].comments == ["# newdoc", "# newpar", "# sent_id = 1",
+                                     "# text = Juan vio la casa del rey, y Rosa's perro come."]
+    assert sentences[1].comments[0] == "# sent_id = 2"
+    assert sentences[2].comments[0] == "# newpar"
+    assert [row[MISC] for row in spaces.token_rows(sentences[0])][4:7] == ["_", "SpaceAfter=No", "_"]
+    assert spaces.token_rows(sentences[1])[-1][MISC] == "SpacesAfter=\\n\\n"
+    assert spaces.token_rows(sentences[2])[-1][MISC] == "SpaceAfter=No"
+
+
+def test_multiword_dictionary_rules_and_case():
+    expander = MultiwordExpander.train(read_lines(_token_lines(
+        [("del", True, ["de", "el"]), ("del", True, ["de", "el"]), ("its", True, ["it", "s"]),
+         ("its", True, None), ("its", True, None)] +
+        [(name + "'s", True, [name, "'s"]) for name in ("Ana", "Bo", "Cy", "Di")] + [("As", True, None)])))
+    assert expander.expand("del") == ["de", "el"]
+    assert expander.expand("Del") == ["De", "el"]
+    assert expander.expand("DEL") == ["DE", "EL"]
+    assert expander.expand("its") is None  # a multiword token in fewer than half of its occurrences
+    assert expander.expand("Zoe's") == ["Zoe", "'s"]  # unseen: the suffix rule
+    assert expander.expand("as") is None and expander.expand("casa") is None
+
+
+def test_same_data_and_seed_give_the_same_model_bytes(treebank, tmp_path):
+    files = []
+    for name in ("a", "b"):
+        tokenizer = Tokenizer.train(read(str(treebank)), TokenizerOptions(bits=16), seed=4, log=quiet)
+        path = tmp_path / f"{name}.barley"
+        Pipeline([TokenizeComponent(tokenizer)], {"pipeline": {"components": ["tokenize"]}}).save(str(path))
+        files.append(path.read_bytes())
+    assert files[0] == files[1]
+
+
+def test_a_saved_model_tokenizes_the_same(tokenizer, model):
+    text = "Maria vio el libro. Juan come!"
+    loaded = Pipeline.load(str(model))["tokenize"]
+    assert [s.to_text() for s in loaded.tokenize(text)] == [s.to_text() for s in tokenizer.tokenize(text)]
+
+
+ODD_TEXT = st.text(st.sampled_from(list("abc Juan del.,!?'s\n\t\r\xa0\u2003\x00\x07\x1b\u2028\u2029é😀"))
+                   | st.characters(), max_size=300)
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=ODD_TEXT, cuts=st.lists(st.integers(0, 300), max_size=4))
+def test_round_trip_text_conllu_text(tokenizer, text, cuts):
+    borders = [0, *sorted(min(cut, len(text)) for cut in cuts), len(text)]
+    pieces = [text[a:b] for a, b in zip(borders, borders[1:])]
+    sentences = list(tokenizer.tokenize(pieces))
+    if not text.strip():
+        assert sentences == []
+        return
+    assert spaces.text_of(sentences) == text
+    for sentence in sentences:
+        assert sentence.words
+        assert all(row[FORM] and not any(c.isspace() for c in row[FORM]) for row in sentence.rows)
+    # the CoNLL-U written and read again still rebuilds the text
+    again = list(read_lines("".join(s.to_text() for s in sentences).split("\n")))
+    assert spaces.text_of(again) == text
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=ODD_TEXT)
+def test_round_trip_of_tokenized_input(tokenizer, text):
+    sentences = list(tokenizer.tokenize([text[:7], text[7:]], input="tokenized"))
+    assert spaces.text_of(sentences) == (text if text.strip() else "")
+    assert [len(s.rows) for s in sentences if not s.words] == []
+
+
+def test_round_trip_across_block_borders(tokenizer, monkeypatch):
+    monkeypatch.setattr(tokenizer_module, "BLOCK_CHARS", 64)
+    rng = random.Random(5)
+    text = "".join(rng.choice(["Juan ", "vio ", "del ", "rey. ", "casa, ", "\n", "\n\n", "Ana's ", "x" * 70, " \t "])
+                   for _ in range(400))
+    pieces = [text[i:i + 37] for i in range(0, len(text), 37)]
+    sentences = list(tokenizer.tokenize(pieces))
+    assert spaces.text_of(sentences) == text
+    assert [s.comments[-2] for s in sentences] == [f"# sent_id = {n}" for n in range(1, len(sentences) + 1)]
+
+
+def test_a_long_line_without_punctuation_gives_bounded_sentences(tokenizer):
+    words = random.Random(2).choices(["casa", "perro", "gato", "rey"], k=40_000)
+    text = " ".join(words)[:200_000]
+    sentences = list(tokenizer.tokenize(text))
+    assert len(sentences) > 1
+    assert max(len(s.words) for s in sentences) <= tokenizer.options.max_sentence_tokens
+    assert spaces.text_of(sentences) == text
+
+
+def test_a_long_line_without_spaces_gives_bounded_tokens(tokenizer):
+    text = "a" * 200_000
+    sentences = list(tokenizer.tokenize(text))
+    assert max(len(row[FORM]) for s in sentences for row in s.rows) <= tokenizer_module.MAX_TOKEN_CHARS
+    assert spaces.text_of(sentences) == text
+
+
+def test_odd_whitespace_and_control_characters_are_kept(tokenizer):
+    text = "Juan\xa0vio\tla casa.\r\nAna come\x07 del\u2003gato.\r\n\r\nFin\x00."
+    sentences = list(tokenizer.tokenize(text))
+    assert spaces.text_of(sentences) == text
+    forms = [row[FORM] for s in sentences for row in spaces.token_rows(s)]
+    assert "come\x07" in forms or "\x07" in "".join(forms)
+    miscs = [row[MISC] for s in sentences for row in spaces.token_rows(s)]
+    assert "SpacesAfter=\\u00A0" in miscs and "SpacesAfter=\\t" in miscs
+    assert any(m == "SpacesAfter=\\r\\n\\r\\n" for m in miscs)
+    assert all("\t" not in c and "\n" not in c for s in sentences for c in s.comments)
+
+
+def test_tokenized_input(tokenizer):
+    text = "Juan vio del rey .\n\nAna's  perro come\n  leading spaces\n"
+    sentences = list(tokenizer.tokenize(text, input="tokenized"))
+    assert sentence_tokens(sentences) == [["Juan", "vio", "del", "rey", "."], ["Ana's", "perro", "come"],
+                                          ["leading", "spaces"]]
+    assert [w[FORM] for w in sentences[0].words] == ["Juan", "vio", "de", "el", "rey", "."]
+    assert sentences[1].comments[0] == "# newpar" and sentences[2].comments[0] != "# newpar"
+    assert spaces.text_of(sentences) == text
+    long_line = " ".join(["casa"] * 1000)
+    assert max(len(s.words) for s in tokenizer.tokenize(long_line, input="tokenized")) <= 250
+
+
+def test_cli_tokenizes_a_file(model, tmp_path, capsys):
+    source = tmp_path / "in.txt"
+    source.write_text("Juan vio la casa. Ana come del gato.\n", encoding="utf-8")
+    assert main(["tokenize", "--model", str(model), str(source), "-o", str(tmp_path / "out.conllu"), "-q"]) == 0
+    sentences = list(read(str(tmp_path / "out.conllu")))
+    assert len(sentences) == 2
+    assert spaces.text_of(sentences) == source.read_text(encoding="utf-8")
+    assert main(["tokenize", "--model", str(model), "--input", "tokenized", str(source), "-q"]) == 0
+    assert capsys.readouterr().out.count("# sent_id") == 1
+    assert main(["info", str(model)]) == 0
+    assert "[tokenize]" in capsys.readouterr().out
+
+
+def test_train_and_parse_from_text_through_the_pipeline(treebank, tmp_path, capsys):
+    model = tmp_path / "pipeline.barley"
+    assert main(["train", "--train", str(treebank), "--components", "tokenize,tag,parse", "--no-jackknife",
+                 "--seed", "1", "--model", str(model)]) == 0
+    source = tmp_path / "in.txt"
+    source.write_text("Juan vio la casa del rey. Ana come!\n\nPedro lee.\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["parse", "--model", str(model), "--input", "text", str(source), "-q"]) == 0
+    sentences = list(read_lines(capsys.readouterr().out.split("\n")))
+    assert [len(s.words) for s in sentences] == [8, 3, 3]
+    assert all(word[3] != "_" and word[6] != "_" for s in sentences for word in s.words)
+    assert spaces.text_of(sentences) == source.read_text(encoding="utf-8")
+    [parsed] = list(barley.load(str(model)).parse("Ana lee del libro."))  # the Python API
+    assert [w[FORM] for w in parsed.words] == ["Ana", "lee", "de", "el", "libro", "."]
+    assert all(word[6] != "_" for word in parsed.words)
+    source.write_text("Juan vio del rey .\nAna come\n", encoding="utf-8")
+    assert main(["parse", "--model", str(model), "--input", "tokenized", str(source), "-q"]) == 0
+    assert [len(s.words) for s in read_lines(capsys.readouterr().out.split("\n"))] == [6, 2]
+    parser_only = tmp_path / "parser.barley"
+    assert main(["train", "--train", str(treebank), "--model", str(parser_only), "--seed", "1"]) == 0
+    capsys.readouterr()
+    assert main(["parse", "--model", str(parser_only), "--input", "text", str(source)]) == 2
+    assert "no tokenizer" in capsys.readouterr().err
+
+
+def test_cli_bad_input(model, tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"Juan vio\nla casa \xff\xfe del rey.\n")
+    assert main(["tokenize", "--model", str(model), str(bad)]) == 2
+    error = capsys.readouterr().err
+    assert "invalid UTF-8 at byte offset 17" in error and ":2:" in error and "Traceback" not in error
+    assert len(error.strip().splitlines()) == 1
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert main(["tokenize", "--model", str(model), str(empty), "-q"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["tokenize", "--model", str(tmp_path / "missing.barley"), str(empty)]) == 2
+
+
+def test_invalid_utf8_across_chunks_reports_the_right_offset(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"ab\n" * 10 + "é".encode() * 3 + b"\xc3" + b"x")
+    with pytest.raises(Exception, match="byte offset 36"):
+        list(text_pieces(str(path), chunk_bytes=7))
+    path.write_bytes("a\ufeffé".encode())
+    assert "".join(text_pieces(str(path), chunk_bytes=1)) == "a\ufeffé"
+
+
+def test_escapes_round_trip():
+    for whitespace in ["", " ", "  ", "\n", "\r\n", "\t \xa0\u3000\u2028", "\x1c\x0b\x0c"]:
+        assert spaces.around(spaces.misc(whitespace, "\n "))[1] == whitespace
+        assert spaces.around(spaces.misc(whitespace, "\n "))[0] == "\n "
+
+
+@pytest.mark.ud
+def test_english_ewt_tokens_and_exact_text(tmp_path):
+    train, test = ud_file("en_ewt-ud-train.conllu"), ud_file("en_ewt-ud-test.conllu")
+    tokenizer = Tokenizer.train(list(read(str(train)))[:3000], seed=1, log=quiet)
+    gold = list(read(str(test)))
+    text = "\n\n".join(p.text for p in paragraphs(gold))
+    system = list(tokenizer.tokenize(text))
+    assert spaces.text_of(system) == text
+
+    def spans(sentences):
+        out, position = set(), 0
+        for sentence in sentences:
+            for row in spaces.token_rows(sentence):
+                length = len("".join(row[FORM].split()))
+                out.add((position, position + length))
+                position += length
+        return out
+
+    gold_spans, system_spans = spans(gold), spans(system)
+    f1 = 2 * len(gold_spans & system_spans) / (len(gold_spans) + len(system_spans))
+    assert f1 > 0.97
+    write(system, str(tmp_path / "out.conllu"))
