@@ -8,7 +8,7 @@ import pytest
 import toy_language
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, read
 from barley.pipeline import Pipeline
-from barley.pipeline.lemma_rules import apply_rule, edit_rule
+from barley.pipeline.lemma_rules import apply_rule, edit_rule, replaces_whole
 from barley.pipeline.tagger import Tagger, WordFeatures, mix, shape
 from conftest import ud_file
 
@@ -31,6 +31,7 @@ def test_edit_rules_generalise_to_other_forms():
     assert apply_rule("ran", "keep|||ed|") is None  # the rule cuts text the form lacks
     assert apply_rule("ed", "keep|||ed|") is None  # nothing would be left
     assert edit_rule("went", "go") == "keep|*|go"
+    assert replaces_whole("keep|*|go") and not replaces_whole("keep|||ed|")
 
 
 @pytest.fixture(scope="module")

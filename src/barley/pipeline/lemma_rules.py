@@ -50,3 +50,8 @@ def apply_rule(form: str, rule: str) -> str | None:
             or not base.endswith(cut_suffix):
         return None
     return add_prefix + base[len(cut_prefix):len(base) - len(cut_suffix)] + add_suffix
+
+
+def replaces_whole(rule: str) -> bool:
+    """Whether ``rule`` replaces the whole form (it then says nothing about other forms)."""
+    return rule.split(SEPARATOR, 2)[1] == WHOLE

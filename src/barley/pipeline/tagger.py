@@ -35,7 +35,7 @@ from barley.errors import ModelError
 from barley.features.extract import FeatureIndex
 from barley.learners import SplitLearner, rows_to_csr
 from barley.learners.linear import LinearLearner
-from barley.pipeline.lemma_rules import apply_rule, edit_rule
+from barley.pipeline.lemma_rules import apply_rule, edit_rule, replaces_whole
 
 TAG_COLUMNS = {"UPOS": UPOS, "XPOS": XPOS, "FEATS": FEATS}
 BATCH_WORDS = 20_000
@@ -326,12 +326,14 @@ class Tagger:
 
     def _train_lemmatizer(self, words: list[list[str]], options: dict, seed: int, log) -> None:
         """The rule classifier, on one instance per distinct (form, UPOS, FEATS, lemma) of a
-        rule seen for at least two forms (the dictionary covers the rest)."""
+        rule seen for at least two forms (the dictionary covers the rest). Rules that replace
+        the whole form (*went* → *go*) are left to the dictionary: for an unknown form they
+        would only ever give another word's lemma."""
         started = time.perf_counter()
         distinct = list(dict.fromkeys((w[FORM], w[UPOS], w[FEATS], w[LEMMA]) for w in words))
         rule_of = [edit_rule(form, lemma) for form, _, _, lemma in distinct]
         forms_of_rule = Counter(rule_of)
-        chosen = [i for i, rule in enumerate(rule_of) if forms_of_rule[rule] >= 2]
+        chosen = [i for i, rule in enumerate(rule_of) if forms_of_rule[rule] >= 2 and not replaces_whole(rule)]
         self.rules = list(dict.fromkeys(rule_of[i] for i in chosen))
         if len(self.rules) < 2:
             log(f"lemmas: {len(distinct)} distinct, too few rules for a classifier ({len(self.rules)})")
