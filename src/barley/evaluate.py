@@ -232,8 +232,8 @@ def mcnemar(first: np.ndarray, second: np.ndarray) -> McNemar:
     return McNemar(b, c, float(stats.chi2.sf(statistic, 1)), "chi-square with continuity correction")
 
 
-def format_report(evaluation: Evaluation, gold: str, system: str) -> str:
-    """The text report of ``barley evaluate``."""
+def format_report(evaluation: Evaluation, gold: str, system: str, conll18=None) -> str:
+    """The text report of ``barley evaluate``; with ``conll18`` (a Conll18Evaluation) its LAS and table too."""
     scores = evaluation.as_dict()
     lines = [f"gold:   {gold}", f"system: {system}", f"punctuation: {scores['punctuation']}",
              f"{scores['sentences']} sentences, {scores['tokens']} scored words", ""]
@@ -241,6 +241,9 @@ def format_report(evaluation: Evaluation, gold: str, system: str) -> str:
                       ("LASu", "correct head and universal DEPREL (before ':')"), ("LA", "correct DEPREL"),
                       ("UEM", "sentences with all heads correct"),
                       ("LEM", "sentences with all heads and DEPRELs correct")):
+        if key == "LAS" and conll18 is not None:  # like with like: published figures give the shared task's LAS
+            what += (f"; LAS (CoNLL 2018) {_show(conll18.scores['LAS'].f1)}: universal DEPREL, every word, "
+                     "as published figures")
         lines.append(f"{key:<13}{_show(scores[key]):>7}  {what}")
     lines.append(f"{'NP recall':<13}{_show(scores['NP_recall']):>7}  {scores['NP_gold_correct']} of "
                  f"{scores['NP_gold']} gold non-projective arcs get the correct head and DEPREL")
@@ -260,6 +263,10 @@ def format_report(evaluation: Evaluation, gold: str, system: str) -> str:
     for name, row in scores["by_relation"].items():
         lines.append(f"{name:<{width}}{row['gold']:>8}{row['system']:>8}{_show(row['recall']):>8}"
                      f"{_show(row['precision']):>8}")
+    if conll18 is not None:
+        from barley.evaluate_conll18 import format_conll18  # here: that module imports nothing from this one
+
+        lines += ["", format_conll18(conll18)]
     return "\n".join(lines)
 
 

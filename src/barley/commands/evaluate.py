@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+from barley import conllu
+from barley.errors import BarleyError
 from barley.evaluate import evaluate, format_comparison, format_report, mcnemar
+from barley.evaluate_conll18 import evaluate_conll18, format_conll18
 
 
 def register(subparsers) -> None:
@@ -25,22 +28,65 @@ def register(subparsers) -> None:
     parser.add_argument("--compare", metavar="OTHER",
                         help="also score OTHER and run McNemar's test on per-word LAS correctness of SYSTEM vs OTHER")
     parser.add_argument("--json", action="store_true", help="print the scores as one JSON object")
+    parser.add_argument("--conll18", action="store_true",
+                        help="print only the CoNLL 2018 shared task metrics (Tokens, Sentences, Words, UPOS, XPOS, "
+                             "UFeats, AllTags, Lemmas, UAS, LAS, CLAS, MLAS, BLEX); chosen by itself when SYSTEM's "
+                             "tokenization or sentence split differs from GOLD's")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     exclude = args.punct or False
-    result = evaluate(args.gold, args.system, exclude_punct=exclude)
+    gold, system = _rereadable(args.gold), _rereadable(args.system)
+    conll18 = evaluate_conll18(gold, system)
+    if args.conll18 or not conll18.same_tokenization:
+        return _run_conll18(args, gold, conll18)
+    result = evaluate(gold, system, exclude_punct=exclude)
     other = evaluate(args.gold, args.compare, exclude_punct=exclude) if args.compare else None
     test = mcnemar(result.correct, other.correct) if other else None
     if args.json:
-        scores = {"gold": args.gold, "system": args.system, **result.as_dict()}
+        scores = {"gold": args.gold, "system": args.system, **result.as_dict(), "conll18": conll18.as_dict()}
         if other:
             scores["compare"] = {"other": args.compare, "LAS": other.as_dict()["LAS"],
                                  "scores": other.as_dict(), **test.as_dict()}
         print(json.dumps(scores, ensure_ascii=False))
         return 0
-    print(format_report(result, args.gold, args.system))
+    print(format_report(result, args.gold, args.system, conll18))
     if other:
         print("\n" + format_comparison(result, other, test, args.compare))
     return 0
+
+
+def _rereadable(path: str):
+    """A path, or stdin read into a list (each file is read twice when the tokenization is the gold's)."""
+    return list(conllu.read(path)) if path == "-" else path
+
+
+def _run_conll18(args, gold, conll18) -> int:
+    """The CoNLL 2018 report alone: for a different tokenization, or on request (--conll18)."""
+    if args.punct and not conll18.same_tokenization:
+        raise BarleyError(f"{args.system}: the tokenization differs from the gold's, so only the CoNLL 2018 metrics "
+                          "apply, and they score every word", fix="leave out --exclude-punct")
+    other = evaluate_conll18(gold, args.compare) if args.compare else None
+    test = mcnemar(conll18.las_correct, other.las_correct) if other else None
+    if args.json:
+        scores = {"gold": args.gold, "system": args.system, "conll18": conll18.as_dict()}
+        if other:
+            scores["compare"] = {"other": args.compare, "conll18": other.as_dict(), **test.as_dict()}
+        print(json.dumps(scores, ensure_ascii=False))
+        return 0
+    note = ("tokenization: the gold's" if conll18.same_tokenization else
+            "tokenization or sentence split differs from the gold: words aligned on their characters as in the "
+            "CoNLL 2018 shared task; barley's per-word scores (non-projective arcs, by length, by DEPREL) need "
+            "the gold's words")
+    print(f"gold:   {args.gold}\nsystem: {args.system}\n{note}\n\n{format_conll18(conll18)}")
+    if other:
+        print(f"\nOTHER ({args.compare}): LAS F1 {_f1(other)}\n{format_conll18(other)}\n"
+              f"McNemar on the gold words' LAS (CoNLL 2018): {test.only_first} right only in SYSTEM, "
+              f"{test.only_second} right only in OTHER; p = {test.p_value:.4g} ({test.method})")
+    return 0
+
+
+def _f1(evaluation) -> str:
+    value = evaluation.scores["LAS"].f1
+    return "-" if value is None else f"{value:.2f}"

@@ -1,0 +1,400 @@
+"""The CoNLL 2018 shared task's metrics, for output whose tokens and sentences may differ from the gold.
+
+Zeman et al. (2018), *CoNLL 2018 Shared Task: Multilingual Parsing from Raw Text to
+Universal Dependencies*, §2–3, define them; published figures come from the task's
+scorer (``conll18_ud_eval.py``, Straka and Popel), and :func:`evaluate_conll18`
+gives the same figures.
+
+**Text and spans.** The FORMs of a file's tokens (a multiword token's line, or a word
+outside any), spaces (Unicode category Zs) removed, concatenated over the whole file,
+are its *text*; the gold and system files must have the same text. Every token and
+every sentence is then a span [start, end) of it, and each word has the span of its
+token (the words of a multiword token share its span).
+
+**Alignment of words.** A *multiword span* is a smallest stretch of the text that
+holds at least one multiword token (of either file) and cuts none. The words lying
+wholly inside a multiword span are aligned by a longest common subsequence of their
+FORMs, compared case-insensitively; the other words are aligned when their spans
+are equal. A word that lies partly inside a multiword span is not aligned.
+
+**Scores.** Each metric counts the correct items against the gold and system totals:
+precision = correct / system, recall = correct / gold, F1 = 2 · correct / (gold +
+system); the metrics on aligned words also give the *aligned accuracy*, correct /
+aligned. The shared task ranks systems by F1.
+
+- Tokens, Sentences: a gold token (sentence) is correct when the system has one with
+  the same span. Words: the aligned words are correct.
+- On the aligned words: UPOS, XPOS, UFeats (the universal features only, see
+  :data:`UNIVERSAL_FEATURES`), AllTags (UPOS, XPOS and UFeats together), Lemmas (any
+  lemma is right where the gold lemma is ``_``), UAS (the system head is the word
+  aligned to the gold head, or both heads are the root), LAS (UAS and the DEPREL with
+  its subtype after ``:`` ignored).
+- CLAS, MLAS and BLEX count only words attached by a content relation
+  (:data:`CONTENT_RELATIONS`): gold words for recall, system words for precision,
+  aligned words by their gold relation. CLAS is LAS on these; MLAS adds UPOS, UFeats
+  and the word's functional children (the words attached to it by a
+  :data:`FUNCTIONAL_RELATIONS` relation: each child's alignment, relation, UPOS and
+  UFeats, in order); BLEX adds the lemma, as Lemmas does.
+
+Empty nodes (IDs i.k) are left out. Where the shared task's scorer refuses a file,
+barley scores it: trees with cycles or several roots, and system words without a
+HEAD (``_``), which count as wrongly attached.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from barley import conllu
+from barley.conllu import DEPREL, FEATS, FORM, HEAD, ID, LEMMA, UPOS, XPOS, Sentence
+from barley.errors import InputError
+
+METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
+           "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+
+# Zeman et al. (2018), the content and function word relations of MLAS and BLEX; the
+# other universal relations (punct, and the rest) count in neither.
+CONTENT_RELATIONS = frozenset({
+    "nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated",
+    "advcl", "advmod", "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed",
+    "flat", "compound", "list", "parataxis", "orphan", "goeswith", "reparandum", "root", "dep"})
+FUNCTIONAL_RELATIONS = frozenset({"aux", "cop", "mark", "det", "clf", "case", "cc"})
+# The universal features of UD v2 that UFeats, AllTags and MLAS compare; others are left out.
+UNIVERSAL_FEATURES = frozenset({
+    "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number",
+    "Case", "Definite", "Degree", "VerbForm", "Mood", "Tense", "Aspect", "Voice", "Evident",
+    "Polarity", "Person", "Polite"})
+
+ROOT = -1  # the head of a word attached to the root
+NOT_ALIGNED = -2  # a system head word that has no gold counterpart
+NO_HEAD = -3  # a system word whose HEAD is _
+
+Source = str | os.PathLike | Iterable[Sentence]
+
+
+class Word:
+    """One syntactic word, with the columns the metrics compare already normalised."""
+
+    __slots__ = ("start", "end", "multiword", "form", "key", "lemma", "upos", "xpos", "feats", "relation",
+                 "head", "children")
+
+    def __init__(self, start: int, end: int, multiword: bool, row: list[str], head: int):
+        self.start, self.end, self.multiword = start, end, multiword
+        self.form = row[FORM]
+        self.key = _without_spaces(self.form).lower()  # what the LCS compares: case-insensitive, as the scorer
+        self.lemma, self.upos, self.xpos = row[LEMMA], row[UPOS], row[XPOS]
+        self.feats = "|".join(sorted(feature for feature in row[FEATS].split("|")
+                                     if feature.partition("=")[0] in UNIVERSAL_FEATURES))
+        self.relation = row[DEPREL].partition(":")[0]
+        self.head = head  # index of the head word in the file, ROOT or NO_HEAD
+        self.children: list[int] = []  # the words attached to this one by a functional relation
+
+
+@dataclass
+class Segmentation:
+    """A file as the metrics see it: its text, token and sentence spans, and words."""
+
+    name: str
+    text: str
+    tokens: list[tuple[int, int]]
+    token_lines: list[int]  # the line of each token, for error messages
+    sentences: list[tuple[int, int]]
+    words: list[Word]
+
+
+def read_segmentation(source: Source, gold: bool) -> Segmentation:
+    """Read a file (a path, or Sentences) into a :class:`Segmentation`.
+
+    A gold word must have a HEAD; a system word's ``_`` is kept as :data:`NO_HEAD`.
+    """
+    name = os.fspath(source) if isinstance(source, str | os.PathLike) else "<memory>"
+    sentences = conllu.read(source) if isinstance(source, str | os.PathLike) else source
+    pieces: list[str] = []
+    tokens: list[tuple[int, int]] = []
+    token_lines: list[int] = []
+    spans: list[tuple[int, int]] = []
+    words: list[Word] = []
+    end = 0
+    for sentence in sentences:
+        first_word, sentence_start = len(words), end
+        multiword_last = 0  # the last word of the multiword token being read
+        span = (end, end)
+        line = sentence.line + len(sentence.comments)
+        for row in sentence.rows:
+            token_id = row[ID]
+            if "." in token_id:
+                line += 1
+                continue
+            number = 0 if "-" in token_id else int(token_id)
+            if not number or number > multiword_last:  # a token: a multiword token's line or a word outside any
+                form = _without_spaces(row[FORM])
+                if not form:
+                    raise InputError(f"the FORM of token {token_id} is empty once spaces are removed",
+                                     path=sentence.source, line=line,
+                                     fix="every token needs a FORM with some character that is not a space")
+                pieces.append(form)
+                span = (end, end + len(form))
+                end += len(form)
+                tokens.append(span)
+                token_lines.append(line)
+                if not number:
+                    multiword_last = int(token_id.partition("-")[2])
+            if number:
+                words.append(Word(*span, number <= multiword_last, row,
+                                  _head(row, first_word, gold, sentence.source, line)))
+            line += 1
+        spans.append((sentence_start, end))
+        for index in range(first_word, len(words)):
+            word = words[index]
+            if word.relation in FUNCTIONAL_RELATIONS and word.head >= 0:
+                words[word.head].children.append(index)
+    return Segmentation(name, "".join(pieces), tokens, token_lines, spans, words)
+
+
+def _head(row: list[str], first_word: int, gold: bool, source: str, line: int) -> int:
+    if row[HEAD] == "_":
+        if gold:
+            raise InputError(f"gold word {row[ID]} has no HEAD (_)", path=source, line=line,
+                             fix="the gold file must give every word a head")
+        return NO_HEAD
+    head = int(row[HEAD])
+    return ROOT if head == 0 else first_word + head - 1
+
+
+def _without_spaces(form: str) -> str:
+    """FORM without its Zs characters, so that a token holding a space matches its two halves."""
+    if form.isascii():
+        return form.replace(" ", "")
+    return "".join(character for character in form if unicodedata.category(character) != "Zs")
+
+
+def align(gold: list[Word], system: list[Word]) -> np.ndarray:
+    """For each system word, the index of its aligned gold word, or -1 (see the module docstring)."""
+    aligned = np.full(len(system), -1, dtype=np.int64)
+    spans = _multiword_spans(gold, system)
+    starts = [start for start, _ in spans]
+    gold_inside = _words_by_span(gold, spans, starts)
+    system_inside = _words_by_span(system, spans, starts)
+    gold_by_span = {(gold[g].start, gold[g].end): g for g in gold_inside.pop(None, [])}
+    for s in system_inside.pop(None, []):
+        aligned[s] = gold_by_span.get((system[s].start, system[s].end), -1)
+    for k, system_words in system_inside.items():
+        for g, s in _common_subsequence(gold, gold_inside.get(k, []), system, system_words):
+            aligned[s] = g
+    return aligned
+
+
+def _multiword_spans(gold: list[Word], system: list[Word]) -> list[tuple[int, int]]:
+    """The multiword spans: the multiword tokens of both files, overlapping ones merged."""
+    tokens = sorted({(word.start, word.end) for word in (*gold, *system) if word.multiword})
+    spans: list[tuple[int, int]] = []
+    for start, end in tokens:
+        if spans and start < spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def _words_by_span(words: list[Word], spans: list[tuple[int, int]], starts: list[int]) -> dict:
+    """Word indices grouped by the multiword span they lie in (key: its number), None: in none.
+
+    Words that lie partly in a span go nowhere: they cannot be aligned.
+    """
+    groups: dict[int | None, list[int]] = {}
+    for index, word in enumerate(words):
+        k = bisect_right(starts, word.start) - 1
+        if k >= 0 and word.end <= spans[k][1]:
+            groups.setdefault(k, []).append(index)
+        elif (k < 0 or word.start >= spans[k][1]) and (k + 1 >= len(spans) or word.end <= spans[k + 1][0]):
+            groups.setdefault(None, []).append(index)
+    return groups
+
+
+def _common_subsequence(gold: list[Word], gold_words: list[int], system: list[Word],
+                        system_words: list[int]) -> list[tuple[int, int]]:
+    """Pairs of a longest common subsequence of the two words' FORMs (lower-cased).
+
+    ``suffix[i][j]`` is the LCS length of gold_words[i:] and system_words[j:]; the pairs
+    are read off from the front, taking equal FORMs at once and otherwise passing a gold
+    word before a system word where that loses nothing (the scorer's choice on ties).
+    """
+    a = [gold[g].key for g in gold_words]
+    b = [system[s].key for s in system_words]
+    suffix = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in reversed(range(len(a))):
+        for j in reversed(range(len(b))):
+            suffix[i][j] = (suffix[i + 1][j + 1] + 1 if a[i] == b[j]
+                            else max(suffix[i + 1][j], suffix[i][j + 1]))
+    pairs = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            pairs.append((gold_words[i], system_words[j]))
+            i, j = i + 1, j + 1
+        elif suffix[i + 1][j] >= suffix[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+@dataclass(frozen=True)
+class Score:
+    """Counts of one metric, and the percentages drawn from them (None where a denominator is 0)."""
+
+    correct: int
+    gold: int
+    system: int
+    aligned: int | None = None  # aligned words considered; None for Tokens, Sentences, Words
+
+    @property
+    def precision(self) -> float | None:
+        return _percent(self.correct, self.system)
+
+    @property
+    def recall(self) -> float | None:
+        return _percent(self.correct, self.gold)
+
+    @property
+    def f1(self) -> float | None:
+        return _percent(2 * self.correct, self.gold + self.system)
+
+    @property
+    def aligned_accuracy(self) -> float | None:
+        return None if self.aligned is None else _percent(self.correct, self.aligned)
+
+    def as_dict(self) -> dict:
+        return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
+                "aligned_accuracy": self.aligned_accuracy, "correct": self.correct, "gold": self.gold,
+                "system": self.system, "aligned": self.aligned}
+
+
+@dataclass
+class Conll18Evaluation:
+    """The thirteen metrics of one system file, and whether its tokenization is the gold's."""
+
+    scores: dict[str, Score]
+    same_tokenization: bool  # same sentences, tokens and words (FORMs included) as the gold
+    las_correct: np.ndarray  # per gold word: aligned with a correct head and relation (for McNemar)
+    name: str = field(default="")
+
+    def as_dict(self) -> dict:
+        return {"same_tokenization": self.same_tokenization,
+                **{metric: score.as_dict() for metric, score in self.scores.items()}}
+
+
+def evaluate_conll18(gold: Source, system: Source) -> Conll18Evaluation:
+    """Score ``system`` against ``gold`` (paths or iterables of Sentences) with the CoNLL 2018 metrics."""
+    gold_file = read_segmentation(gold, gold=True)
+    system_file = read_segmentation(system, gold=False)
+    _check_same_text(gold_file, system_file)
+    g_words, s_words = gold_file.words, system_file.words
+    aligned = align(g_words, s_words)
+    pairs = [(g_words[g], s_words[s]) for s, g in enumerate(aligned) if g >= 0]
+
+    def system_head(word: Word) -> int:
+        return word.head if word.head < 0 else int(aligned[word.head]) if aligned[word.head] >= 0 else NOT_ALIGNED
+
+    def children(word: Word, words: list[Word], index_in_gold) -> list[tuple]:
+        return [(index_in_gold(c), words[c].relation, words[c].upos, words[c].feats) for c in word.children]
+
+    def gold_index(c: int) -> int:
+        return c
+
+    def system_index(c: int) -> int:
+        return int(aligned[c]) if aligned[c] >= 0 else NOT_ALIGNED
+
+    attached = [gold_word.head == system_head(system_word) for gold_word, system_word in pairs]
+    labelled = [head and g.relation == s.relation for head, (g, s) in zip(attached, pairs)]
+    lemma = [g.lemma == "_" or g.lemma == s.lemma for g, s in pairs]
+    content = [g.relation in CONTENT_RELATIONS for g, _ in pairs]
+    morphology = [g.upos == s.upos and g.feats == s.feats
+                  and children(g, g_words, gold_index) == children(s, s_words, system_index)
+                  for g, s in pairs]
+
+    def on_pairs(correct: list[bool], only_content: bool = False) -> Score:
+        if only_content:
+            return Score(sum(c and k for c, k in zip(correct, content)),
+                         sum(w.relation in CONTENT_RELATIONS for w in g_words),
+                         sum(w.relation in CONTENT_RELATIONS for w in s_words), sum(content))
+        return Score(sum(correct), len(g_words), len(s_words), len(pairs))
+
+    scores = {
+        "Tokens": _spans_score(gold_file.tokens, system_file.tokens),
+        "Sentences": _spans_score(gold_file.sentences, system_file.sentences),
+        "Words": Score(len(pairs), len(g_words), len(s_words)),
+        "UPOS": on_pairs([g.upos == s.upos for g, s in pairs]),
+        "XPOS": on_pairs([g.xpos == s.xpos for g, s in pairs]),
+        "UFeats": on_pairs([g.feats == s.feats for g, s in pairs]),
+        "AllTags": on_pairs([g.upos == s.upos and g.xpos == s.xpos and g.feats == s.feats for g, s in pairs]),
+        "Lemmas": on_pairs(lemma),
+        "UAS": on_pairs(attached),
+        "LAS": on_pairs(labelled),
+        "CLAS": on_pairs(labelled, only_content=True),
+        "MLAS": on_pairs([las and m for las, m in zip(labelled, morphology)], only_content=True),
+        "BLEX": on_pairs([las and lem for las, lem in zip(labelled, lemma)], only_content=True),
+    }
+    las_correct = np.zeros(len(g_words), dtype=bool)
+    las_correct[aligned[aligned >= 0][np.array(labelled, dtype=bool)]] = True
+    same = (len(pairs) == len(g_words) == len(s_words) and gold_file.sentences == system_file.sentences
+            and gold_file.tokens == system_file.tokens
+            and all(g.form == s.form for g, s in pairs))
+    return Conll18Evaluation(scores, same, las_correct, system_file.name)
+
+
+def _spans_score(gold: list[tuple[int, int]], system: list[tuple[int, int]]) -> Score:
+    correct = sum((Counter(gold) & Counter(system)).values())
+    return Score(correct, len(gold), len(system))
+
+
+def _check_same_text(gold: Segmentation, system: Segmentation) -> None:
+    """Raise an InputError naming the first character (spaces aside) where the two texts differ."""
+    if gold.text == system.text:
+        return
+    at = len(os.path.commonprefix([gold.text, system.text]))
+
+    def line(file: Segmentation) -> int | None:
+        token = bisect_right([start for start, _ in file.tokens], min(at, len(file.text) - 1)) - 1
+        return file.token_lines[token] if token >= 0 else None
+
+    gold_at = f"{gold.name}:{line(gold)}"
+    if at == len(system.text):
+        raise InputError(f"the system's text ends at character {at}, where the gold's goes on with "
+                         f"{gold.text[at:at + 20]!r} (at {gold_at})", path=system.name, line=line(system),
+                         fix="parse the whole gold file: the concatenated FORMs, spaces aside, must be the gold's")
+    if at == len(gold.text):
+        raise InputError(f"the system's text goes on after the gold's ends (character {at + 1}: "
+                         f"{system.text[at:at + 20]!r}; the gold ends at {gold_at})", path=system.name,
+                         line=line(system), fix="evaluate against the gold file that was parsed")
+    raise InputError(f"the text differs from the gold's at character {at + 1} (spaces aside): the system has "
+                     f"{system.text[at:at + 20]!r}, the gold {gold.text[at:at + 20]!r} (at {gold_at})",
+                     path=system.name, line=line(system),
+                     fix="the concatenated FORMs must be the gold's: score output made from the gold file's text")
+
+
+def format_conll18(evaluation: Conll18Evaluation) -> str:
+    """The CoNLL 2018 table of ``barley evaluate``: precision, recall, F1, aligned accuracy, counts."""
+    lines = ["CoNLL 2018 shared task metrics (Zeman et al. 2018): every word, DEPREL subtypes ignored, "
+             "words aligned on their characters",
+             f"{'metric':<11}{'precision':>10}{'recall':>9}{'F1':>9}{'aligned':>9}{'correct':>10}{'gold':>9}"
+             f"{'system':>9}"]
+    for metric, score in evaluation.scores.items():
+        lines.append(f"{metric:<11}{_show(score.precision):>10}{_show(score.recall):>9}{_show(score.f1):>9}"
+                     f"{_show(score.aligned_accuracy, ''):>9}{score.correct:>10}{score.gold:>9}{score.system:>9}")
+    return "\n".join(lines)
+
+
+def _percent(count: int, total: int) -> float | None:
+    return None if total == 0 else 100.0 * count / total
+
+
+def _show(value: float | None, missing: str = "-") -> str:
+    return missing if value is None else f"{value:.2f}"
