@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from barley.conllu import DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, Sentence
+from barley.conllu import DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, Sentence
 
 DrawInt = Callable[[int, int], int]
 UPOS_TAGS = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "PUNCT", "X")
@@ -106,15 +106,16 @@ def _new_word(file: File, row: list[str], form: str, head: int, relation: str) -
     return word
 
 
-def _merge_words(file: File, keep: Word, gone: Word) -> None:
+def _merge_words(sentence: list[Token], keep: Word, gone: Word) -> None:
     """``gone`` disappears into ``keep``: its dependents go to ``keep``; the tree stays a tree."""
-    by_number = {word.number: word for word in file.words()}
+    words = [word for token in sentence for word in token.words]
+    by_number = {word.number: word for word in words}
     node = keep.head
     while node is not None and node != gone.number:
         node = by_number[node].head
     if node == gone.number:  # gone is above keep: keep takes its place
         keep.head = gone.head
-    for word in file.words():
+    for word in words:
         if word.head == gone.number:
             word.head = keep.number
     if keep.head == keep.number:
@@ -140,7 +141,7 @@ def merge_tokens(file: File, draw: DrawInt) -> None:
     if s is None:
         return
     first, second = file.sentences[s][t], file.sentences[s][t + 1]
-    _merge_words(file, first.words[0], second.words[0])
+    _merge_words(file.sentences[s], first.words[0], second.words[0])
     first.form = first.words[0].row[FORM] = first.form + second.form
     del file.sentences[s][t + 1]
 
@@ -167,7 +168,7 @@ def undo_multiword(file: File, draw: DrawInt) -> None:
     token = file.sentences[s][t]
     keep = token.words[0]
     for gone in token.words[1:]:
-        _merge_words(file, keep, gone)
+        _merge_words(file.sentences[s], keep, gone)
     keep.row[FORM] = token.form
     token.words, token.multiword = [keep], False
 
@@ -206,15 +207,17 @@ def split_sentence(file: File, draw: DrawInt) -> None:
 
 
 def retag(file: File, draw: DrawInt, percent: int = 10) -> None:
-    """Change UPOS, FEATS, LEMMA, DEPREL or the head (within the sentence, no cycle) of some words."""
+    """Change UPOS, XPOS, FEATS, LEMMA, DEPREL or the head (within the sentence, no cycle) of some words."""
     for sentence in file.sentences:
         words = [word for token in sentence for word in token.words]
         for word in words:
             if draw(1, 100) > percent:
                 continue
-            what = draw(0, 4)
+            what = draw(0, 5)
             if what == 0:
                 word.row[UPOS] = UPOS_TAGS[draw(0, len(UPOS_TAGS) - 1)]
+            elif what == 5:
+                word.row[XPOS] = word.row[XPOS] + "x"
             elif what == 1:
                 word.row[FEATS] = "_" if word.row[FEATS] != "_" else "Number=Sing"
             elif what == 2:
@@ -239,12 +242,19 @@ def _subtree(words: list[Word], top: int) -> set[int]:
     return inside
 
 
-def _pick_token(file: File, draw: DrawInt, fits, need_next: bool = False) -> tuple[int | None, int | None]:
-    places = [(s, t) for s, sentence in enumerate(file.sentences) for t, token in enumerate(sentence)
-              if fits(token) and (not need_next or (t + 1 < len(sentence) and fits(sentence[t + 1])))]
-    if not places:
-        return None, None
-    return places[draw(0, len(places) - 1)]
+def _pick_token(file: File, draw: DrawInt, fits, need_next: bool = False, tries: int = 20):
+    """(sentence, token) of a random token that ``fits`` (and is followed by one that does), or (None, None).
+
+    A random sentence first, then a token in it: a few draws, not a pass over the whole file.
+    """
+    for _ in range(tries):
+        s = draw(0, len(file.sentences) - 1)
+        sentence = file.sentences[s]
+        places = [t for t, token in enumerate(sentence)
+                  if fits(token) and (not need_next or (t + 1 < len(sentence) and fits(sentence[t + 1])))]
+        if places:
+            return s, places[draw(0, len(places) - 1)]
+    return None, None
 
 
 EDITS = {"split_token": split_token, "merge_tokens": merge_tokens, "make_multiword": make_multiword,
