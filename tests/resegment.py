@@ -122,17 +122,31 @@ def _merge_words(sentence: list[Token], keep: Word, gone: Word) -> None:
         keep.head = gone.head
 
 
-def split_token(file: File, draw: DrawInt) -> None:
-    """Cut a one-word token in two: the second half is a new word attached to the first."""
+def _cut_word(file: File, draw: DrawInt, relation: str, upper: bool = False) -> tuple[int, int, Word] | None:
+    """Cut the word of a random one-word token in two; the second half is a new word attached to the first.
+
+    Returns (sentence, token, the new word), which the caller places; None if no token can be cut.
+    """
     s, t = _pick_token(file, draw, lambda token: not token.multiword and len(token.form) >= 2)
     if s is None:
-        return
+        return None
     token = file.sentences[s][t]
     cut = draw(1, len(token.form) - 1)
     word = token.words[0]
-    second = _new_word(file, word.row, token.form[cut:], word.number, "dep")
-    word.row[FORM] = token.form = token.form[:cut]
-    file.sentences[s][t + 1:t + 1] = [Token(second.row[FORM], [second])]
+    tail = token.form[cut:]
+    second = _new_word(file, word.row, tail.upper() if upper else tail, word.number, relation)
+    word.row[FORM] = token.form[:cut]
+    return s, t, second
+
+
+def split_token(file: File, draw: DrawInt) -> None:
+    """Cut a one-word token in two tokens."""
+    cut = _cut_word(file, draw, "dep")
+    if cut is not None:
+        s, t, second = cut
+        token = file.sentences[s][t]
+        token.form = token.words[0].row[FORM]
+        file.sentences[s][t + 1:t + 1] = [Token(second.row[FORM], [second])]
 
 
 def merge_tokens(file: File, draw: DrawInt) -> None:
@@ -148,16 +162,12 @@ def merge_tokens(file: File, draw: DrawInt) -> None:
 
 def make_multiword(file: File, draw: DrawInt) -> None:
     """Turn a one-word token into a multiword token of two words (the second upper-cased)."""
-    s, t = _pick_token(file, draw, lambda token: not token.multiword and len(token.form) >= 2)
-    if s is None:
-        return
-    token = file.sentences[s][t]
-    cut = draw(1, len(token.form) - 1)
-    word = token.words[0]
-    second = _new_word(file, word.row, token.form[cut:].upper(), word.number, "case")
-    word.row[FORM] = token.form[:cut]
-    token.words.append(second)
-    token.multiword = True
+    cut = _cut_word(file, draw, "case", upper=True)
+    if cut is not None:
+        s, t, second = cut
+        token = file.sentences[s][t]
+        token.words.append(second)
+        token.multiword = True
 
 
 def undo_multiword(file: File, draw: DrawInt) -> None:

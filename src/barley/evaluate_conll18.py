@@ -48,7 +48,8 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -90,8 +91,7 @@ class Word:
         self.form = row[FORM]
         self.key = _without_spaces(self.form).lower()  # what the LCS compares: case-insensitive, as the scorer
         self.lemma, self.upos, self.xpos = row[LEMMA], row[UPOS], row[XPOS]
-        self.feats = "|".join(sorted(feature for feature in row[FEATS].split("|")
-                                     if feature.partition("=")[0] in UNIVERSAL_FEATURES))
+        self.feats = _universal_features(row[FEATS])
         self.relation = row[DEPREL].partition(":")[0]
         self.head = head  # index of the head word in the file, ROOT or NO_HEAD
         self.children: list[int] = []  # the words attached to this one by a functional relation
@@ -166,6 +166,12 @@ def _head(row: list[str], first_word: int, gold: bool, source: str, line: int) -
         return NO_HEAD
     head = int(row[HEAD])
     return ROOT if head == 0 else first_word + head - 1
+
+
+@lru_cache(maxsize=4096)
+def _universal_features(feats: str) -> str:
+    """FEATS with only the universal features, sorted (``_`` becomes "")."""
+    return "|".join(sorted(feature for feature in feats.split("|") if feature.partition("=")[0] in UNIVERSAL_FEATURES))
 
 
 def _without_spaces(form: str) -> str:
@@ -283,8 +289,7 @@ class Conll18Evaluation:
 
     scores: dict[str, Score]
     same_tokenization: bool  # same sentences, tokens and words (FORMs included) as the gold
-    las_correct: np.ndarray  # per gold word: aligned with a correct head and relation (for McNemar)
-    name: str = field(default="")
+    las_correct: np.ndarray  # per gold word: aligned, with the right head and relation (what McNemar pairs)
 
     def as_dict(self) -> dict:
         return {"same_tokenization": self.same_tokenization,
@@ -296,58 +301,53 @@ def evaluate_conll18(gold: Source, system: Source) -> Conll18Evaluation:
     gold_file = read_segmentation(gold, gold=True)
     system_file = read_segmentation(system, gold=False)
     _check_same_text(gold_file, system_file)
-    g_words, s_words = gold_file.words, system_file.words
-    aligned = align(g_words, s_words)
-    pairs = [(g_words[g], s_words[s]) for s, g in enumerate(aligned) if g >= 0]
+    gold_words, system_words = gold_file.words, system_file.words
+    aligned = align(gold_words, system_words)
 
-    def system_head(word: Word) -> int:
-        return word.head if word.head < 0 else int(aligned[word.head]) if aligned[word.head] >= 0 else NOT_ALIGNED
+    def in_gold(index: int) -> int:
+        """A system head or child as the gold word it is aligned to."""
+        return index if index < 0 else int(aligned[index]) if aligned[index] >= 0 else NOT_ALIGNED
 
-    def children(word: Word, words: list[Word], index_in_gold) -> list[tuple]:
-        return [(index_in_gold(c), words[c].relation, words[c].upos, words[c].feats) for c in word.children]
+    def functional_children(word: Word, words: list[Word], as_gold) -> list[tuple]:
+        return [(as_gold(c), words[c].relation, words[c].upos, words[c].feats) for c in word.children]
 
-    def gold_index(c: int) -> int:
-        return c
-
-    def system_index(c: int) -> int:
-        return int(aligned[c]) if aligned[c] >= 0 else NOT_ALIGNED
-
-    attached = [gold_word.head == system_head(system_word) for gold_word, system_word in pairs]
+    pairs = [(gold_words[g], system_words[s]) for s, g in enumerate(aligned) if g >= 0]
+    attached = [g.head == in_gold(s.head) for g, s in pairs]
     labelled = [head and g.relation == s.relation for head, (g, s) in zip(attached, pairs)]
     lemma = [g.lemma == "_" or g.lemma == s.lemma for g, s in pairs]
-    content = [g.relation in CONTENT_RELATIONS for g, _ in pairs]
     morphology = [g.upos == s.upos and g.feats == s.feats
-                  and children(g, g_words, gold_index) == children(s, s_words, system_index)
+                  and functional_children(g, gold_words, int) == functional_children(s, system_words, in_gold)
                   for g, s in pairs]
+    content = [g.relation in CONTENT_RELATIONS for g, _ in pairs]
 
-    def on_pairs(correct: list[bool], only_content: bool = False) -> Score:
-        if only_content:
-            return Score(sum(c and k for c, k in zip(correct, content)),
-                         sum(w.relation in CONTENT_RELATIONS for w in g_words),
-                         sum(w.relation in CONTENT_RELATIONS for w in s_words), sum(content))
-        return Score(sum(correct), len(g_words), len(s_words), len(pairs))
+    def on_aligned(correct: list[bool]) -> Score:
+        return Score(sum(correct), len(gold_words), len(system_words), len(pairs))
+
+    def on_content(correct: list[bool]) -> Score:
+        return Score(sum(c and k for c, k in zip(correct, content)),
+                     sum(w.relation in CONTENT_RELATIONS for w in gold_words),
+                     sum(w.relation in CONTENT_RELATIONS for w in system_words), sum(content))
 
     scores = {
         "Tokens": _spans_score(gold_file.tokens, system_file.tokens),
         "Sentences": _spans_score(gold_file.sentences, system_file.sentences),
-        "Words": Score(len(pairs), len(g_words), len(s_words)),
-        "UPOS": on_pairs([g.upos == s.upos for g, s in pairs]),
-        "XPOS": on_pairs([g.xpos == s.xpos for g, s in pairs]),
-        "UFeats": on_pairs([g.feats == s.feats for g, s in pairs]),
-        "AllTags": on_pairs([g.upos == s.upos and g.xpos == s.xpos and g.feats == s.feats for g, s in pairs]),
-        "Lemmas": on_pairs(lemma),
-        "UAS": on_pairs(attached),
-        "LAS": on_pairs(labelled),
-        "CLAS": on_pairs(labelled, only_content=True),
-        "MLAS": on_pairs([las and m for las, m in zip(labelled, morphology)], only_content=True),
-        "BLEX": on_pairs([las and lem for las, lem in zip(labelled, lemma)], only_content=True),
+        "Words": Score(len(pairs), len(gold_words), len(system_words)),
+        "UPOS": on_aligned([g.upos == s.upos for g, s in pairs]),
+        "XPOS": on_aligned([g.xpos == s.xpos for g, s in pairs]),
+        "UFeats": on_aligned([g.feats == s.feats for g, s in pairs]),
+        "AllTags": on_aligned([g.upos == s.upos and g.xpos == s.xpos and g.feats == s.feats for g, s in pairs]),
+        "Lemmas": on_aligned(lemma),
+        "UAS": on_aligned(attached),
+        "LAS": on_aligned(labelled),
+        "CLAS": on_content(labelled),
+        "MLAS": on_content([las and same for las, same in zip(labelled, morphology)]),
+        "BLEX": on_content([las and same for las, same in zip(labelled, lemma)]),
     }
-    las_correct = np.zeros(len(g_words), dtype=bool)
+    las_correct = np.zeros(len(gold_words), dtype=bool)
     las_correct[aligned[aligned >= 0][np.array(labelled, dtype=bool)]] = True
-    same = (len(pairs) == len(g_words) == len(s_words) and gold_file.sentences == system_file.sentences
-            and gold_file.tokens == system_file.tokens
-            and all(g.form == s.form for g, s in pairs))
-    return Conll18Evaluation(scores, same, las_correct, system_file.name)
+    same = (len(pairs) == len(gold_words) == len(system_words) and gold_file.sentences == system_file.sentences
+            and gold_file.tokens == system_file.tokens and all(g.form == s.form for g, s in pairs))
+    return Conll18Evaluation(scores, same, las_correct)
 
 
 def _spans_score(gold: list[tuple[int, int]], system: list[tuple[int, int]]) -> Score:
