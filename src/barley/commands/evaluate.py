@@ -16,9 +16,11 @@ def register(subparsers) -> None:
         description="Score SYSTEM against GOLD (the same words; multiword tokens and empty nodes are ignored): "
                     "UAS, LAS, LASu (universal DEPREL), LA, UEM, LEM, non-projective arc recall and precision "
                     "(Kuhlmann and Nivre 2010), scores by gold arc length (Nilsson et al. 2006) and by DEPREL. "
-                    "Punctuation is scored unless --exclude-punct is given.")
+                    "Punctuation is scored unless --exclude-punct is given. A SYSTEM whose tokenization or "
+                    "sentence split differs is scored with the CoNLL 2018 shared task metrics, words aligned on "
+                    "their characters (Zeman et al. 2018); with the same words, those metrics come at the end.")
     parser.add_argument("gold", metavar="GOLD", help="gold-standard CoNLL-U or CoNLL-X file ('-' for stdin)")
-    parser.add_argument("system", metavar="SYSTEM", help="parser output for the same words")
+    parser.add_argument("system", metavar="SYSTEM", help="parser output for the same words, or for the same text")
     punctuation = parser.add_mutually_exclusive_group()
     punctuation.add_argument("--exclude-punct", dest="punct", action="store_const", const="upos",
                              help="leave out words whose gold UPOS is PUNCT")
