@@ -134,6 +134,14 @@ def test_a_word_cutting_a_multiword_span_is_not_aligned():
     assert result["Words"] == (2, 3, 4, None)  # b and c, by the LCS of (b, c) and (a, b, c)
 
 
+def test_a_word_crossing_the_end_of_a_multiword_span_can_be_aligned_as_the_scorer_does():
+    # The system's "ab" = abc + x opens a span that ends at 2; the gold "abc" starts with it and is taken in
+    # (the official scorer's procedure), so the LCS aligns it with the system word "abc".
+    gold = block("1 abc abc X _ 0 root")
+    system = block("1-2 ab", "1 abc abc X _ 0 root", "2 x x X _ 1 dep", "3 c c X _ 1 dep")
+    assert score(gold, system)["Words"] == (1, 1, 3, None) and score(gold, system)["LAS"] == (1, 1, 3, 1)
+
+
 def test_empty_nodes_are_skipped_and_spaces_in_forms_ignored():
     gold = ("1\tNew York\tNew York\tPROPN\t_\t_\t2\tnsubj\t_\t_\n2\tsleeps\tsleep\tVERB\t_\t_\t0\troot\t_\t_\n"
             "2.1\tdreams\tdream\tVERB\t_\t_\t_\t_\t2:conj\t_\n\n")

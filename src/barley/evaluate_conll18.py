@@ -11,11 +11,13 @@ are its *text*; the gold and system files must have the same text. Every token a
 every sentence is then a span [start, end) of it, and each word has the span of its
 token (the words of a multiword token share its span).
 
-**Alignment of words.** A *multiword span* is a smallest stretch of the text that
-holds at least one multiword token (of either file) and cuts none. The words lying
-wholly inside a multiword span are aligned by a longest common subsequence of their
-FORMs, compared case-insensitively; the other words are aligned when their spans
-are equal. A word that lies partly inside a multiword span is not aligned.
+**Alignment of words.** Words outside multiword tokens are aligned when their spans
+are equal. A *multiword span* is a stretch of the text that holds at least one
+multiword token (of either file) and cuts none; the words in it are aligned by a
+longest common subsequence of their FORMs, compared case-insensitively. Which words
+a multiword span takes in is decided as the task's scorer decides it, walking both
+files in order (:func:`align`, :func:`_multiword_span`), since the published figures
+rest on it.
 
 **Scores.** Each metric counts the correct items against the gold and system totals:
 precision = correct / system, recall = correct / gold, F1 = 2 · correct / (gold +
@@ -182,50 +184,70 @@ def _without_spaces(form: str) -> str:
 
 
 def align(gold: list[Word], system: list[Word]) -> np.ndarray:
-    """For each system word, the index of its aligned gold word, or -1 (see the module docstring)."""
+    """For each system word, the index of its aligned gold word, or -1.
+
+    Both files' words are walked in order. Two words outside multiword tokens are
+    aligned when their spans are equal; otherwise the one that starts first (the gold
+    word on a tie) is passed. A word of a multiword token opens a multiword span
+    (:func:`_multiword_span`), whose words are aligned by their FORMs.
+    """
     aligned = np.full(len(system), -1, dtype=np.int64)
-    spans = _multiword_spans(gold, system)
-    starts = [start for start, _ in spans]
-    gold_inside = _words_by_span(gold, spans, starts)
-    system_inside = _words_by_span(system, spans, starts)
-    gold_by_span = {(gold[g].start, gold[g].end): g for g in gold_inside.pop(None, [])}
-    for s in system_inside.pop(None, []):
-        aligned[s] = gold_by_span.get((system[s].start, system[s].end), -1)
-    for k, system_words in system_inside.items():
-        for g, s in _common_subsequence(gold, gold_inside.get(k, []), system, system_words):
+    g = s = 0
+    while g < len(gold) and s < len(system):
+        if gold[g].multiword or system[s].multiword:
+            gold_words, system_words = _multiword_span(gold, system, g, s)
+            for pair_gold, pair_system in _common_subsequence(gold, gold_words, system, system_words):
+                aligned[pair_system] = pair_gold
+            g, s = gold_words.stop, system_words.stop
+        elif (gold[g].start, gold[g].end) == (system[s].start, system[s].end):
             aligned[s] = g
+            g, s = g + 1, s + 1
+        elif gold[g].start <= system[s].start:
+            g += 1
+        else:
+            s += 1
     return aligned
 
 
-def _multiword_spans(gold: list[Word], system: list[Word]) -> list[tuple[int, int]]:
-    """The multiword spans: the multiword tokens of both files, overlapping ones merged."""
-    tokens = sorted({(word.start, word.end) for word in (*gold, *system) if word.multiword})
-    spans: list[tuple[int, int]] = []
-    for start, end in tokens:
-        if spans and start < spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
-        else:
-            spans.append((start, end))
-    return spans
+def _multiword_span(gold: list[Word], system: list[Word], g: int, s: int) -> tuple[range, range]:
+    """The gold and system words of the multiword span that the word gold[g] or system[s] opens.
 
-
-def _words_by_span(words: list[Word], spans: list[tuple[int, int]], starts: list[int]) -> dict:
-    """Word indices grouped by the multiword span they lie in (key: its number), None: in none.
-
-    Words that lie partly in a span go nowhere: they cannot be aligned.
+    The span ends where the opening multiword token ends. If the other file's word
+    is outside any multiword token and starts before the opening token, it is left
+    out. Then words are taken in the order of their starts (gold first on a tie) as
+    long as either file's next word still lies in the span: a word of a multiword
+    token when it starts before the end, another word when it ends by the end. A
+    multiword token taken in moves the end to its own end, so that no multiword token
+    of either file is cut; a word that crosses the end can be taken in with the others
+    (the scorer's way, which published figures follow).
     """
-    groups: dict[int | None, list[int]] = {}
-    for index, word in enumerate(words):
-        k = bisect_right(starts, word.start) - 1
-        if k >= 0 and word.end <= spans[k][1]:
-            groups.setdefault(k, []).append(index)
-        elif (k < 0 or word.start >= spans[k][1]) and (k + 1 >= len(spans) or word.end <= spans[k + 1][0]):
-            groups.setdefault(None, []).append(index)
-    return groups
+    if gold[g].multiword:
+        end = gold[g].end
+        if not system[s].multiword and system[s].start < gold[g].start:
+            s += 1
+    else:
+        end = system[s].end
+        if not gold[g].multiword and gold[g].start < system[s].start:
+            g += 1
+    first_gold, first_system = g, s
+    while _in_span(gold, g, end) or _in_span(system, s, end):
+        take_gold = g < len(gold) and (s == len(system) or gold[g].start <= system[s].start)
+        word = gold[g] if take_gold else system[s]
+        if word.multiword:
+            end = max(end, word.end)
+        g, s = (g + 1, s) if take_gold else (g, s + 1)
+    return range(first_gold, g), range(first_system, s)
 
 
-def _common_subsequence(gold: list[Word], gold_words: list[int], system: list[Word],
-                        system_words: list[int]) -> list[tuple[int, int]]:
+def _in_span(words: list[Word], index: int, end: int) -> bool:
+    if index == len(words):
+        return False
+    word = words[index]
+    return word.start < end if word.multiword else word.end <= end
+
+
+def _common_subsequence(gold: list[Word], gold_words: range, system: list[Word],
+                        system_words: range) -> list[tuple[int, int]]:
     """Pairs of a longest common subsequence of the two words' FORMs (lower-cased).
 
     ``suffix[i][j]`` is the LCS length of gold_words[i:] and system_words[j:]; the pairs
