@@ -16,7 +16,8 @@ from pathlib import Path
 from barley.cli import main as barley_main
 from barley.evaluate_conll18 import evaluate_conll18
 
-EWT_TEST = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud" / "UD_English-EWT" / "en_ewt-ud-test.conllu"
+UD = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud"
+EWT_TEST = UD / "UD_English-EWT" / "en_ewt-ud-test.conllu"
 
 
 def best_of(repeat: int, function) -> tuple[float, float]:

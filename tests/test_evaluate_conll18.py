@@ -225,7 +225,9 @@ def test_command_chooses_the_report_by_the_tokenization(tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["LAS"] == 87.5 and result["conll18"]["LAS"]["f1"] == 100.0 and "by_length" in result
     assert main(["evaluate", str(gold), str(other), "--exclude-punct"]) == 2
-    assert "leave out --exclude-punct" in capsys.readouterr().err
+    assert "only the CoNLL 2018 metrics, which score every word (leave out --exclude-punct)" in capsys.readouterr().err
+    assert main(["evaluate", str(gold), str(same), "--conll18", "--exclude-punct-form"]) == 2
+    assert "--conll18 asks for the CoNLL 2018 metrics" in capsys.readouterr().err
 
 
 def test_command_compares_two_tokenizations_on_the_gold_words(tmp_path, capsys):

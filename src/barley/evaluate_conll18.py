@@ -173,7 +173,8 @@ def _head(row: list[str], first_word: int, gold: bool, source: str, line: int) -
 @lru_cache(maxsize=4096)
 def _universal_features(feats: str) -> str:
     """FEATS with only the universal features, sorted (``_`` becomes "")."""
-    return "|".join(sorted(feature for feature in feats.split("|") if feature.partition("=")[0] in UNIVERSAL_FEATURES))
+    kept = (feature for feature in feats.split("|") if feature.partition("=")[0] in UNIVERSAL_FEATURES)
+    return "|".join(sorted(kept))
 
 
 def _without_spaces(form: str) -> str:

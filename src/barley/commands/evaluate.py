@@ -66,9 +66,10 @@ def _rereadable(path: str):
 
 def _run_conll18(args, gold, conll18) -> int:
     """The CoNLL 2018 report alone: for a different tokenization, or on request (--conll18)."""
-    if args.punct and not conll18.same_tokenization:
-        raise BarleyError(f"{args.system}: the tokenization differs from the gold's, so only the CoNLL 2018 metrics "
-                          "apply, and they score every word", fix="leave out --exclude-punct")
+    if args.punct:
+        why = "--conll18 asks for" if conll18.same_tokenization else "the tokenization differs from the gold's: only"
+        raise BarleyError(f"{args.system}: {why} the CoNLL 2018 metrics, which score every word",
+                          fix="leave out --exclude-punct")
     other = evaluate_conll18(gold, args.compare) if args.compare else None
     test = mcnemar(conll18.las_correct, other.las_correct) if other else None
     if args.json:
