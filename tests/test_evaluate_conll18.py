@@ -225,7 +225,8 @@ def test_command_chooses_the_report_by_the_tokenization(tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["LAS"] == 87.5 and result["conll18"]["LAS"]["f1"] == 100.0 and "by_length" in result
     assert main(["evaluate", str(gold), str(other), "--exclude-punct"]) == 2
-    assert "only the CoNLL 2018 metrics, which score every word (leave out --exclude-punct)" in capsys.readouterr().err
+    assert (f"the tokenization of {other} differs from the gold's: only the CoNLL 2018 metrics, which score every "
+            "word (leave out --exclude-punct)") in capsys.readouterr().err
     assert main(["evaluate", str(gold), str(same), "--conll18", "--exclude-punct-form"]) == 2
     assert "--conll18 asks for the CoNLL 2018 metrics" in capsys.readouterr().err
 
@@ -244,6 +245,10 @@ def test_command_compares_two_tokenizations_on_the_gold_words(tmp_path, capsys):
     assert main(["evaluate", str(gold), str(system), "--compare", str(other), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["compare"]["conll18"]["LAS"]["correct"] == 2 and result["compare"]["only_system_correct"] == 1
+    # The same when only OTHER is tokenized otherwise: SYSTEM and OTHER swap places.
+    assert main(["evaluate", str(gold), str(other), "--compare", str(system)]) == 0
+    out = capsys.readouterr().out
+    assert f"differs from the gold ({system})" in out and "1 right only in SYSTEM, 1 right only in OTHER" in out
 
 
 def test_gold_from_stdin(tmp_path, capsys, monkeypatch):

@@ -41,10 +41,11 @@ def run(args) -> int:
     exclude = args.punct or False
     gold, system = _rereadable(args.gold), _rereadable(args.system)
     conll18 = evaluate_conll18(gold, system)
-    if args.conll18 or not conll18.same_tokenization:
-        return _run_conll18(args, gold, conll18)
+    other18 = evaluate_conll18(gold, args.compare) if args.compare else None
+    if args.conll18 or not all(e.same_tokenization for e in (conll18, other18) if e):
+        return _run_conll18(args, conll18, other18)
     result = evaluate(gold, system, exclude_punct=exclude)
-    other = evaluate(args.gold, args.compare, exclude_punct=exclude) if args.compare else None
+    other = evaluate(gold, args.compare, exclude_punct=exclude) if args.compare else None
     test = mcnemar(result.correct, other.correct) if other else None
     if args.json:
         scores = {"gold": args.gold, "system": args.system, **result.as_dict(), "conll18": conll18.as_dict()}
@@ -64,13 +65,13 @@ def _rereadable(path: str):
     return list(conllu.read(path)) if path == "-" else path
 
 
-def _run_conll18(args, gold, conll18) -> int:
-    """The CoNLL 2018 report alone: for a different tokenization, or on request (--conll18)."""
+def _run_conll18(args, conll18, other) -> int:
+    """The CoNLL 2018 report alone: for a different tokenization (of SYSTEM or OTHER), or on request (--conll18)."""
+    differs = [name for name, e in ((args.system, conll18), (args.compare, other)) if e and not e.same_tokenization]
     if args.punct:
-        why = "--conll18 asks for" if conll18.same_tokenization else "the tokenization differs from the gold's: only"
-        raise BarleyError(f"{args.system}: {why} the CoNLL 2018 metrics, which score every word",
-                          fix="leave out --exclude-punct")
-    other = evaluate_conll18(gold, args.compare) if args.compare else None
+        why = (f"the tokenization of {' and '.join(differs)} differs from the gold's: only" if differs
+               else "--conll18 asks for")
+        raise BarleyError(f"{why} the CoNLL 2018 metrics, which score every word", fix="leave out --exclude-punct")
     test = mcnemar(conll18.las_correct, other.las_correct) if other else None
     if args.json:
         scores = {"gold": args.gold, "system": args.system, "conll18": conll18.as_dict()}
@@ -78,10 +79,10 @@ def _run_conll18(args, gold, conll18) -> int:
             scores["compare"] = {"other": args.compare, "conll18": other.as_dict(), **test.as_dict()}
         print(json.dumps(scores, ensure_ascii=False))
         return 0
-    note = ("tokenization: the gold's" if conll18.same_tokenization else
-            "tokenization or sentence split differs from the gold: words aligned on their characters as in the "
-            "CoNLL 2018 shared task; barley's per-word scores (non-projective arcs, by length, by DEPREL) need "
-            "the gold's words")
+    note = ("tokenization: the gold's" if not differs else
+            f"tokenization or sentence split differs from the gold ({', '.join(differs)}): words aligned on their "
+            "characters as in the CoNLL 2018 shared task; barley's per-word scores (non-projective arcs, by "
+            "length, by DEPREL) need the gold's words")
     print(f"gold:   {args.gold}\nsystem: {args.system}\n{note}\n\n{format_conll18(conll18)}")
     if other:
         print(f"\nOTHER ({args.compare}): LAS F1 {_f1(other)}\n{format_conll18(other)}\n"
