@@ -153,6 +153,7 @@ def read_segmentation(source: Source, gold: bool) -> Segmentation:
                                   _head(row, first_word, gold, sentence.source, line)))
             line += 1
         spans.append((sentence_start, end))
+        name = sentence.source if name == "<memory>" else name  # Sentences read from stdin say "<stdin>"
         for index in range(first_word, len(words)):
             word = words[index]
             if word.relation in FUNCTIONAL_RELATIONS and word.head >= 0:
