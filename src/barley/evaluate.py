@@ -1,7 +1,9 @@
 """Scoring parser output against a gold standard, and comparing two parsers.
 
 Both files must hold the same syntactic words (multiword-token lines and empty
-nodes are ignored). Scores, as percentages of the scored words:
+nodes are ignored); :mod:`barley.evaluate_conll18` scores files whose tokenization
+or sentence split differ, with the CoNLL 2018 shared task's metrics. Scores, as
+percentages of the scored words:
 
 - UAS: correct head; LAS: correct head and DEPREL; LASu: correct head and the
   universal part of DEPREL (before ``:``), as the CoNLL 2018 shared task scores
@@ -44,6 +46,7 @@ import numpy as np
 from barley import conllu
 from barley.conllu import FORM, UPOS, Sentence
 from barley.errors import InputError
+from barley.evaluate_conll18 import Conll18Evaluation, format_conll18
 from barley.tree import check_tree, is_planar, nonprojective_arcs
 
 LENGTH_BINS = ((1, 1), (2, 3), (4, 6), (7, 10), (11, math.inf))
@@ -232,8 +235,8 @@ def mcnemar(first: np.ndarray, second: np.ndarray) -> McNemar:
     return McNemar(b, c, float(stats.chi2.sf(statistic, 1)), "chi-square with continuity correction")
 
 
-def format_report(evaluation: Evaluation, gold: str, system: str) -> str:
-    """The text report of ``barley evaluate``."""
+def format_report(evaluation: Evaluation, gold: str, system: str, conll18: Conll18Evaluation | None = None) -> str:
+    """The text report of ``barley evaluate``; with ``conll18``, its LAS beside barley's and its table at the end."""
     scores = evaluation.as_dict()
     lines = [f"gold:   {gold}", f"system: {system}", f"punctuation: {scores['punctuation']}",
              f"{scores['sentences']} sentences, {scores['tokens']} scored words", ""]
@@ -241,6 +244,9 @@ def format_report(evaluation: Evaluation, gold: str, system: str) -> str:
                       ("LASu", "correct head and universal DEPREL (before ':')"), ("LA", "correct DEPREL"),
                       ("UEM", "sentences with all heads correct"),
                       ("LEM", "sentences with all heads and DEPRELs correct")):
+        if key == "LAS" and conll18 is not None:  # like with like: published figures give the shared task's LAS
+            what += (f"; LAS (CoNLL 2018) {_show(conll18.scores['LAS'].f1)}: universal DEPREL, every word, "
+                     "as published figures")
         lines.append(f"{key:<13}{_show(scores[key]):>7}  {what}")
     lines.append(f"{'NP recall':<13}{_show(scores['NP_recall']):>7}  {scores['NP_gold_correct']} of "
                  f"{scores['NP_gold']} gold non-projective arcs get the correct head and DEPREL")
@@ -260,6 +266,8 @@ def format_report(evaluation: Evaluation, gold: str, system: str) -> str:
     for name, row in scores["by_relation"].items():
         lines.append(f"{name:<{width}}{row['gold']:>8}{row['system']:>8}{_show(row['recall']):>8}"
                      f"{_show(row['precision']):>8}")
+    if conll18 is not None:
+        lines += ["", format_conll18(conll18)]
     return "\n".join(lines)
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import sys
 
+from barley import conllu
 from barley.errors import BarleyError
 from barley.evaluate import evaluate, format_comparison, format_report, mcnemar
+from barley.evaluate_conll18 import evaluate_conll18, format_conll18
 
 
 def register(subparsers) -> None:
@@ -15,9 +17,11 @@ def register(subparsers) -> None:
         description="Score SYSTEM against GOLD (the same words; multiword tokens and empty nodes are ignored): "
                     "UAS, LAS, LASu (universal DEPREL), LA, UEM, LEM, non-projective arc recall and precision "
                     "(Kuhlmann and Nivre 2010), scores by gold arc length (Nilsson et al. 2006) and by DEPREL. "
-                    "Punctuation is scored unless --exclude-punct is given.")
+                    "Punctuation is scored unless --exclude-punct is given. A SYSTEM whose tokenization or "
+                    "sentence split differs is scored with the CoNLL 2018 shared task metrics, words aligned on "
+                    "their characters (Zeman et al. 2018); with the same words, those metrics come at the end.")
     parser.add_argument("gold", metavar="GOLD", help="gold-standard CoNLL-U or CoNLL-X file ('-' for stdin)")
-    parser.add_argument("system", metavar="SYSTEM", help="parser output for the same words")
+    parser.add_argument("system", metavar="SYSTEM", help="parser output for the same words, or for the same text")
     punctuation = parser.add_mutually_exclusive_group()
     punctuation.add_argument("--exclude-punct", dest="punct", action="store_const", const="upos",
                              help="leave out words whose gold UPOS is PUNCT")
@@ -31,6 +35,10 @@ def register(subparsers) -> None:
                         help="also write an HTML page drawing the N sentences with the most errors (--errors-page)")
     parser.add_argument("--errors-page", default="errors.html", metavar="PAGE",
                         help="where --show-errors writes its page (default errors.html)")
+    parser.add_argument("--conll18", action="store_true",
+                        help="print only the CoNLL 2018 shared task metrics (Tokens, Sentences, Words, UPOS, XPOS, "
+                             "UFeats, AllTags, Lemmas, UAS, LAS, CLAS, MLAS, BLEX); chosen by itself when SYSTEM's "
+                             "tokenization or sentence split differs from GOLD's")
     parser.set_defaults(func=run)
 
 
@@ -38,19 +46,27 @@ def run(args) -> int:
     exclude = args.punct or False
     if args.show_errors and "-" in (args.gold, args.system):
         raise BarleyError("--show-errors reads the files twice, so not from stdin", fix="give both as files")
-    result = evaluate(args.gold, args.system, exclude_punct=exclude)
-    other = evaluate(args.gold, args.compare, exclude_punct=exclude) if args.compare else None
+    gold, system = _rereadable(args.gold), _rereadable(args.system)
+    conll18 = evaluate_conll18(gold, system)
+    other18 = evaluate_conll18(gold, args.compare) if args.compare else None
+    if args.conll18 or not all(e.same_tokenization for e in (conll18, other18) if e):
+        if args.show_errors:
+            raise BarleyError("--show-errors draws the system's trees under the gold ones, so it needs the gold's "
+                              "tokenization", fix="leave out --show-errors (or --conll18)")
+        return _run_conll18(args, conll18, other18)
+    result = evaluate(gold, system, exclude_punct=exclude)
+    other = evaluate(gold, args.compare, exclude_punct=exclude) if args.compare else None
     test = mcnemar(result.correct, other.correct) if other else None
     if args.show_errors:
         show_errors(args, result)
     if args.json:
-        scores = {"gold": args.gold, "system": args.system, **result.as_dict()}
+        scores = {"gold": args.gold, "system": args.system, **result.as_dict(), "conll18": conll18.as_dict()}
         if other:
             scores["compare"] = {"other": args.compare, "LAS": other.as_dict()["LAS"],
                                  "scores": other.as_dict(), **test.as_dict()}
         print(json.dumps(scores, ensure_ascii=False))
         return 0
-    print(format_report(result, args.gold, args.system))
+    print(format_report(result, args.gold, args.system, conll18))
     if other:
         print("\n" + format_comparison(result, other, test, args.compare))
     return 0
@@ -64,3 +80,39 @@ def show_errors(args, result) -> None:
         handle.write(errors.page(args.gold, args.system, result, args.show_errors, args.gold, args.system))
     print(f"barley evaluate: drew the {args.show_errors} worst sentences (or all with errors, if fewer) in "
           f"{args.errors_page}", file=sys.stderr)
+
+
+def _rereadable(path: str):
+    """A path, or stdin read into a list (each file is read twice when the tokenization is the gold's)."""
+    return list(conllu.read(path)) if path == "-" else path
+
+
+def _run_conll18(args, conll18, other) -> int:
+    """The CoNLL 2018 report alone: for a different tokenization (of SYSTEM or OTHER), or on request (--conll18)."""
+    differs = [name for name, e in ((args.system, conll18), (args.compare, other)) if e and not e.same_tokenization]
+    if args.punct:
+        why = (f"the tokenization of {' and '.join(differs)} differs from the gold's: only" if differs
+               else "--conll18 asks for")
+        raise BarleyError(f"{why} the CoNLL 2018 metrics, which score every word", fix="leave out --exclude-punct")
+    test = mcnemar(conll18.las_correct, other.las_correct) if other else None
+    if args.json:
+        scores = {"gold": args.gold, "system": args.system, "conll18": conll18.as_dict()}
+        if other:
+            scores["compare"] = {"other": args.compare, "conll18": other.as_dict(), **test.as_dict()}
+        print(json.dumps(scores, ensure_ascii=False))
+        return 0
+    note = ("tokenization: the gold's" if not differs else
+            f"tokenization or sentence split differs from the gold ({', '.join(differs)}): words aligned on their "
+            "characters as in the CoNLL 2018 shared task; barley's per-word scores (non-projective arcs, by "
+            "length, by DEPREL) need the gold's words")
+    print(f"gold:   {args.gold}\nsystem: {args.system}\n{note}\n\n{format_conll18(conll18)}")
+    if other:
+        print(f"\nOTHER ({args.compare}): LAS F1 {_f1(other)}\n{format_conll18(other)}\n"
+              f"McNemar on the gold words' LAS (CoNLL 2018): {test.only_first} right only in SYSTEM, "
+              f"{test.only_second} right only in OTHER; p = {test.p_value:.4g} ({test.method})")
+    return 0
+
+
+def _f1(evaluation) -> str:
+    value = evaluation.scores["LAS"].f1
+    return "-" if value is None else f"{value:.2f}"
