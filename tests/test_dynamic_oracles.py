@@ -56,6 +56,17 @@ def key(state) -> tuple:
                  if f.name not in ("forest", "children", "transitions"))
 
 
+def clone(state):
+    """A copy of a configuration that shares nothing mutable with it (faster than deepcopy)."""
+    forest = copy.copy(state.forest)
+    forest.parent, forest.size, forest.top = list(forest.parent), list(forest.size), list(forest.top)
+    fields = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+    fields = {name: value.copy() if hasattr(value, "copy") else value for name, value in fields.items()}
+    fields["children"] = [list(kids) for kids in state.children]
+    fields["forest"] = forest
+    return type(state)(**fields)
+
+
 class BruteForce:
     """The least number of gold arcs lost over all completions of a configuration."""
 
@@ -74,7 +85,7 @@ class BruteForce:
         return self.labels[dependent] if self.heads[dependent] == head else WRONG_LABEL
 
     def after(self, state, move, label):
-        successor = copy.deepcopy(state)
+        successor = clone(state)
         self.system.apply(successor, move, label)
         return successor
 
