@@ -203,3 +203,23 @@ def test_a_wrong_label_costs_one_more():
     assert costs.label(state, left_arc) == 5
     assert costs.action_cost(state, left_arc, 5) == 0 and costs.action_cost(state, left_arc, 4) == 1
     assert costs.action_cost(state, system.move("RIGHT-ARC"), 5) is None  # 0 cannot be a dependent
+
+
+@pytest.mark.ud
+@pytest.mark.parametrize("name", EXPLORING)
+@pytest.mark.parametrize("file", ["en_ewt-ud-dev.conllu", "la_perseus-ud-test.conllu"])
+def test_zero_cost_actions_rebuild_treebank_trees(name, file):
+    """On real sentences (300 of each file, the non-projective ones of Latin included):
+    random zero-cost actions rebuild the tree the system aims at, heads and labels."""
+    from conftest import ud_file
+    from test_systems_theorems import read_gold
+
+    system = get_system(name, single_root=True)
+    rng = random.Random(12)
+    problems = []
+    for sent_id, heads, labels in read_gold(ud_file(file))[:300]:
+        aim = target(system, heads)
+        state = follow_zero_costs(system, heads, labels, rng)
+        if state.heads != aim or state.labels != labels:
+            problems.append(f"{sent_id}: built {state.heads}, aimed at {aim}")
+    assert not problems, f"{name} on {file}: {len(problems)} trees not rebuilt, first: {problems[:3]}"
