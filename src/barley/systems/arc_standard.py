@@ -39,12 +39,14 @@ sentence (β without j), every remaining computation builds one tree in which
 
 so the tabular item (i, k, h) — that top constituent and its head h — gives the
 most gold arcs the future can add, and ℓ(c) is the arcs already lost plus those
-the best future misses. Heads with no gold arc left outside the item are
-interchangeable and merged. Exact, but slow: O(ℓ·m²·H) per configuration for
-stack depth ℓ, m untouched words and H live heads (3 s per sentence of
-UD_English-EWT dev on average, 30 s for its worst 55-word one; docs/oracles.md).
-Shrinking the buffer to the words linked to the stack by a gold arc, as an
-optimisation, is *not* exact (a counter-example with 11 words broke it).
+the best future misses. Two exact reductions keep the table small: an untouched
+word whose whole gold subtree is untouched and whose gold head is not on the stack
+is built whole and stands for its subtree (Eisner's tables then run over these
+units, per configuration), and heads with no gold arc left outside the item are
+interchangeable and merged. O(ℓ·u³ + ℓ·u²·H) per configuration for stack depth ℓ,
+u units and H live heads: about 130 ms per sentence of UD_English-EWT dev
+(docs/oracles.md). Shrinking the units further, to the words joined to the stack
+by a gold arc, is *not* exact (an 11-word counter-example broke it).
 """
 
 from __future__ import annotations
@@ -162,7 +164,13 @@ class ArcStandard(TransitionSystem):
 
 class _FutureArcs:
     """The most gold arcs that the rest of an arc-standard computation can add
-    (Goldberg, Sartorio & Satta 2014), for one gold tree; see the module docstring."""
+    (Goldberg, Sartorio & Satta 2014), for one gold tree; see the module docstring.
+
+    The untouched words are first grouped into units: a word whose gold subtree lies
+    among them and whose gold head is not on the stack is built whole, all its gold
+    arcs inside (with it as head the subtree only gains arcs, and no arc of the
+    subtree can join the stack), so the table runs over the units and their heads.
+    """
 
     def __init__(self, heads: list[int], single_root: bool):
         self.heads = heads
@@ -172,21 +180,17 @@ class _FutureArcs:
         for d in range(1, n + 1):
             if heads[d] >= 0:
                 self.neighbours[d].append(heads[d])
-        # Eisner (1996) over the words 1..n, one point per gold arc: the most gold arcs
-        # of a projective tree over p..q headed at p (right[p][q]) or at q (left[p][q]).
-        right = [[0] * (n + 2) for _ in range(n + 2)]
-        left = [[0] * (n + 2) for _ in range(n + 2)]
-        to_right = [[0] * (n + 2) for _ in range(n + 2)]  # incomplete spans, arc p → q
-        to_left = [[0] * (n + 2) for _ in range(n + 2)]  # incomplete spans, arc q → p
-        for width in range(1, n):
-            for p in range(1, n - width + 1):
-                q = p + width
-                split = max(right[p][r] + left[r + 1][q] for r in range(p, q))
-                to_right[p][q] = split + (heads[q] == p)
-                to_left[p][q] = split + (heads[p] == q)
-                right[p][q] = max(to_right[p][r] + right[r][q] for r in range(p + 1, q + 1))
-                left[p][q] = max(left[p][r] + to_left[r][q] for r in range(p, q))
-        self.right, self.left = right, left
+        # the first and last word of each gold subtree (a span: the tree is projective)
+        self.leftmost, self.rightmost = list(range(n + 1)), list(range(n + 1))
+        for d in range(1, n + 1):
+            h = heads[d]
+            while h > 0 and self.leftmost[h] > d:
+                self.leftmost[h] = d
+                h = heads[h]
+            h = heads[d]
+            while h > 0 and self.rightmost[h] < d:
+                self.rightmost[h] = d
+                h = heads[h]
         self.known: dict[tuple[int, ...], int] = {}
 
     def most(self, spine: list[int], first: int) -> int:
@@ -198,28 +202,67 @@ class _FutureArcs:
             self.known[key] = self._most(spine, first)
         return self.known[key]
 
+    def _units(self, spine: list[int], first: int) -> tuple[list[int], int]:
+        """The untouched words as units (a whole subtree stands for its root), and the
+        gold arcs inside the whole subtrees."""
+        heads, on_spine = self.heads, set(spine)
+        whole = [False] * (self.n + 1)
+        for w in range(first, self.n + 1):
+            whole[w] = self.leftmost[w] >= first and heads[w] not in on_spine
+        units, inside, w = [], 0, first
+        while w <= self.n:
+            if not whole[w]:
+                units.append(w)
+                w += 1
+                continue
+            top = w  # the largest whole subtree that starts at w
+            while heads[top] > 0 and whole[heads[top]] and self.leftmost[heads[top]] == w:
+                top = heads[top]
+            end = self.rightmost[top]
+            units.append(top)
+            inside += end - w
+            w = end + 1
+        return units, inside
+
     def _most(self, spine: list[int], first: int) -> int:
-        heads, n, single_root = self.heads, self.n, self.single_root
-        right, left = self.right, self.left
+        units, inside = self._units(spine, first)
+        heads = self.heads
+        m = len(units)
+        # Eisner (1996) over the units, one point per gold arc: the most gold arcs of a
+        # projective tree over units p..q headed at p (right[p][q]) or at q (left[p][q]).
+        right = [[0] * (m + 1) for _ in range(m + 1)]
+        left = [[0] * (m + 1) for _ in range(m + 1)]
+        to_right = [[0] * (m + 1) for _ in range(m + 1)]  # incomplete spans, arc p → q
+        to_left = [[0] * (m + 1) for _ in range(m + 1)]  # incomplete spans, arc q → p
+        for width in range(1, m):
+            for p in range(m - width):
+                q = p + width
+                split = max(right[p][r] + left[r + 1][q] for r in range(p, q))
+                to_right[p][q] = split + (heads[units[q]] == units[p])
+                to_left[p][q] = split + (heads[units[p]] == units[q])
+                right[p][q] = max(to_right[p][r] + right[r][q] for r in range(p + 1, q + 1))
+                left[p][q] = max(left[p][r] + to_left[r][q] for r in range(p, q))
+        index = {unit: k for k, unit in enumerate(units)}
         merged = -2  # stands for every head with no gold arc left outside its item
-        table: dict[tuple[int, int], int] = {(first - 1, spine[0]): 0}
+        table: dict[tuple[int, int], int] = {(-1, spine[0]): 0}
         for i in range(len(spine)):
             deeper = set(spine[i + 1:])
             if i:
-                table = self._join_below(table, spine[i])
+                table = self._join_below(table, spine[i], m - 1)
 
-            def alive(h: int, k: int) -> bool:
-                return h == 0 or any(x > k or x in deeper for x in self.neighbours[h])
+            def merge(h: int, k: int) -> int:
+                alive = h == 0 or h == merged or any(index.get(x, -1) > k or x in deeper for x in self.neighbours[h])
+                return h if alive else merged
 
-            table = self._grow_right(table, first, lambda h, k: h if h == merged or alive(h, k) else merged)
-        return max(value for (k, _), value in table.items() if k == n)
+            table = self._grow_right(table, units, right, left, merge)
+        return inside + max(value for (k, _), value in table.items() if k == m - 1)
 
-    def _join_below(self, table: dict[tuple[int, int], int], below: int) -> dict[tuple[int, int], int]:
+    def _join_below(self, table: dict[tuple[int, int], int], below: int, last: int) -> dict[tuple[int, int], int]:
         """Join the next stack node to the top constituent: as its head, or (unless it
         is 0) as a dependent of the constituent's head."""
         heads, joined = self.heads, {}
         for (k, h), value in table.items():
-            if not (below == 0 and self.single_root and k != self.n):  # 0's one dependent comes last
+            if not (below == 0 and self.single_root and k != last):  # 0's one dependent comes last
                 key = (k, below)
                 joined[key] = max(joined.get(key, -1), value + (h >= 0 and heads[h] == below))
             if below != 0:
@@ -227,28 +270,28 @@ class _FutureArcs:
                 joined[key] = max(joined.get(key, -1), value + (heads[below] == h))
         return joined
 
-    def _grow_right(self, table: dict[tuple[int, int], int], first: int,
+    def _grow_right(self, table: dict[tuple[int, int], int], units: list[int], right, left,
                     merge: Callable[[int, int], int]) -> dict[tuple[int, int], int]:
-        """Absorb constituents of untouched words b_(k+1) … b_q, in order of their head g:
-        an arc h → g keeps the head h, an arc g → h makes g the head."""
-        heads, n, right, left = self.heads, self.n, self.right, self.left
+        """Absorb constituents of the units k+1 … q, in order of their head g: an arc
+        h → g keeps the head h, an arc g → h makes g the head."""
+        heads, m = self.heads, len(units)
         grown: dict[tuple[int, int], int] = {}
         for (k, h), value in table.items():
             key = (k, merge(h, k))
             grown[key] = max(grown.get(key, -1), value)
-        for g in range(first, n + 1):
+        for t, g in enumerate(units):
             keep: dict[int, int] = {}  # h -> best value before absorbing a constituent headed by g
             switch = -1
             for (k, h), value in grown.items():
-                if k >= g:
+                if k >= t:
                     continue
-                base = value + left[k + 1][g]
+                base = value + left[k + 1][t]
                 if h != 0 or not self.single_root:
                     keep[h] = max(keep.get(h, -1), base + (h >= 0 and heads[g] == h))
                 if h != 0:
                     switch = max(switch, base + (h >= 0 and heads[h] == g))
-            for k2 in range(g, n + 1):
-                span = right[g][k2]
+            for k2 in range(t, m):
+                span = right[t][k2]
                 for h, value in keep.items():
                     key = (k2, merge(h, k2))
                     grown[key] = max(grown.get(key, -1), value + span)
