@@ -34,7 +34,7 @@ from random_trees import any_tree, draw_ints, projective_tree
 from barley.errors import BarleyError
 from barley.systems import REGISTRY, NoDynamicOracle, get_system
 from barley.systems.base import projective_target
-from barley.tree import check_tree, is_projective
+from barley.tree import is_projective
 
 SYSTEMS = sorted(REGISTRY)
 EXACT = [name for name in SYSTEMS if get_system(name).dynamic_oracle]

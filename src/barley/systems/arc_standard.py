@@ -31,8 +31,7 @@ s_ℓ … s_1 s_0 (σ with j = s_0 on top) over the untouched suffix b_1 … b_m
 sentence (β without j), every remaining computation builds one tree in which
 
 * the words of a suffix span b_p … b_q form a constituent before they meet the
-  stack (any projective tree over them: Eisner's tables, computed once per gold
-  tree with one point per gold arc);
+  stack (any projective tree over them: Eisner's tables, one point per gold arc);
 * the constituent on top always covers s_i … s_0 b_1 … b_k and grows either to
   the right, by an arc with the head of a constituent b_(k+1) … b_q, or to the
   left, by an arc with s_(i+1) (only the two top nodes are ever joined);
