@@ -272,6 +272,8 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
         return _finish(trained, dev, started if record_time else None, log)
     if parser != "transition":
         raise BarleyError(f"unknown parser kind {parser!r}", fix="use transition or graph")
+    options = dict(learner_options or {})
+    make_learner(learner, **options)  # refuses an option the learner does not take, before the long work
     the_system = get_system(system, single_root=single_root)
     model = load_model(features, the_system.name)
     extractor = Extractor(model, the_system)
@@ -379,7 +381,6 @@ def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", le
         + (f" (seen at least {min_feature_count} times)" if min_feature_count > 1 else "")
         + f", classes seen: {seen_classes} of {len(classes)}; "
         f"fitting the {learner} learner (about {eta:.0f} s)")
-    options = dict(learner_options or {})
     if split:
         the_learner = SplitLearner(learner, split_threshold, **options)
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.graph.parser import DECODERS, GraphOptions
 from barley.learners import LEARNERS
+from barley.learners.perceptron import PerceptronLearner
 from barley.transforms import options as transform_options
 from barley.parser import MIN_FEATURE_COUNT, OUTSIDE_CLASS, train
 from barley.systems import system_names
@@ -52,19 +53,22 @@ def register(subparsers) -> None:
                        help="1: arc-factored; 2: arcs plus adjacent siblings (default 1)")
     graph.add_argument("--npa-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="T",
                        help=f"stop the non-projective approximation when a move gains less (default {DEFAULT_THRESHOLD})")
-    graph.add_argument("--epochs", type=int, default=GraphOptions.epochs, metavar="N",
-                       help=f"perceptron epochs (default {GraphOptions.epochs})")
+    graph.add_argument("--epochs", type=int, metavar="N",
+                       help=f"perceptron epochs: of -l perceptron (default {PerceptronLearner().epochs}) or of "
+                            f"the graph parser (default {GraphOptions.epochs})")
     transform_options.add_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
+    epochs = {} if args.epochs is None else {"epochs": args.epochs}
     parser = train(args.train, system=args.system, learner=args.learner, features=args.features,
                    seed=1 if args.seed is None else args.seed, dev=args.dev, outside_class=args.outside_class,
                    tags=args.tags, split=args.split, split_threshold=args.split_threshold,
                    min_feature_count=args.min_feature_count,
+                   learner_options=epochs if args.parser == "transition" else None,
                    record_time=args.seed is None, parser=args.parser, transforms=transform_options.from_args(args),
                    graph=GraphOptions(decoder=args.decoder, order=args.order, npa_threshold=args.npa_threshold,
-                                      epochs=args.epochs))
+                                      **epochs))
     parser.save(args.model)
     return 0

@@ -26,7 +26,7 @@ from operator import itemgetter
 import numpy as np
 
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.errors import BarleyError
+from barley.errors import BarleyError, InputError
 from barley.features.model import Address, Atom, FeatureModel, TOKEN_ATTRIBUTES
 
 NONE, UNKNOWN, ROOT = 0, 1, 2
@@ -399,14 +399,17 @@ class _KeyPlan:
 
 
 def check_addresses(model: FeatureModel, system) -> None:
-    """Every address base of ``model`` must exist in ``system``'s configurations."""
-    state = system.initial(1)
-    for address in model.addresses():
-        attribute, _ = LISTS[address.base]
-        if not hasattr(state, attribute):
-            raise BarleyError(f"feature model {model.source} uses {address}, but {system.name} "
-                              f"configurations have no {address.base} list",
-                              fix=f"use the addresses of {system.name} (see `barley features --system {system.name}`)")
+    """Every address of ``model`` must be one that ``system``'s configurations have
+    (``system.addresses``): a feature on a list the system lacks would always be empty."""
+    for feature, line in zip(model.features, model.lines or [None] * len(model.features)):
+        for atom in feature.atoms:
+            for address in atom.addresses:
+                if address.base not in system.addresses:
+                    raise InputError(f"feature {feature} uses {address}, but {system.name} configurations have "
+                                     f"no {address.base} (only {', '.join(system.addresses)})",
+                                     path=model.source, line=line,
+                                     fix=f"use the addresses of {system.name} (see `barley features --system "
+                                         f"{system.name}`)")
 
 
 TABLE_BUDGET = 1 << 23
