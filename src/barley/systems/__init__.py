@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from barley.errors import BarleyError
-from barley.systems.base import Action, OracleError, State, TransitionSystem, run_oracle
+from barley.systems.base import Action, Costs, NoDynamicOracle, OracleError, State, TransitionSystem, run_oracle
 
 # name -> "module:Class"; adding a system adds one line here and one file.
 REGISTRY: dict[str, str] = {
@@ -43,4 +43,4 @@ def get_system(name: str, **options) -> TransitionSystem:
                       fix="choose one of: " + ", ".join(REGISTRY))
 
 
-__all__ = ["Action", "OracleError", "State", "TransitionSystem", "run_oracle", "get_system", "system_names", "REGISTRY"]
+__all__ = ["Action", "Costs", "NoDynamicOracle", "OracleError", "State", "TransitionSystem", "run_oracle", "get_system", "system_names", "REGISTRY"]

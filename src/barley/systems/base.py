@@ -15,6 +15,33 @@ terminal configurations. Here:
   projective order, maximal projective components, plane assignments).
 
 Nodes are 0..n with 0 the artificial root; ``heads[d] == -1`` means "no head yet".
+
+Dynamic oracles (Goldberg & Nivre 2012, 2013). A system whose class attribute
+``dynamic_oracle`` is True has exact transition costs in *every* configuration,
+including those reached by mistakes:
+
+* :meth:`TransitionSystem.costs` is built once per gold tree, like ``oracle``, and
+  returns a :class:`Costs`; ``costs(state)`` gives, per move, the cost of the best
+  action of that move, or None when the move is illegal;
+* the cost of an action is the number of gold arcs that the best completion after
+  it loses minus the number the best completion from ``state`` loses; a *lost* arc
+  is a gold arc (h, l, d) whose dependent d does not end with head h *and* label l
+  in the arcs the transitions build (:meth:`TransitionSystem.finalize` is not a
+  transition and is not counted). So costs are ≥ 0 and, in every non-terminal
+  configuration, some legal move costs 0;
+* labels: the best action of a labeled move is the one with the gold label of the
+  arc (h, d) it would build (:meth:`TransitionSystem.arc`) when h is d's gold head;
+  any other label costs exactly one more. When h is not d's gold head every label
+  costs the same. :meth:`Costs.label` gives that zero-cost label (-1 when any label
+  will do) and :meth:`Costs.action_cost` the cost of one ``(move, label)``.
+
+``exploration_oracle`` is True for every system whose ``costs`` may drive training
+by exploration: the systems with exact costs, and swap, whose costs are those of the
+static–dynamic oracle of de Lhoneux, Stymne & Nivre (2017), exact only in the
+configurations that its own zero-cost transitions reach (see :mod:`barley.systems.swap`).
+A system without either raises :class:`NoDynamicOracle` from ``costs``.
+Which systems have which is listed in ``docs/oracles.md``; the theorem is checked
+against brute force in ``tests/test_dynamic_oracles.py``.
 """
 
 from __future__ import annotations
@@ -25,6 +52,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from barley.errors import BarleyError
 from barley.tree import check_tree, lift_to_projective
 
 Action = tuple[int, int]
@@ -84,6 +112,15 @@ class Forest:
         self.parent[b] = a
         self.size[a] += self.size[b]
         self.top[a] = top
+
+
+class NoDynamicOracle(BarleyError, NotImplementedError):
+    """The system has no dynamic oracle (no ``costs``): it trains with its static oracle only."""
+
+    def __init__(self, system: str):
+        super().__init__(f"transition system {system} has no dynamic oracle (transition costs)",
+                         fix="train it with the static oracle, or choose a system that has one "
+                             "(arc-eager, arc-hybrid, arc-standard, covington-nonprojective, swap-*)")
 
 
 @dataclass(slots=True, eq=False)
@@ -186,6 +223,31 @@ class TransitionSystem(ABC):
         system can build). Raises :class:`OracleError` only on a bug.
         """
 
+    dynamic_oracle: bool = False
+    """True when :meth:`costs` is exact in every configuration (Goldberg & Nivre 2013)."""
+    exploration_oracle: bool = False
+    """True when :meth:`costs` may drive training by exploration (every exact system,
+    and the static–dynamic oracle of swap); see the module docstring."""
+
+    def costs(self, heads: Sequence[int], labels: Sequence[int]) -> Costs:
+        """The dynamic oracle for one gold tree (built once per tree, like :meth:`oracle`).
+
+        ``heads``/``labels`` are the gold tree, indexed 0..n. Systems with
+        ``exploration_oracle`` override :meth:`move_costs`; the others raise
+        :class:`NoDynamicOracle`.
+        """
+        return Costs(self, heads, labels, self.move_costs(heads, labels))
+
+    def move_costs(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+        """Per gold tree, the function ``state -> per move, the cost of its best action
+        (None = illegal)`` that :class:`Costs` wraps."""
+        raise NoDynamicOracle(self.name)
+
+    def arc(self, state: State, move: int) -> tuple[int, int]:
+        """The arc ``(head, dependent)`` that the labeled ``move`` would add in ``state``
+        (which must allow it). Systems with ``exploration_oracle`` implement it."""
+        raise NoDynamicOracle(self.name)
+
     def move(self, name: str) -> int:
         return self.moves.index(name)
 
@@ -254,6 +316,50 @@ def require_gold_arcs(system: TransitionSystem, state: State, heads: Sequence[in
             raise OracleError(f"{system.name} oracle missed the gold arc {heads[word]} → {word} (word {word} "
                               f"of {state.n}, after {state.transitions} transitions) of a tree it can build: "
                               f"a bug in barley")
+
+
+class Costs:
+    """A dynamic oracle for one gold tree: the cost of every action in any configuration.
+
+    ``costs(state)`` is the list of per-move costs (None = illegal move), the cost of
+    each move's best action; :meth:`label` is that action's label and
+    :meth:`action_cost` the cost of any ``(move, label)``. See the module docstring
+    for what a cost counts.
+    """
+
+    __slots__ = ("system", "heads", "labels", "_move_costs")
+
+    def __init__(self, system: TransitionSystem, heads: Sequence[int], labels: Sequence[int],
+                 move_costs: Callable[[State], list[int | None]]):
+        self.system = system
+        self.heads = heads
+        self.labels = labels
+        self._move_costs = move_costs
+
+    def __call__(self, state: State) -> list[int | None]:
+        return self._move_costs(state)
+
+    def label(self, state: State, move: int) -> int:
+        """The label of ``move``'s best action: the gold label of the arc it would add when
+        that arc's head is the dependent's gold head; -1 for an unlabeled move or when
+        every label costs the same."""
+        if not self.system.labeled[move]:
+            return -1
+        head, dependent = self.system.arc(state, move)
+        return self.labels[dependent] if self.heads[dependent] == head else -1
+
+    def action_cost(self, state: State, move: int, label: int, costs: list[int | None] | None = None) -> int | None:
+        """The cost of the action ``(move, label)`` (None if illegal); pass ``costs`` =
+        ``self(state)`` when already computed."""
+        cost = (self(state) if costs is None else costs)[move]
+        if cost is None:
+            return None
+        best = self.label(state, move)
+        return cost + (best != -1 and label != best)
+
+    def zero_cost(self, state: State) -> list[Action]:
+        """The actions of cost 0 (each labeled move with its best label)."""
+        return [(move, self.label(state, move)) for move, cost in enumerate(self(state)) if cost == 0]
 
 
 @dataclass
