@@ -1,19 +1,177 @@
-"""Dynamic oracles: the interface of :class:`barley.systems.base.Costs`.
+"""Dynamic oracles: the theorem, checked against brute force.
 
-What every system promises: with ``exploration_oracle`` it gives a cost per move
-(None exactly for the illegal ones) in any configuration; without, ``costs`` is a
-clear :class:`NoDynamicOracle` error.
+For every system with ``dynamic_oracle`` (exact transition costs, Goldberg & Nivre
+2012, 2013): on random gold trees (n ≤ 7, projective and not) and random
+configurations reached from the initial one by random legal transitions (mistakes
+included), the cost of every action equals
+
+    min over completions after it of the gold arcs lost
+  − min over completions from the configuration of the gold arcs lost,
+
+both minima found by exhaustive, memoised search over transition sequences. A lost
+arc is a gold arc (h, l, d) whose d does not end with head h and label l (labeled
+loss, the interface of :class:`barley.systems.base.Costs`). The gold tree is the
+system's target: the tree itself for non-projective systems, the nearest projective
+tree (the static oracle's) for projective ones.
+
+Also: following zero-cost actions from the initial configuration rebuilds every
+tree of the system's class (the static oracle's completeness, now for any choice
+among the zero-cost actions), and, for every system whose ``costs`` may drive
+exploration, each non-terminal configuration has a legal action of cost 0.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import random
+
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from random_trees import any_tree, draw_ints, projective_tree
 
 from barley.errors import BarleyError
 from barley.systems import REGISTRY, NoDynamicOracle, get_system
+from barley.systems.base import projective_target
+from barley.tree import check_tree, is_projective
 
 SYSTEMS = sorted(REGISTRY)
+EXACT = [name for name in SYSTEMS if get_system(name).dynamic_oracle]
+EXPLORING = [name for name in SYSTEMS if get_system(name).exploration_oracle]
 ROOT_LABEL = 0
+WRONG_LABEL = 9  # no gold arc carries it
+NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]  # shrinking re-runs the brute force for minutes
+MAX_WORDS = {"covington-nonprojective": 5}  # its configurations grow fastest; 7 for the others
+
+
+def target(system, heads):
+    return list(heads) if system.tree_class == "any" else projective_target(heads)
+
+
+def key(state) -> tuple:
+    """What determines the future of a configuration (not the union-find, a cache)."""
+    return tuple(tuple(value) if isinstance(value := getattr(state, f.name), (list, tuple)) or hasattr(value, "popleft")
+                 else value for f in dataclasses.fields(state)
+                 if f.name not in ("forest", "children", "transitions"))
+
+
+def clone(state):
+    """A copy of a configuration that shares nothing mutable with it (faster than deepcopy)."""
+    forest = copy.copy(state.forest)
+    forest.parent, forest.size, forest.top = list(forest.parent), list(forest.size), list(forest.top)
+    fields = {f.name: getattr(state, f.name) for f in dataclasses.fields(state)}
+    fields = {name: value.copy() if hasattr(value, "copy") else value for name, value in fields.items()}
+    fields["children"] = [list(kids) for kids in state.children]
+    fields["forest"] = forest
+    return type(state)(**fields)
+
+
+class BruteForce:
+    """The least number of gold arcs lost over all completions of a configuration."""
+
+    def __init__(self, system, heads, labels):
+        self.system, self.heads, self.labels = system, heads, labels
+        self.memo: dict[tuple, int] = {}
+
+    def lost(self, state) -> int:
+        return sum(state.heads[d] != self.heads[d] or state.labels[d] != self.labels[d]
+                   for d in range(1, state.n + 1))
+
+    def best_label(self, state, move) -> int:
+        if not self.system.labeled[move]:
+            return -1
+        head, dependent = self.system.arc(state, move)
+        return self.labels[dependent] if self.heads[dependent] == head else WRONG_LABEL
+
+    def after(self, state, move, label):
+        successor = clone(state)
+        self.system.apply(successor, move, label)
+        return successor
+
+    def loss(self, state) -> int:
+        k = key(state)
+        if k in self.memo:
+            return self.memo[k]
+        if self.system.is_terminal(state):
+            best = self.lost(state)
+        else:
+            best = min(self.loss(self.after(state, move, self.best_label(state, move)))
+                       for move, ok in enumerate(self.system.legal(state)) if ok)
+        self.memo[k] = best
+        return best
+
+
+def gold_tree(data, single_root: bool, max_words: int):
+    n = data.draw(st.integers(1, max_words), label="n")
+    draw = draw_ints(data)
+    heads = any_tree(draw, n, single_root) if data.draw(st.booleans(), label="any") else \
+        projective_tree(draw, n, single_root)
+    labels = [-1] + [ROOT_LABEL if heads[d] == 0 else data.draw(st.integers(1, 3)) for d in range(1, n + 1)]
+    return heads, labels
+
+
+def random_configuration(system, n, data):
+    """The initial configuration after a random number of random legal actions, with
+    gold or wrong labels."""
+    state = system.initial(n)
+    for _ in range(data.draw(st.integers(0, 3 * n), label="steps")):
+        if system.is_terminal(state):
+            break
+        legal = [move for move, ok in enumerate(system.legal(state)) if ok]
+        move = data.draw(st.sampled_from(legal))
+        system.apply(state, move, data.draw(st.sampled_from([1, 2, WRONG_LABEL])) if system.labeled[move] else -1)
+    return state
+
+
+@pytest.mark.parametrize("single_root", [False, True], ids=["multi-root", "single-root"])
+@pytest.mark.parametrize("name", EXACT)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK)
+@given(data=st.data())
+def test_costs_are_the_brute_force_loss(name, single_root, data):
+    system = get_system(name, single_root=single_root)
+    heads, labels = gold_tree(data, single_root, MAX_WORDS.get(name, 7))
+    costs = system.costs(heads, labels)
+    brute = BruteForce(system, target(system, heads), labels)
+    state = random_configuration(system, len(heads) - 1, data)
+    if system.is_terminal(state):
+        return
+    here = brute.loss(state)
+    per_move = costs(state)
+    for move, ok in enumerate(system.legal(state)):
+        assert (per_move[move] is None) == (not ok), f"{name}: cost {per_move[move]} for a move legal={ok}"
+        if not ok:
+            continue
+        for label in {costs.label(state, move), WRONG_LABEL} if system.labeled[move] else {-1}:
+            expected = brute.loss(brute.after(state, move, label)) - here
+            got = costs.action_cost(state, move, label, per_move)
+            assert got == expected, (f"{name}: {system.moves[move]} label {label} costs {got}, brute force "
+                                     f"{expected}; gold {heads} / {labels}, state {key(state)}")
+
+
+def follow_zero_costs(system, heads, labels, rng):
+    """From the initial configuration, random zero-cost actions to the end."""
+    costs = system.costs(heads, labels)
+    state = system.initial(len(heads) - 1)
+    while not system.is_terminal(state):
+        zero = costs.zero_cost(state)
+        assert zero, f"{system.name}: no zero-cost action in {key(state)} for gold {heads}"
+        move, label = rng.choice(zero)
+        system.apply(state, move, label if label != -1 or not system.labeled[move] else WRONG_LABEL)
+    return state
+
+
+@pytest.mark.parametrize("single_root", [False, True], ids=["multi-root", "single-root"])
+@pytest.mark.parametrize("name", EXACT)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1))
+def test_zero_cost_actions_rebuild_the_tree(name, single_root, data, seed):
+    system = get_system(name, single_root=single_root)
+    heads, labels = gold_tree(data, single_root, 12)
+    if system.tree_class == "projective" and not is_projective(heads):
+        heads = projective_target(heads)
+    state = follow_zero_costs(system, heads, labels, random.Random(seed))
+    assert state.heads == heads and state.labels == labels, f"{name}: built {state.heads} for gold {heads}"
 
 
 @pytest.mark.parametrize("name", SYSTEMS)
@@ -29,9 +187,19 @@ def test_costs_or_a_clear_error(name):
     costs = system.costs(heads, labels)
     state = system.initial(3)
     while not system.is_terminal(state):
-        legal = system.legal(state)
         per_move = costs(state)
-        assert [cost is not None for cost in per_move] == legal, f"{name}: costs {per_move}, legal {legal}"
-        assert all(cost >= 0 for cost in per_move if cost is not None)
-        move, label = costs.zero_cost(state)[0]
-        system.apply(state, move, label)
+        assert [cost is not None for cost in per_move] == system.legal(state), f"{name}: costs {per_move}"
+        assert min(cost for cost in per_move if cost is not None) == 0
+        system.apply(state, *costs.zero_cost(state)[0])
+    assert state.heads == heads and state.labels == labels
+
+
+def test_a_wrong_label_costs_one_more():
+    system = get_system("arc-hybrid")
+    costs = system.costs([-1, 2, 0], [-1, 5, ROOT_LABEL])
+    state = system.initial(2)
+    system.apply(state, 0)  # SHIFT 1
+    left_arc = system.move("LEFT-ARC")
+    assert costs.label(state, left_arc) == 5
+    assert costs.action_cost(state, left_arc, 5) == 0 and costs.action_cost(state, left_arc, 4) == 1
+    assert costs.action_cost(state, system.move("RIGHT-ARC"), 5) is None  # 0 cannot be a dependent

@@ -12,6 +12,7 @@ from barley.systems.base import Action, Costs, NoDynamicOracle, OracleError, Sta
 REGISTRY: dict[str, str] = {
     "arc-eager": "arc_eager:ArcEager",
     "arc-standard": "arc_standard:ArcStandard",
+    "arc-hybrid": "arc_hybrid:ArcHybrid",
     "stack-projective": "stack_projective:StackProjective",
     "covington-nonprojective": "covington:CovingtonNonProjective",
     "covington-projective": "covington:CovingtonProjective",

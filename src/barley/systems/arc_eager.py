@@ -17,13 +17,27 @@ SHIFT              (σ, i|β, A) ⇒ (σ|i, β, A)
 Sound and complete for projective forests (Nivre 2008 Theorems 3-4); every word is
 pushed once (SHIFT or RIGHT-ARC) and popped at most once (LEFT-ARC or REDUCE), so
 a sequence has at most 2n transitions, and exactly 2n when it builds a tree.
+
+Dynamic oracle (Goldberg & Nivre 2012, §3; arc-decomposable, Goldberg & Nivre 2013):
+the cost of a transition is the number of gold arcs reachable before it and not
+after. A gold arc (h, d), d without a head, is reachable when d is in β and h is in
+σ or β, or when d is in σ and h is in β (a word on the stack gets its head only by
+LEFT-ARC); an arc from 0 also needs 0 free under ``single_root``. With i the
+stack top and j the buffer front:
+
+* LEFT-ARC loses i's dependents in β and its head if in β and not j;
+* RIGHT-ARC loses j's head if reachable and not i, j's dependents without a head
+  in σ, and, under ``single_root`` from 0, the other root words in β;
+* REDUCE loses i's dependents in β;
+* SHIFT loses j's head if reachable in σ and j's dependents without a head in σ.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import Action, State, TransitionSystem, projective_gold, require_gold_arcs
+from barley.systems.base import (IN_BUFFER, ON_STACK, Action, State, TransitionSystem, dependents_lists, places,
+                                 projective_gold, require_gold_arcs)
 
 LEFT_ARC, RIGHT_ARC, REDUCE, SHIFT = range(4)
 
@@ -34,6 +48,8 @@ class ArcEager(TransitionSystem):
     moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT")
     labeled = (True, True, False, False)
     tree_class = "projective"
+    dynamic_oracle = True
+    exploration_oracle = True
 
     def legal(self, state: State) -> list[bool]:
         stack, buffer = state.stack, state.buffer
@@ -88,3 +104,43 @@ class ArcEager(TransitionSystem):
             return SHIFT, -1
 
         return next_action
+
+    def arc(self, state: State, move: int) -> tuple[int, int]:
+        i, j = state.stack[-1], state.buffer[0]
+        return (j, i) if move == LEFT_ARC else (i, j)
+
+    def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+        dependents_of = dependents_lists(heads)
+
+        def costs(state: State) -> list[int | None]:
+            legal = self.legal(state)
+            where = places(state)
+            stack_heads = state.heads
+            i = state.stack[-1] if state.stack else -1
+            j = state.buffer[0] if state.buffer else -1
+            result: list[int | None] = [None, None, None, None]
+
+            def head_from_stack(d: int) -> bool:  # can j still get its gold head from σ?
+                h = heads[d]
+                return where[h] == ON_STACK and (h != 0 or self.can_attach_to_root(state))
+
+            def orphans_on_stack(h: int) -> int:  # h's gold dependents on σ without a head
+                return sum(where[d] == ON_STACK and stack_heads[d] == -1 for d in dependents_of[h])
+
+            if legal[LEFT_ARC] or legal[REDUCE]:
+                in_buffer = sum(where[d] == IN_BUFFER for d in dependents_of[i])
+                if legal[LEFT_ARC]:
+                    result[LEFT_ARC] = in_buffer + (heads[i] != j and where[heads[i]] == IN_BUFFER)
+                if legal[REDUCE]:
+                    result[REDUCE] = in_buffer
+            if legal[RIGHT_ARC]:
+                h = heads[j]
+                lost = (h != i and (where[h] == IN_BUFFER or head_from_stack(j))) + orphans_on_stack(j)
+                if self.single_root and i == 0:
+                    lost += sum(where[d] == IN_BUFFER and d != j for d in dependents_of[0])
+                result[RIGHT_ARC] = lost
+            if legal[SHIFT]:
+                result[SHIFT] = head_from_stack(j) + orphans_on_stack(j)
+            return result
+
+        return costs

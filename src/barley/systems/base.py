@@ -232,15 +232,19 @@ class TransitionSystem(ABC):
     def costs(self, heads: Sequence[int], labels: Sequence[int]) -> Costs:
         """The dynamic oracle for one gold tree (built once per tree, like :meth:`oracle`).
 
-        ``heads``/``labels`` are the gold tree, indexed 0..n. Systems with
+        ``heads``/``labels`` are the gold tree, indexed 0..n. Costs count the arcs of
+        the tree the static oracle aims at: for a projective system and a
+        non-projective tree, its nearest projective tree (:func:`projective_target`,
+        each lifted arc keeping its label); otherwise the tree itself. Systems with
         ``exploration_oracle`` override :meth:`move_costs`; the others raise
         :class:`NoDynamicOracle`.
         """
-        return Costs(self, heads, labels, self.move_costs(heads, labels))
+        target = projective_target(heads) if self.tree_class == "projective" else [int(h) for h in heads]
+        return Costs(self, target, labels, self.move_costs(target, labels))
 
-    def move_costs(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
-        """Per gold tree, the function ``state -> per move, the cost of its best action
-        (None = illegal)`` that :class:`Costs` wraps."""
+    def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+        """For the target tree ``heads`` (see :meth:`costs`), the function ``state -> per
+        move, the cost of its best action (None = illegal)`` that :class:`Costs` wraps."""
         raise NoDynamicOracle(self.name)
 
     def arc(self, state: State, move: int) -> tuple[int, int]:
@@ -292,6 +296,29 @@ def dependent_counts(heads: Sequence[int]) -> list[int]:
         if heads[d] >= 0:
             counts[heads[d]] += 1
     return counts
+
+
+def dependents_lists(heads: Sequence[int]) -> list[list[int]]:
+    """Per node 0..n, its dependents in ``heads`` (-1 = no head), in word order."""
+    dependents: list[list[int]] = [[] for _ in heads]
+    for d in range(1, len(heads)):
+        if heads[d] >= 0:
+            dependents[heads[d]].append(d)
+    return dependents
+
+
+GONE, ON_STACK, IN_BUFFER = 0, 1, 2
+
+
+def places(state: State) -> list[int]:
+    """Per node 0..n (and -1, the last entry, for "no head"): ON_STACK, IN_BUFFER or GONE.
+    O(n); the cost functions of the dynamic oracles ask it once per configuration."""
+    where = [GONE] * (state.n + 2)
+    for node in state.stack:
+        where[node] = ON_STACK
+    for node in state.buffer:
+        where[node] = IN_BUFFER
+    return where
 
 
 def projective_gold(system: TransitionSystem, heads: Sequence[int]) -> tuple[list[int], list[int], bool]:

@@ -41,6 +41,20 @@ SHIFT           (λ1, λ2, i|β, A) ⇒ (λ1.λ2|i, [], β, A)
 
 Correct for projective forests (Theorem 10). Both are O(n²) in the worst case
 (Theorem 8): at most i transitions between the (i-1)th and ith SHIFT.
+
+Dynamic oracle of the non-projective system (Gómez-Rodríguez & Fernández-González
+2015, §3-4). λ1 is always the words 0..i and j the front of β, so a gold arc
+between x < y can still be added when y is in β after j, or when y = j and x is in
+λ1 — provided its dependent has no head yet, it closes no cycle with A, and (under
+``single_root``) 0 is still free for an arc from 0. These *individually reachable*
+arcs I are not all reachable together: with A they may close cycles, each of which
+loses one of them. The loss of a configuration is therefore
+
+    ℓ(c) = |gold arcs neither built (head and label) nor in I| + cycles(A ∪ I),
+
+(a graph in which every node has at most one head, so its cycles are found in
+O(n)), and the cost of a transition t is ℓ(t(c)) − ℓ(c). The projective system
+keeps its static oracle only.
 """
 
 from __future__ import annotations
@@ -131,6 +145,8 @@ class CovingtonNonProjective(Covington):
     name = "covington-nonprojective"
     aliases = ("covnonproj",)
     tree_class = "any"
+    dynamic_oracle = True
+    exploration_oracle = True
     right_arc_shifts = False  # RIGHT-ARC keeps j in β
 
     def legal(self, state: CovingtonState) -> list[bool]:
@@ -158,6 +174,71 @@ class CovingtonNonProjective(Covington):
         else:
             self._no_arc_or_shift(state, move)
         state.transitions += 1
+
+
+    def arc(self, state: CovingtonState, move: int) -> tuple[int, int]:
+        i, j = state.lambda1[-1], state.buffer[0]
+        return (j, i) if move == LEFT_ARC else (i, j)
+
+    def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+        n = len(heads) - 1
+
+        def loss(state: CovingtonState, j: int, last: int, new_head: int = -1, new_dependent: int = -1) -> int:
+            """ℓ of the configuration with focus j (n + 1: β empty), λ1 = 0..last and A
+            plus the arc new_head → new_dependent (with its gold label, if gold)."""
+            built, built_labels, forest = state.heads, state.labels, state.forest
+            root_free = self.can_attach_to_root(state) and not (self.single_root and new_head == 0)
+            parent = [-1] * (n + 1)
+            lost = 0
+            for d in range(1, n + 1):
+                h = new_head if d == new_dependent else built[d]
+                g = heads[d]
+                if h != -1:
+                    parent[d] = h
+                    lost += h != g or (d != new_dependent and built_labels[d] != labels[d])
+                    continue
+                near, far = (g, d) if g < d else (d, g)
+                top = forest.root(g)
+                if top == new_dependent:  # the new arc hangs g's tree under new_head
+                    top = forest.root(new_head)
+                if (far > j or (far == j and near <= last)) and top != d and (g != 0 or root_free):
+                    parent[d] = g
+                else:
+                    lost += 1
+            return lost + count_cycles(parent)
+
+        def costs(state: CovingtonState) -> list[int | None]:
+            legal = self.legal(state)
+            lambda1, buffer = state.lambda1, state.buffer
+            j = buffer[0] if buffer else n + 1
+            if not lambda1:
+                return [None, None, None, loss(state, j + 1, j) - loss(state, j, -1)] if legal[SHIFT] else \
+                    [None] * 4
+            i = lambda1[-1]
+            next_last = lambda1[-2] if len(lambda1) >= 2 else -1
+            here = loss(state, j, i)
+            return [
+                loss(state, j, next_last, j, i) - here if legal[LEFT_ARC] else None,
+                loss(state, j, next_last, i, j) - here if legal[RIGHT_ARC] else None,
+                loss(state, j, next_last) - here if legal[NO_ARC] else None,
+                loss(state, j + 1, j) - here if legal[SHIFT] else None,
+            ]
+
+        return costs
+
+
+def count_cycles(parent: list[int]) -> int:
+    """The number of cycles of a graph in which node v has the one head ``parent[v]``
+    (-1: none), by colouring each path once: O(n)."""
+    colour = [0] * len(parent)  # 0 unseen, else the number of the walk that saw it
+    cycles = 0
+    for start in range(len(parent)):
+        node, walk = start, start + 1
+        while node != -1 and colour[node] == 0:
+            colour[node] = walk
+            node = parent[node]
+        cycles += node != -1 and colour[node] == walk
+    return cycles
 
 
 class CovingtonProjective(Covington):
