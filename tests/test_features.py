@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from barley.conllu import read_lines
 from barley.errors import BarleyError, InputError
 from barley.features import default_model, default_names, parse_model
-from barley.features.extract import (Extractor, FeatureIndex, TokenTable, build_vocabularies, resolve)
+from barley.features.extract import Extractor, FeatureIndex, TokenTable, resolve
+from barley.features.vocabulary import build_vocabularies
 from barley.features.model import Address, parse_feature
 from barley.systems import REGISTRY, get_system
 
