@@ -11,6 +11,7 @@ import pytest
 import barley
 from barley import cli
 from barley.batch import advance
+from barley.commands.info import describe
 from barley.errors import BarleyError
 from barley.parser import Exploration, evaluate_parser, train
 from barley.systems import REGISTRY, get_system, run_oracle
@@ -65,6 +66,7 @@ def test_exploration_learns_the_toy_language_and_is_recorded(toy, tmp_path, name
     loaded = barley.load(str(model))
     assert loaded.manifest["oracle"] == "dynamic"
     assert loaded.manifest["training"]["exploration"] == {"after": 1, "p": 0.9}
+    assert "(oracle dynamic, exploring after 1 epochs with p 0.9" in describe(loaded.manifest)
     assert evaluate_parser(loaded, str(toy / "test.conllu"))["LAS"] >= 95.0
 
 
