@@ -17,6 +17,7 @@ Two ways, two policies:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -223,6 +224,7 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
     oracles = [Oracle(system, heads, labels, dynamic=True) for _, heads, labels in trees]
     rng = np.random.default_rng(seed)
     targets = np.zeros(len(classes.table), dtype=bool)
+    started = time.perf_counter()
     for epoch in range(1, epochs + 1):
         steps = mistakes = explored = 0
         order = rng.permutation(len(trees)).tolist()
@@ -234,8 +236,10 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
             advance(system, states, policy)
             steps, mistakes, explored = steps + policy.steps, mistakes + policy.mistakes, explored + policy.explored
             targets |= policy.targets
+        per_epoch = (time.perf_counter() - started) / epoch
         log(f"  exploration epoch {epoch}/{epochs}: {mistakes} of {steps} predictions cost something "
-            f"({100.0 * mistakes / max(steps, 1):.2f}%), {explored} of them followed")
+            f"({100.0 * mistakes / max(steps, 1):.2f}%), {explored} of them followed; "
+            f"about {per_epoch * (epochs - epoch):.0f} s left")
     seen = np.flatnonzero(targets)
     weights = online.averaged()
     return PerceptronLearner.from_weights(epochs, len(classes.table), seen,
