@@ -5,7 +5,7 @@ from __future__ import annotations
 from argparse import SUPPRESS
 
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
-from barley.graph.parser import DECODERS, GraphOptions
+from barley.graph.model import DECODERS, GraphOptions
 from barley.learners import LEARNERS
 from barley.learners.perceptron import PerceptronLearner
 from barley.transforms import options as transform_options

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from barley.errors import BarleyError, InputError
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
-from barley.graph.parser import DECODERS, GraphOptions
+from barley.graph.model import DECODERS, GraphOptions
 from barley.kinds import get_kind
 from barley.learners import LEARNERS
 from barley.parser import OUTSIDE_CLASS

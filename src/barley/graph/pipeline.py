@@ -20,7 +20,8 @@ from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.errors import BarleyError, ModelError
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
 from barley.graph.features import Tokens
-from barley.graph.parser import GraphOptions, GraphParser
+from barley.graph.model import GraphOptions
+from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
 from barley.tree import label_table
 
