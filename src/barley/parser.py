@@ -232,10 +232,10 @@ def train(train_data: str | Iterable[Sentence], *, parser: str = "transition", s
         raise InputError("no training sentence", path=source)
     trees = fit_forward(transforms, sentences, [_gold_tree(s) for s in sentences], log)
     single_root = all(sum(1 for h in heads[1:] if h == 0) == 1 for heads, _ in trees)
+    counts = {"sentences": len(sentences), "words": sum(len(s) for s in sentences)}
     trained = kind.train(sentences, trees, source=source, single_root=single_root, seed=seed, tags=tags,
                          transforms=transforms, log=log, **options)
-    trained.manifest["training"].update({"data": source, "sentences": len(sentences), "tags": tags, "seed": seed,
-                                         "words": sum(len(s) for s in sentences)})
+    trained.manifest["training"].update({"data": source, "tags": tags, "seed": seed, **counts})
     return _finish(trained, dev, started if record_time else None, log)
 
 
@@ -258,7 +258,9 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     seen in fewer training instances are left out (smaller model, less memory).
     ``oracle``: ``static`` (train on the static oracle's instances) or ``dynamic`` (the
     perceptron trained by exploration, :mod:`barley.training`: ``explore_after`` and
-    ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``).
+    ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``). It owns ``sentences`` and
+    ``trees`` (the lists :func:`train` made): with the static oracle it empties them once
+    the instances are collected, to free their memory before the learner is fitted.
     """
     _check_choice(outside_class, OUTSIDE_CLASS, "--outside-class")
     _check_choice(oracle, ORACLES, "--oracle")
@@ -376,6 +378,9 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
         index = _pruned(the_learner, index, log)
         training["exploration"] = {"after": exploration.after, "p": exploration.p}
     else:
+        del id_trees, found.trees
+        sentences.clear()  # the lists :func:`train` made: a batch learner needs only the instances (memory)
+        trees.clear()
         the_learner, index = _fit(plan, found, index, learner, split_threshold, min_feature_count, seed, log)
     training["features"] = int(index.size)
     return Parser(plan.system, plan.model, plan.vocabularies, plan.labels, plan.root_label, plan.classes.table,
