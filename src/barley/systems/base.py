@@ -36,9 +36,9 @@ including those reached by mistakes:
   will do) and :meth:`Costs.action_cost` the cost of one ``(move, label)``.
 
 ``exploration_oracle`` is True for every system whose ``costs`` may drive training
-by exploration: the systems with exact costs, and swap, whose costs are those of the
-static–dynamic oracle of de Lhoneux, Stymne & Nivre (2017), exact only in the
-configurations that its own zero-cost transitions reach (see :mod:`barley.systems.swap`).
+by exploration: the systems with exact costs, and any system whose costs are
+trustworthy only in some configurations (e.g. a static–dynamic oracle, de Lhoneux,
+Stymne & Nivre 2017); such a system says in its docstring where they are exact.
 A system without either raises :class:`NoDynamicOracle` from ``costs``.
 Which systems have which is listed in ``docs/oracles.md``; the theorem is checked
 against brute force in ``tests/test_dynamic_oracles.py``.
@@ -120,7 +120,7 @@ class NoDynamicOracle(BarleyError, NotImplementedError):
     def __init__(self, system: str):
         super().__init__(f"transition system {system} has no dynamic oracle (transition costs)",
                          fix="train it with the static oracle, or choose a system that has one "
-                             "(arc-eager, arc-hybrid, arc-standard, covington-nonprojective, swap-*)")
+                             "(arc-eager, arc-hybrid, arc-standard, covington-nonprojective)")
 
 
 @dataclass(slots=True, eq=False)
