@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 from barley.conllu import read_lines
 from barley.errors import BarleyError, InputError
 from barley.features import default_model, default_names, parse_model
-from barley.features.extract import (Extractor, FeatureIndex, TokenTable, build_vocabularies, resolve)
+from barley.features.extract import Extractor, FeatureIndex, TokenTable, resolve
+from barley.features.vocabulary import build_vocabularies
 from barley.features.model import Address, parse_feature
 from barley.systems import REGISTRY, get_system
 
@@ -76,6 +78,25 @@ def test_an_address_the_system_lacks_is_refused_by_name():
     model = parse_model("XPOS(Lambda1[0])\n", "cov.features")
     with pytest.raises(BarleyError, match="arc-eager configurations have no Lambda1"):
         Extractor(model, get_system("arc-eager"))
+
+
+def test_a_stack_address_is_refused_for_covington_with_file_and_line():
+    """Covington's configurations carry an (always empty) ``stack`` from the base State:
+    the declared addresses, not the attributes, decide, so XPOS(Stack[0]) is no silent dead feature."""
+    model = parse_model("# list-based\nFORM(Input[0])\nUPOS(Lambda1[0]) & XPOS(Stack[0])\n", "cov.features")
+    with pytest.raises(InputError, match="covington-nonprojective configurations have no Stack") as caught:
+        Extractor(model, get_system("covington-nonprojective"))
+    assert caught.value.path == "cov.features" and caught.value.line == 3
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_every_declared_address_is_a_list_of_the_systems_configurations(name):
+    from barley.features.extract import LISTS
+
+    system = get_system(name)
+    state = system.initial(3)
+    for base in system.addresses:
+        assert isinstance(getattr(state, LISTS[base][0]), Sequence), f"{name} declares {base}"
 
 
 def _random_tree(rng: random.Random, n: int) -> list[int]:

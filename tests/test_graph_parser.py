@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from barley.graph.features import Tokens, arc_features, sibling_features
-from barley.graph.parser import GraphOptions, GraphParser, _perceptron_update
+from barley.graph.learning import perceptron_update as _perceptron_update
+from barley.graph.model import GraphOptions
+from barley.graph.parser import GraphParser
 from barley.errors import BarleyError
 
 # A toy language: (POS of each word, head of each word 1..n, label of each word).

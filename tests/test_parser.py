@@ -209,6 +209,17 @@ def test_errors_are_one_line_messages(toy, tmp_path, capsys):
     assert cli.main(["parse", "-m", str(tmp_path / "junk"), str(folder / "test.conllu")]) == 2
 
 
+def test_a_feature_on_an_address_the_system_lacks_stops_training_at_its_line(toy, tmp_path, capsys):
+    folder, _ = toy
+    features = tmp_path / "cov.features"
+    features.write_text("FORM(Input[0])\nXPOS(Stack[0])\n", encoding="utf-8")
+    status = cli.main(["train", "--train", str(folder / "train.conllu"), "-a", "covington-nonprojective",
+                       "--features", str(features), "-m", str(tmp_path / "m")])
+    assert status == 2
+    assert f"{features}:2: feature XPOS(Stack[0]) uses Stack[0], but covington-nonprojective" \
+        in capsys.readouterr().err
+
+
 def test_a_small_real_treebank(tmp_path):
     from conftest import ud_file
 
@@ -228,6 +239,26 @@ def test_other_learners_and_the_data_split_learn_the_toy_language(toy, tmp_path,
     parser.save(str(tmp_path / "m"))
     scores = evaluate_parser(barley.load(str(tmp_path / "m")), str(folder / "test.conllu"))
     assert scores["LAS"] >= 95.0
+
+
+def test_epochs_reach_the_perceptron_of_the_transition_parser(toy, tmp_path, capsys):
+    """--epochs used to reach only the graph parser: -l perceptron silently trained 5 epochs."""
+    folder, _ = toy
+    model = tmp_path / "p.barley"
+    assert cli.main(["train", "--train", str(folder / "train.conllu"), "-l", "perceptron", "--epochs", "7",
+                     "--seed", "1", "-m", str(model)]) == 0
+    log = capsys.readouterr().err
+    assert "perceptron epoch 7/7" in log and "epoch 8/" not in log
+    assert barley.load(str(model)).learner.epochs == 7
+
+
+def test_an_option_the_learner_does_not_take_is_refused(toy, tmp_path, capsys):
+    folder, _ = toy
+    status = cli.main(["train", "--train", str(folder / "train.conllu"), "-l", "linear", "--epochs", "3",
+                       "-m", str(tmp_path / "m")])
+    err = capsys.readouterr().err
+    assert status == 2 and "the linear learner takes no option 'epochs'" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "m").exists()
 
 
 @pytest.mark.parametrize("learner, split, expected", [

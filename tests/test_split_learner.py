@@ -89,13 +89,13 @@ def test_the_split_feature_is_read_with_the_features(split_feature, inside):
     there, else appends it: either way it is exactly what the split feature's own row reads."""
     from barley.features import load_model, parse_model
     from barley.features.extract import Extractor
-    from barley.parser import _row_reader
+    from barley.featurize import row_reader
     from barley.systems import get_system
 
     system = get_system("arc-eager")
     extractor = Extractor(load_model(None, system.name), system)
     split_extractor = Extractor(parse_model(split_feature, "split feature"), system)
-    row, width, columns = _row_reader(extractor, split_extractor)
+    row, width, columns = row_reader(extractor, split_extractor)
     assert (width == extractor.width) == inside
     rng = np.random.default_rng(7)
     for _ in range(20):  # random walks through configurations of a 7-word sentence

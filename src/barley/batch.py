@@ -1,28 +1,36 @@
-"""Greedy parsing of many sentences in lockstep: where the parser's speed lives.
+"""The one loop that advances configurations: parsing, collecting instances, exploring.
 
-Every sentence has its own configuration; at each step the configurations that
-are not terminal advance by one transition together. Per step, the Python work is
-reading each configuration (``parser.row``: the compiled extractor's row), its legal moves,
-and applying the chosen transition; everything between (token attribute lookup,
-feature keys, feature ids, scoring every class) is one numpy pass over the batch.
+Many sentences advance in lockstep, each with its own configuration: at each step
+the configurations that are not terminal advance by one transition together. Which
+transition is the *policy*'s choice (:func:`advance`):
 
-The choice is MaltParser's (Nivre 2008 §6.1, footnote 8, improved as it suggests):
-a forced transition when only one unlabeled move is legal; otherwise the
-best-scoring (move, label) class among the legal ones, never a fixed default.
-How often the classifier's top class was illegal is counted.
+* :class:`FollowModel`: the best-scoring legal action of the trained model (parsing);
+* :class:`barley.training.FollowOracle`: the static oracle's action, recording the
+  configuration and the action as a training instance (Nivre 2008 §6.1);
+* :class:`barley.training.Explore`: the model's own action with probability p, else a
+  zero-cost action of the dynamic oracle, learning at every step (Goldberg & Nivre 2012).
+
+A transition is forced, and no policy asked, when only one move is legal and it takes
+no label — MaltParser's rule (Nivre 2008 §6.1, footnote 8), so that training sees
+exactly the configurations where parsing asks the classifier.
+
+Per step, the Python work is reading each configuration (the feature model's ``row``),
+its legal moves, and applying the chosen transition; everything between (token
+attribute lookup, feature keys, feature ids, scoring every class) is one numpy pass
+over the batch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
 
 from barley.conllu import Sentence
-from barley.features.extract import TokenTable
 from barley.learners import UNSEEN
+from barley.systems.base import Action, State, TransitionSystem
 
 
 @dataclass
@@ -47,26 +55,18 @@ class ParseStats:
         return text
 
 
-def _int_matrix(rows: list[tuple[int, ...]], width: int) -> np.ndarray:
-    """``np.array(rows)`` for rows of ``width`` ints, without numpy's shape discovery (speed)."""
-    return np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=len(rows) * width).reshape(-1, width)
+def advance(system: TransitionSystem, states: Sequence[State], policy) -> int:
+    """Advance every configuration of ``states`` to a terminal one, in lockstep.
 
-
-def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> list[tuple[list[int], list[int]]]:
-    """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included)."""
-    system, extractor = parser.system, parser.extractor
-    table = TokenTable.build(sentences, parser.vocabularies)
-    states = [system.initial(len(s)) for s in sentences]
-    labeled = system.labeled
-    class_moves, class_labels = parser.classes[:, 0], parser.classes[:, 1]
-    row, legal_moves, apply, is_terminal = parser.row, system.legal, system.apply, system.is_terminal
-    width, move_count = parser.row_width, len(system.moves)
-    slot_templates = extractor.slot_templates(table.feats.shape[1] if table.feats is not None else 0)
-    active = [k for k, state in enumerate(states) if not system.is_terminal(state)]
-    stats.sentences += len(sentences)
-    stats.words += sum(len(s) for s in sentences)
+    ``policy.choose(waiting, legal_rows)`` gets the indices in ``states`` of the
+    configurations to decide and, for each, its legal moves; it returns one action
+    ``(move, label)`` for each. Returns how many transitions were forced.
+    """
+    legal_moves, apply, is_terminal, labeled = system.legal, system.apply, system.is_terminal, system.labeled
+    forced = 0
+    active = [k for k, state in enumerate(states) if not is_terminal(state)]
     while active:
-        waiting, rows, legal_rows = [], [], []
+        waiting, legal_rows = [], []
         for k in active:
             state = states[k]
             legal = legal_moves(state)
@@ -74,28 +74,53 @@ def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> lis
                 move = legal.index(True)
                 if not labeled[move]:
                     apply(state, move, -1)
-                    stats.forced += 1
+                    forced += 1
                     continue
             waiting.append(k)
-            rows.append(row(state))
             legal_rows.append(legal)
         if waiting:
-            offsets = table.offsets[waiting]
-            matrix = _int_matrix(rows, width)
-            keys = extractor.keys(matrix, offsets, table, parser.sizes)
-            split_values = parser.split_values(matrix, offsets, table) if parser.split_extractor else None
-            scores = parser.learner.scores(parser.index.ids(keys, slot_templates), split_values=split_values)
-            allowed = np.fromiter(chain.from_iterable(legal_rows), dtype=bool,
-                                  count=len(legal_rows) * move_count).reshape(-1, move_count)[:, class_moves]
-            top = scores.argmax(axis=1)
-            stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
-            scores = np.where(allowed, scores, -np.inf)
-            best = scores.argmax(axis=1)
-            stats.unseen_choice += int((scores[np.arange(len(best)), best] <= UNSEEN / 2).sum())
-            stats.scored += len(waiting)
-            for k, move, label in zip(waiting, class_moves[best].tolist(), class_labels[best].tolist()):
+            for k, (move, label) in zip(waiting, policy.choose(waiting, legal_rows)):
                 apply(states[k], move, label)
         active = [k for k in active if not is_terminal(states[k])]
+    return forced
+
+
+def legal_classes(legal_rows: list[list[bool]], class_moves: np.ndarray) -> np.ndarray:
+    """Per configuration and class (move, label): is the class's move legal? (batch × classes)"""
+    move_count = len(legal_rows[0])
+    return np.fromiter(chain.from_iterable(legal_rows), dtype=bool,
+                       count=len(legal_rows) * move_count).reshape(-1, move_count)[:, class_moves]
+
+
+class FollowModel:
+    """The parsing policy: the best-scoring legal action of ``parser``'s classifier."""
+
+    def __init__(self, parser, sentences: Sequence[Sentence], states: Sequence[State], stats: ParseStats):
+        self.parser, self.states, self.stats = parser, states, stats
+        self.table = parser.featurizer.table(sentences)
+
+    def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> Iterable[Action]:
+        parser, stats, row = self.parser, self.stats, self.parser.featurizer.row
+        ids, split_values = parser.featurizer.ids([row(self.states[k]) for k in waiting],
+                                                  self.table.offsets[waiting], self.table)
+        scores = parser.learner.scores(ids, split_values=split_values)
+        allowed = legal_classes(legal_rows, parser.classes[:, 0])
+        top = scores.argmax(axis=1)
+        stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
+        scores = np.where(allowed, scores, -np.inf)
+        best = scores.argmax(axis=1)
+        stats.unseen_choice += int((scores[np.arange(len(best)), best] <= UNSEEN / 2).sum())
+        stats.scored += len(waiting)
+        return zip(parser.classes[best, 0].tolist(), parser.classes[best, 1].tolist())
+
+
+def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> list[tuple[list[int], list[int]]]:
+    """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included)."""
+    system = parser.system
+    states = [system.initial(len(s)) for s in sentences]
+    stats.sentences += len(sentences)
+    stats.words += sum(len(s) for s in sentences)
+    stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats))
     results = []
     for state in states:
         stats.transitions += state.transitions

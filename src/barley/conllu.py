@@ -24,7 +24,6 @@ import io
 import os
 import re
 import sys
-import tempfile
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -33,7 +32,8 @@ from typing import IO
 
 import numpy as np
 
-from barley.errors import BarleyError, InputError
+from barley.atomic import atomic_path
+from barley.errors import InputError
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -430,28 +430,9 @@ def atomic_writer(path: str | os.PathLike) -> Iterator[IO[str]]:
         with _open_for_writing(path) as handle:
             yield handle
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, temporary = tempfile.mkstemp(prefix=".barley-", suffix=".part", dir=directory)
-    except OSError as error:
-        raise BarleyError(f"cannot write here: {error.strerror}", path=path,
-                          fix="check that the directory exists and is writable") from None
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes it private; the output should get the usual mode
-    try:
-        suffix_path = temporary + (".gz" if path.endswith(".gz") else "")
-        if suffix_path != temporary:
-            os.replace(temporary, suffix_path)
-            temporary = suffix_path
+    with atomic_path(path, ".part.gz" if path.endswith(".gz") else ".part") as temporary:
         with _open_for_writing(temporary) as handle:
             yield handle
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def _write_to(sentences: Iterable[Sentence], handle: IO[str]) -> int:

@@ -13,7 +13,6 @@ system.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from barley import conllu
+from barley.atomic import atomic_path
 from barley.errors import BarleyError
 from barley.systems import TransitionSystem, run_oracle
 from barley.systems.base import OracleRun
@@ -222,18 +222,7 @@ def plot(stats: list[OracleStats], path: str | os.PathLike, title: str = "") -> 
     figure.tight_layout()
     path = os.fspath(path)
     try:
-        fd, temporary = tempfile.mkstemp(prefix=".barley-", suffix=".png", dir=os.path.dirname(os.path.abspath(path)))
-    except OSError as error:
-        pyplot.close(figure)
-        raise BarleyError(f"cannot write the plot: {error.strerror}", path=path,
-                          fix="check that the directory exists and is writable") from None
-    os.close(fd)
-    try:
-        figure.savefig(temporary, format="png", dpi=120)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+        with atomic_path(path, ".png") as temporary:
+            figure.savefig(temporary, format="png", dpi=120)
     finally:
         pyplot.close(figure)

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,22 +27,23 @@ from barley.batch import ParseStats, parse_batch
 from barley.conllu import DEPREL, HEAD, Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
 from barley.features import load_model, parse_model
-from barley.features.extract import (Extractor, FeatureIndex, TokenTable, Vocabulary, build_vocabularies)
+from barley.features.extract import FeatureIndex
+from barley.features.vocabulary import Vocabulary, build_vocabularies
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
-from barley.graph.parser import GraphOptions
-from barley.graph.pipeline import TrainedGraphParser, train_graph
+from barley.featurize import Featurizer
+from barley.kinds import ParserKind, get_kind, kind_of, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
+from barley.systems.base import NoDynamicOracle, TransitionSystem
+from barley.training import Classes, Instances, collect_instances, explore
 from barley.transforms import fit_forward
-from barley.systems.base import OracleError, TransitionSystem
+from barley.tree import check_tree, label_table
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
 VOCABULARY_WARNING = {"UPOS": 100, "XPOS": 1000, "FEATS": 3000, "DEPREL": 500}
 BATCH_SIZE = 512
 SORT_WINDOW = 8
 """Parsing reads this many batches ahead to group sentences of similar length."""
-TRAIN_CHUNK = 50_000
-"""Training instances whose feature keys are computed together (bounds the temporary arrays)."""
 MIN_FEATURE_COUNT = 1
 
 
@@ -59,27 +59,21 @@ class Parser:
                  split_feature: str | None = None, transforms: Sequence = (), manifest: dict | None = None):
         self.system = system
         self.features = features
-        self.extractor = Extractor(features, system)
         self.vocabularies = vocabularies
         self.labels = labels
         self.root_label = root_label
         self.classes = classes
-        self.index = index
         self.learner = learner
         self.split_feature = split_feature
-        self.split_extractor = (Extractor(parse_model(split_feature, "split feature"), system)
-                                if split_feature else None)
-        self.row, self.row_width, self.split_columns = _row_reader(self.extractor, self.split_extractor)
+        self.featurizer = Featurizer(features, system, vocabularies, len(labels), split_feature)
+        self.featurizer.use_index(index)
         self.transforms = list(transforms)
         self.manifest = manifest or {}
-        self.sizes = self.extractor.atom_sizes(vocabularies, len(labels))
-        self.index.use_tables(len(features.features), self.extractor.template_spaces(self.sizes))
         self.stats = ParseStats()
 
-    def split_values(self, rows: np.ndarray, sentence_rows: np.ndarray, table: TokenTable) -> np.ndarray:
-        """The value of the split feature for each configuration (``rows`` read by :attr:`row`)."""
-        sizes = self.split_extractor.atom_sizes(self.vocabularies, len(self.labels))
-        return self.split_extractor.keys(rows[:, self.split_columns], sentence_rows, table, sizes)[:, 0]
+    @property
+    def index(self) -> FeatureIndex:
+        return self.featurizer.index
 
     def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them in input order, streaming.
@@ -121,6 +115,7 @@ class Parser:
         manifest = dict(self.manifest)
         manifest.update({
             "barley_version": __version__,
+            "parser": "transition",
             "system": {"name": self.system.name, "single_root": self.system.single_root},
             "features": self.features.text,
             "features_source": self.features.source,
@@ -170,7 +165,7 @@ def _transform_from_json(entry: dict):
 
 
 def load(path: str):
-    """Load a model file: a parser written by :func:`train` (either kind), or a pipeline
+    """Load a model file: a parser written by :func:`train` (of any kind), or a pipeline
     (:mod:`barley.pipeline`, written by ``barley train --components``)."""
     manifest, arrays = model_file.read(path)
     if "pipeline" in manifest:
@@ -180,11 +175,9 @@ def load(path: str):
     return from_files(manifest, arrays, path)
 
 
-def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Parser | TrainedGraphParser:
-    """Either kind of parser from its manifest and arrays (``to_files`` of either)."""
-    if manifest.get("parser") == "graph":
-        return TrainedGraphParser.from_model(manifest, arrays, path)
-    return Parser.from_files(manifest, arrays, path)
+def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
+    """A parser of any kind from its manifest and arrays (its ``to_files``)."""
+    return kind_of(manifest).load(manifest, arrays, path)
 
 
 # --- training ---------------------------------------------------------------------------
@@ -192,39 +185,11 @@ def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Pars
 def _gold_tree(sentence: Sentence) -> tuple[list[int], list[str]]:
     """HEAD/DEPREL of a training sentence, checked to be a tree (errors name the line)."""
     heads = [int(h) for h in sentence.heads()]
-    for node in range(1, len(heads)):
-        if heads[node] < 0:
-            raise InputError(f"word {node} has no HEAD ('_'): training needs complete trees",
-                             path=sentence.source, line=sentence.line, fix="give every word a head")
-    for node in range(1, len(heads)):
-        seen, current = 0, node
-        while current != 0 and seen <= len(heads):
-            current, seen = heads[current], seen + 1
-        if current != 0:
-            raise InputError(f"the HEAD column has a cycle through word {node}", path=sentence.source,
-                             line=sentence.line, fix="training needs trees rooted in 0")
+    problem = check_tree(heads)
+    if problem is not None:
+        raise InputError(f"{problem}: training needs a complete tree rooted in 0", path=sentence.source,
+                         line=sentence.line, fix="give every word a head in 0..n, without cycles")
     return heads, sentence.deprels()
-
-
-def _row_reader(extractor: Extractor, split_extractor: Extractor | None):
-    """``(row, width, split_columns)``: what is read from each configuration, and where in
-    it the split feature's own row (``split_extractor.row``) lies.
-
-    The split feature usually reads what the feature model reads already (UPOS(Input[0])
-    needs the position of Input[0]): its columns are then picked from the model's row,
-    at no cost per configuration; otherwise its row is appended to the model's.
-    """
-    if split_extractor is None:
-        return extractor.row, extractor.width, None
-    position = {address: i for i, address in enumerate(extractor.position_columns)}
-    value = {atom: len(position) + j for j, atom in enumerate(extractor.value_atoms)}
-    columns = ([position.get(address) for address in split_extractor.position_columns]
-               + [value.get(atom) for atom in split_extractor.value_atoms])
-    if None not in columns:
-        return extractor.row, extractor.width, np.array(columns, dtype=np.int64)
-    model_row, split_row = extractor.row, split_extractor.row
-    return (lambda state: model_row(state) + split_row(state), extractor.width + split_extractor.width,
-            np.arange(extractor.width, extractor.width + split_extractor.width))
 
 
 DEFAULT_SPLIT = {"svm-poly2": "XPOS(Input[0])"}
@@ -246,184 +211,229 @@ def _split_atom_check(split_feature: str) -> str:
     return str(feature)
 
 
-def train(train_data: str | Iterable[Sentence], *, system: str = "arc-eager", learner: str = "linear",
-          features: str | None = None, seed: int = 1, dev: str | Iterable[Sentence] | None = None,
-          outside_class: str = "nearest", tags: str = "gold", split: str | None = "default",
-          split_threshold: int = 1000, learner_options: dict | None = None, transforms: Sequence = (),
-          min_feature_count: int = MIN_FEATURE_COUNT,
-          record_time: bool = True, log: Callable[[str], None] = _stderr, parser: str = "transition",
-          graph: GraphOptions | None = None):
-    """Train a greedy transition-based parser.
+@dataclass
+class Exploration:
+    """Training by exploration (``--oracle dynamic``, Goldberg & Nivre 2012): after
+    ``after`` epochs, a prediction that costs something is followed with probability ``p``."""
 
-    ``train_data``/``dev``: a CoNLL-U/CoNLL-X path or sentences. ``features``: a feature
-    file (default: the system's). ``outside_class``: what to do with a training tree
-    the system cannot build: ``nearest`` (train on the oracle's nearest tree), ``skip``
-    or ``error``. ``split``: MaltParser's data split by one feature (e.g.
-    ``"UPOS(Input[0])"``), values with fewer than ``split_threshold`` instances
-    share one classifier; ``"default"`` is the learner's own (:data:`DEFAULT_SPLIT`),
-    ``None`` or ``"none"`` no split. ``min_feature_count``: features seen in fewer training
-    instances are left out (smaller model, less memory). ``record_time=False`` leaves wall-clock times out of the
-    manifest so that the model file depends only on the data and the options.
-    ``parser="graph"`` trains a graph-based parser instead (:mod:`barley.graph`), with
-    ``graph`` its options; ``system``, ``learner``, ``features`` and ``split`` then do
-    not apply.
+    after: int = 2
+    p: float = 0.9
+
+    def check(self) -> None:
+        if self.after < 0 or not 0.0 <= self.p <= 1.0:
+            raise BarleyError(f"exploration needs --explore-after ≥ 0 and 0 ≤ --explore-p ≤ 1, not "
+                              f"{self.after} and {self.p}")
+
+
+def train(train_data: str | Iterable[Sentence], *, parser: str = "transition", seed: int = 1,
+          dev: str | Iterable[Sentence] | None = None, tags: str = "gold", transforms: Sequence = (),
+          record_time: bool = True, log: Callable[[str], None] = _stderr, **options):
+    """Train a parser of the kind ``parser`` (:mod:`barley.kinds`) with its ``options``.
+
+    ``train_data``/``dev``: a CoNLL-U/CoNLL-X path or sentences; ``transforms`` are fitted
+    on the gold trees and applied before training (inverted on output); ``tags``: whether
+    the training tags are gold or predicted (recorded). ``record_time=False`` leaves
+    wall-clock times out of the manifest so that the model file depends only on the data
+    and the options. The options of each kind: :func:`train_transition` (the default) and
+    :func:`barley.graph.pipeline.train_kind`; an option the kind does not take is refused.
     """
     started = time.perf_counter()
-    if outside_class not in OUTSIDE_CLASS:
-        raise BarleyError(f"unknown --outside-class {outside_class!r}", fix="choose nearest, skip or error")
-    if min_feature_count < 1:
-        raise BarleyError(f"--min-feature-count must be at least 1, not {min_feature_count}")
-    if tags not in ("gold", "predicted"):
-        raise BarleyError(f"unknown --tags {tags!r}", fix="choose gold or predicted")
+    kind = get_kind(parser)
+    kind.check(options)
+    _check_choice(tags, ("gold", "predicted"), "--tags")
     source = train_data if isinstance(train_data, str) else "<sentences>"
     sentences = list(read(train_data) if isinstance(train_data, str) else train_data)
     if not sentences:
         raise InputError("no training sentence", path=source)
-    trees = [_gold_tree(s) for s in sentences]
-    trees = fit_forward(transforms, sentences, trees, log)
+    trees = fit_forward(transforms, sentences, [_gold_tree(s) for s in sentences], log)
     single_root = all(sum(1 for h in heads[1:] if h == 0) == 1 for heads, _ in trees)
-    if parser == "graph":
-        options = replace(graph or GraphOptions(), seed=seed, single_root=single_root)
-        options.check()
-        trained = train_graph(sentences, trees, source=source, options=options, transforms=transforms, log=log)
-        trained.manifest["training"] = {"data": source, "sentences": len(sentences),
-                                        "words": sum(len(s) for s in sentences), "tags": tags, "seed": seed}
-        return _finish(trained, dev, started if record_time else None, log)
-    if parser != "transition":
-        raise BarleyError(f"unknown parser kind {parser!r}", fix="use transition or graph")
+    counts = {"sentences": len(sentences), "words": sum(len(s) for s in sentences)}
+    trained = kind.train(sentences, trees, source=source, single_root=single_root, seed=seed, tags=tags,
+                         transforms=transforms, log=log, **options)
+    trained.manifest["training"].update({"data": source, "tags": tags, "seed": seed, **counts})
+    return _finish(trained, dev, started if record_time else None, log)
+
+
+def train_transition(sentences: list[Sentence], trees: list, *, source: str, single_root: bool, seed: int,
+                     tags: str, transforms: Sequence, log: Callable[[str], None], system: str = "arc-eager",
+                     learner: str = "linear", features: str | None = None, split: str | None = "default",
+                     split_threshold: int = 1000, learner_options: dict | None = None, epochs: int | None = None,
+                     min_feature_count: int = MIN_FEATURE_COUNT, outside_class: str = "nearest",
+                     oracle: str = "static", explore_after: int | None = None,
+                     explore_p: float | None = None) -> Parser:
+    """A greedy transition-based parser (the ``transition`` kind of :func:`train`).
+
+    ``features``: a feature file (default: the system's). ``outside_class``: what to do
+    with a training tree the system cannot build: ``nearest`` (train on the oracle's
+    nearest tree), ``skip`` or ``error``. ``split``: MaltParser's data split by one
+    feature (e.g. ``"UPOS(Input[0])"``), values with fewer than ``split_threshold``
+    instances share one classifier; ``"default"`` is the learner's own
+    (:data:`DEFAULT_SPLIT`), ``None`` or ``"none"`` no split. ``epochs``: the
+    perceptron's (a shorthand for ``learner_options``). ``min_feature_count``: features
+    seen in fewer training instances are left out (smaller model, less memory).
+    ``oracle``: ``static`` (train on the static oracle's instances) or ``dynamic`` (the
+    perceptron trained by exploration, :mod:`barley.training`: ``explore_after`` and
+    ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``). It owns ``sentences`` and
+    ``trees`` (the lists :func:`train` made): with the static oracle it empties them once
+    the instances are collected, to free their memory before the learner is fitted.
+    """
+    _check_choice(outside_class, OUTSIDE_CLASS, "--outside-class")
+    _check_choice(oracle, ORACLES, "--oracle")
+    if min_feature_count < 1:
+        raise BarleyError(f"--min-feature-count must be at least 1, not {min_feature_count}")
+    exploration = Exploration(Exploration.after if explore_after is None else explore_after,
+                              Exploration.p if explore_p is None else explore_p)
+    if oracle == "static" and (explore_after, explore_p) != (None, None):
+        raise BarleyError("--explore-after and --explore-p apply to --oracle dynamic only",
+                          fix="add --oracle dynamic, or leave them out")
+    options = dict(learner_options or {}) | ({} if epochs is None else {"epochs": epochs})
+    plan = _plan(sentences, trees, system, features, learner, split, single_root, oracle, options)
+    _log_plan(plan, sentences, source, learner, split_threshold, tags, log)
+    trained = _train_transition(plan, sentences, trees, learner=learner, split_threshold=split_threshold,
+                                min_feature_count=min_feature_count, outside_class=outside_class,
+                                exploration=exploration, seed=seed, log=log)
+    trained.transforms = list(transforms)
+    return trained
+
+
+ORACLES = ("static", "dynamic")
+
+
+def _check_choice(value: str, choices: Sequence[str], option: str) -> None:
+    if value not in choices:
+        raise BarleyError(f"unknown {option} {value!r}", fix="choose " + " or ".join(choices))
+
+
+@dataclass
+class _Plan:
+    """What a transition parser is trained with, decided before any instance."""
+
+    system: TransitionSystem
+    model: FeatureModel
+    vocabularies: dict[str, Vocabulary]
+    labels: list[str]
+    root_label: int
+    split_feature: str | None
+    oracle: str
+    learner_options: dict
+    featurizer: Featurizer = None
+    classes: Classes = None
+
+    def __post_init__(self) -> None:
+        self.featurizer = Featurizer(self.model, self.system, self.vocabularies, len(self.labels), self.split_feature)
+        self.classes = Classes(self.system, self.labels)
+
+
+def _plan(sentences: list[Sentence], trees: list, system: str, features: str | None, learner: str,
+          split: str | None, single_root: bool, oracle: str, learner_options: dict) -> _Plan:
+    make_learner(learner, **learner_options)  # refuses an option the learner does not take, before the long work
     the_system = get_system(system, single_root=single_root)
     model = load_model(features, the_system.name)
-    extractor = Extractor(model, the_system)
     split = DEFAULT_SPLIT.get(learner) if split == "default" else None if split == "none" else split
     split_feature = _split_atom_check(split) if split else None
-    split_extractor = Extractor(parse_model(split_feature, "split feature"), the_system) if split else None
-    row, _, split_columns = _row_reader(extractor, split_extractor)
+    if oracle == "dynamic":
+        if learner != "perceptron" or split_feature:
+            raise BarleyError(f"--oracle dynamic trains the perceptron by exploration, not the {learner} learner"
+                              + (f" split by {split_feature}" if split_feature else ""),
+                              fix="use -l perceptron (without --split), or --oracle static")
+        if not the_system.exploration_oracle:
+            raise NoDynamicOracle(the_system.name)
+    labels, root_label = label_table(trees)
+    used = {atom.attribute for atom in model.atoms()} | ({parse_feature(split_feature).atoms[0].attribute}
+                                                        if split_feature else set())
+    vocabularies = build_vocabularies(sentences, [a for a in TOKEN_ATTRIBUTES if a in used])
+    return _Plan(the_system, model, vocabularies, labels, root_label, split_feature, oracle, learner_options)
 
-    label_counts = Counter(label for _, deprels in trees for label in deprels[1:])
-    labels = list(dict.fromkeys(label for _, deprels in trees for label in deprels[1:]))
-    label_id = {label: i for i, label in enumerate(labels)}
-    root_label = label_id[Counter(d[i] for h, d in trees for i in range(1, len(h)) if h[i] == 0).most_common(1)[0][0]]
-    used = [a for a in TOKEN_ATTRIBUTES if any(atom.attribute == a for atom in extractor.atoms)]
-    if split_extractor:
-        used = [a for a in TOKEN_ATTRIBUTES if a in used or split_extractor.atoms[0].attribute == a]
-    vocabularies = build_vocabularies(sentences, used)
-    classes = np.array([(m, -1) for m, lab in enumerate(the_system.labeled) if not lab]
-                       + [(m, l) for m, lab in enumerate(the_system.labeled) if lab for l in range(len(labels))],
-                       dtype=np.int64)
-    class_id = {(int(m), int(l)): i for i, (m, l) in enumerate(classes)}
 
+def _log_plan(plan: _Plan, sentences: list[Sentence], source: str, learner: str, split_threshold: int, tags: str,
+              log: Callable[[str], None]) -> None:
     words = sum(len(s) for s in sentences)
-    log(f"training {the_system.name} (static oracle{', single root' if single_root else ''}) on {source}: "
-        f"{len(sentences)} sentences, {words} words; tags: {tags}")
-    log(f"features: {len(model.features)} templates from {model.source}; learner: {learner}"
-        + (f", split by {split_feature} (threshold {split_threshold})" if split else ""))
-    log("vocabularies: " + ", ".join(f"{name} {len(v) - 3}" for name, v in vocabularies.items())
-        + f", DEPREL {len(labels)} (root label {labels[root_label]!r})")
+    log(f"training {plan.system.name} ({plan.oracle} oracle{', single root' if plan.system.single_root else ''}) "
+        f"on {source}: {len(sentences)} sentences, {words} words; tags: {tags}")
+    log(f"features: {len(plan.model.features)} templates from {plan.model.source}; learner: {learner}"
+        + (f", split by {plan.split_feature} (threshold {split_threshold})" if plan.split_feature else ""))
+    log("vocabularies: " + ", ".join(f"{name} {len(v) - 3}" for name, v in plan.vocabularies.items())
+        + f", DEPREL {len(plan.labels)} (root label {plan.labels[plan.root_label]!r})")
     for name, limit in VOCABULARY_WARNING.items():
-        size = len(labels) if name == "DEPREL" else len(vocabularies[name]) - 3 if name in vocabularies else 0
+        vocabulary = plan.vocabularies.get(name)
+        size = len(plan.labels) if name == "DEPREL" else len(vocabulary) - 3 if vocabulary else 0
         if size > limit:
             log(f"warning: {name} has {size} distinct values (more than {limit}): is the column what it "
                 f"should be (e.g. ids or whole analyses inside it)? Training may be slow and the model large")
 
-    # The oracle, sentence by sentence: instances are rows of integers (positions and values),
-    # turned into feature keys every TRAIN_CHUNK instances so that no long list of tuples builds up.
-    table = TokenTable.build(sentences, vocabularies)
-    sizes = extractor.atom_sizes(vocabularies, len(labels))
-    split_sizes = split_extractor.atom_sizes(vocabularies, len(labels)) if split_extractor else None
-    key_chunks: list[np.ndarray] = []
-    split_chunks: list[np.ndarray] = []
-    rows: list[tuple[int, ...]] = []
-    instance_sentence: list[int] = []
-    instance_class: list[int] = []
 
-    def flush() -> None:
-        if not rows:
-            return
-        sentence_rows = table.offsets[np.array(instance_sentence)]
-        matrix = np.array(rows, dtype=np.int64)
-        key_chunks.append(extractor.keys(matrix, sentence_rows, table, sizes))
-        if split_extractor:
-            split_chunks.append(split_extractor.keys(matrix[:, split_columns], sentence_rows,
-                                                     table, split_sizes)[:, 0])
-        rows.clear()
-        instance_sentence.clear()
-
-    outside = 0
-    for number, (sentence, (heads, deprels)) in enumerate(zip(sentences, trees)):
-        gold_labels = [-1] + [label_id[d] for d in deprels[1:]]
-        state = the_system.initial(len(heads) - 1)
-        oracle = the_system.oracle(heads, gold_labels)
-        sentence_rows, sentence_classes = [], []
-        while not the_system.is_terminal(state):
-            move, label = oracle(state)
-            legal = the_system.legal(state)
-            if not legal[move]:
-                raise OracleError(f"{the_system.name} oracle chose illegal {the_system.moves[move]} in "
-                                  f"{sentence.source}:{sentence.line}")
-            if legal.count(True) > 1 or the_system.labeled[move]:
-                sentence_rows.append(row(state))
-                sentence_classes.append(class_id[(move, label if the_system.labeled[move] else -1)])
-            the_system.apply(state, move, label)
-        the_system.finalize(state, root_label)
-        if state.heads[1:] != heads[1:] or state.labels[1:] != gold_labels[1:]:
-            outside += 1
-            if outside_class == "error":
-                raise InputError(f"this tree is outside the class {the_system.name} can build",
-                                 path=sentence.source, line=sentence.line,
-                                 fix="use --outside-class nearest or skip, a transform, or another system")
-            if outside_class == "skip":
-                continue
-        rows.extend(sentence_rows)
-        instance_class.extend(sentence_classes)
-        instance_sentence.extend([number] * len(sentence_rows))
-        if len(rows) >= TRAIN_CHUNK:
-            flush()
-    flush()
+def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, learner: str, split_threshold: int,
+                      min_feature_count: int, outside_class: str, exploration: Exploration, seed: int,
+                      log: Callable[[str], None]) -> Parser:
+    """Instances from the static oracle, then the learner fitted on them or (dynamic oracle)
+    the perceptron trained by exploration on the trees the static oracle could build."""
+    label_id = {label: i for i, label in enumerate(plan.labels)}
+    id_trees = [(heads, [-1] + [label_id[d] for d in deprels[1:]]) for heads, deprels in trees]
+    found = collect_instances(plan.system, plan.featurizer, plan.classes, plan.root_label, sentences, id_trees,
+                              outside_class)
     action = {"nearest": "trained on the oracle's nearest tree", "skip": "skipped"}[outside_class]
-    log(f"outside {the_system.name}'s class: {outside} of {len(sentences)} sentences ({action})")
-    if not instance_class:
-        raise InputError("the oracle produced no training instance", path=source,
+    log(f"outside {plan.system.name}'s class: {found.outside} of {len(sentences)} sentences ({action})")
+    if not found.classes:
+        raise InputError("the oracle produced no training instance", path=sentences[0].source,
                          fix="give more or longer training sentences")
+    instances = len(found.classes)
+    index = FeatureIndex.fit(found.key_chunks, min_feature_count)
+    training = {"instances": instances, "outside_class": outside_class, "outside_class_sentences": found.outside,
+                "seed": seed, "learner_options": plan.learner_options, "min_feature_count": min_feature_count,
+                "split": plan.split_feature, "split_threshold": split_threshold if plan.split_feature else None}
+    if plan.oracle == "dynamic":
+        exploration.check()
+        plan.featurizer.use_index(index)
+        epochs = make_learner(learner, **plan.learner_options).epochs
+        log(f"instances of the static oracle: {instances}, features: {index.size}; training the perceptron by "
+            f"exploration ({epochs} epochs, following its own mistakes with p = {exploration.p} "
+            f"after {exploration.after})")
+        the_learner = explore(plan.system, plan.featurizer, plan.classes, sentences, found.trees, epochs=epochs,
+                              explore_after=exploration.after, p=exploration.p, seed=seed, log=log)
+        index = _pruned(the_learner, index, log)
+        training["exploration"] = {"after": exploration.after, "p": exploration.p}
+    else:
+        del id_trees, found.trees
+        sentences.clear()  # the lists :func:`train` made: a batch learner needs only the instances (memory)
+        trees.clear()
+        the_learner, index = _fit(plan, found, index, learner, split_threshold, min_feature_count, seed, log)
+    training["features"] = int(index.size)
+    return Parser(plan.system, plan.model, plan.vocabularies, plan.labels, plan.root_label, plan.classes.table,
+                  index, the_learner, plan.split_feature, (), {"oracle": plan.oracle, "training": training})
 
-    sentence_count = len(sentences)
-    del sentences, trees, table  # the learner needs only X, y (memory)
-    index = FeatureIndex.fit(key_chunks, min_feature_count)
-    X = rows_to_csr(_drained_ids(index, key_chunks), index.size)
-    y = np.array(instance_class, dtype=np.int64)
-    split_values = np.concatenate(split_chunks) if split_extractor else None
-    del instance_class, split_chunks
+
+def _fit(plan: _Plan, found: Instances, index: FeatureIndex, learner: str, split_threshold: int,
+         min_feature_count: int, seed: int, log: Callable[[str], None]):
+    """The learner fitted on the static oracle's instances (``found``, drained), and the index
+    of the features it uses."""
+    X = rows_to_csr(_drained_ids(index, found.key_chunks), index.size)
+    y = np.array(found.classes, dtype=np.int64)
+    split_values = np.concatenate(found.split_chunks) if found.split_chunks else None
+    found.classes, found.split_chunks = [], []
+    n_classes = len(plan.classes.table)
     seen_classes = len(np.unique(y))
-    eta = _eta_seconds(learner, X.nnz, seen_classes)
     log(f"instances: {len(y)}, features: {index.size}"
         + (f" (seen at least {min_feature_count} times)" if min_feature_count > 1 else "")
-        + f", classes seen: {seen_classes} of {len(classes)}; "
-        f"fitting the {learner} learner (about {eta:.0f} s)")
-    options = dict(learner_options or {})
-    if split:
-        the_learner = SplitLearner(learner, split_threshold, **options)
+        + f", classes seen: {seen_classes} of {n_classes}; "
+        f"fitting the {learner} learner (about {_eta_seconds(learner, X.nnz, seen_classes):.0f} s)")
+    if plan.split_feature:
+        the_learner = SplitLearner(learner, split_threshold, **plan.learner_options)
     else:
-        the_learner = make_learner(learner, **options)
+        the_learner = make_learner(learner, **plan.learner_options)
     fit_started = time.perf_counter()
-    the_learner.fit(X, y, len(classes), seed=seed, split_values=split_values, log=log)
+    the_learner.fit(X, y, n_classes, seed=seed, split_values=split_values, log=log)
     log(f"fitted in {time.perf_counter() - fit_started:.1f} s")
-    if hasattr(the_learner, "used_features"):  # features whose weights are all zero change no score
-        used = the_learner.used_features()
-        the_learner.keep_features(used)
-        index = FeatureIndex(index.keys[used])
-        log(f"features with a non-zero weight: {index.size}")
+    return the_learner, _pruned(the_learner, index, log)
 
-    manifest = {
-        "oracle": "static",
-        "training": {
-            "data": source, "sentences": sentence_count, "words": words, "instances": int(len(y)),
-            "features": int(index.size), "outside_class": outside_class, "outside_class_sentences": outside,
-            "tags": tags, "seed": seed, "learner_options": options, "min_feature_count": min_feature_count,
-            "split": split_feature, "split_threshold": split_threshold if split else None,
-        },
-    }
-    parser = Parser(the_system, model, vocabularies, labels, root_label, classes, index, the_learner,
-                    split_feature, transforms, manifest)
-    return _finish(parser, dev, started if record_time else None, log)
+
+def _pruned(learner, index: FeatureIndex, log: Callable[[str], None]) -> FeatureIndex:
+    """The index without the features whose weights are all zero (they change no score)."""
+    if not hasattr(learner, "used_features"):
+        return index
+    used = learner.used_features()
+    learner.keep_features(used)
+    log(f"features with a non-zero weight: {int(used.sum())}")
+    return FeatureIndex(index.keys[used])
 
 
 def _drained_ids(index: FeatureIndex, key_chunks: list[np.ndarray]) -> Iterator[np.ndarray]:
@@ -468,3 +478,32 @@ def evaluate_parser(parser: Parser, data: str | Iterable[Sentence]) -> dict:
     percent = lambda count, total: round(100.0 * count / total, 2) if total else 0.0  # noqa: E731
     return {"LAS": percent(both_right, words), "UAS": percent(heads_right, words),
             "LEM": percent(exact, len(gold)), "words": words, "sentences": len(gold)}
+
+
+def describe_transition(manifest: dict) -> list[str]:
+    """The lines of ``barley info`` about a transition-based parser."""
+    from barley.commands.info import describe_transforms, describe_vocabularies
+
+    training, learner, system = manifest.get("training", {}), manifest.get("learner", {}), manifest.get("system", {})
+    exploration = training.get("exploration")
+    return [
+        f"system:      {system.get('name')} (oracle {manifest.get('oracle')}"
+        + (f", exploring after {exploration['after']} epochs with p {exploration['p']}" if exploration else "")
+        + (", single root" if system.get("single_root") else "") + ")",
+        describe_transforms(manifest),
+        f"learner:     {learner.get('name')} {learner.get('params', {}) if learner.get('name') != 'split' else ''}"
+        + (f" split by {learner.get('split_feature')}" if learner.get("split_feature") else ""),
+        f"features:    {len([l for l in manifest.get('features', '').splitlines() if l.split('#')[0].strip()])} "
+        f"templates from {manifest.get('features_source')}",
+        f"labels:      {len(manifest.get('labels', []))} (root label {manifest.get('root_label')!r})",
+        describe_vocabularies(manifest),
+        f"training:    {training.get('data')}: {training.get('sentences')} sentences, {training.get('words')} words, "
+        f"{training.get('instances')} instances, {training.get('features')} features",
+        f"             tags {training.get('tags')}; outside the system's class: "
+        f"{training.get('outside_class_sentences')} sentences ({training.get('outside_class')}); seed {training.get('seed')}"
+        + (f"; {training['seconds']} s" if "seconds" in training else ""),
+    ]
+
+
+TRANSITION = ParserKind("transition", options_of(train_transition), train_transition, Parser.from_files,
+                        describe_transition)

@@ -25,7 +25,7 @@ All functions except :func:`check_tree` assume a well-formed tree.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 
 import numpy as np
@@ -360,3 +360,11 @@ def arc_lengths(heads: Heads) -> np.ndarray:
     lengths = np.abs(heads - np.arange(len(heads)))
     lengths[0] = 0
     return lengths
+
+
+def label_table(trees: Sequence[tuple[Heads, Sequence[str]]]) -> tuple[list[str], int]:
+    """The label table of training trees (``(heads, deprels)``): the labels in order of
+    first use, and the id of the commonest label of a word attached to the root 0."""
+    labels = list(dict.fromkeys(label for _, deprels in trees for label in deprels[1:]))
+    roots = Counter(deprels[d] for heads, deprels in trees for d in range(1, len(heads)) if heads[d] == 0)
+    return labels, labels.index(roots.most_common(1)[0][0])

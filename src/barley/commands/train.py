@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from argparse import SUPPRESS
+
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
-from barley.graph.parser import DECODERS, GraphOptions
+from barley.graph.model import DECODERS, GraphOptions
 from barley.learners import LEARNERS
+from barley.learners.perceptron import PerceptronLearner
 from barley.transforms import options as transform_options
+from barley.kinds import KINDS, all_kind_options
+from barley.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS, Exploration, train
 from barley.pipeline import options as pipeline_options
-from barley.parser import MIN_FEATURE_COUNT, OUTSIDE_CLASS, train
 from barley.systems import system_names
 
 
@@ -18,23 +22,33 @@ def register(subparsers) -> None:
                                                "CoNLL-U or CoNLL-X treebank and write a model file.")
     parser.add_argument("--train", "-i", required=True, metavar="FILE", help="training treebank")
     parser.add_argument("--dev", metavar="FILE", help="development treebank: report its scores after training")
-    parser.add_argument("--system", "-a", default="arc-eager", metavar="NAME",
+    parser.add_argument("--system", "-a", default=SUPPRESS, metavar="NAME",
                         help="transition system (MaltParser names accepted, e.g. nivreeager); one of: "
                              + ", ".join(system_names()) + " (default arc-eager)")
-    parser.add_argument("--learner", "-l", default="linear", choices=list(LEARNERS),
+    parser.add_argument("--learner", "-l", default=SUPPRESS, choices=list(LEARNERS),
                         help="classifier (default linear: liblinear)")
-    parser.add_argument("--features", "-F", metavar="FILE",
+    parser.add_argument("--features", "-F", metavar="FILE", default=SUPPRESS,
                         help="feature model file (default: the system's, see `barley features`)")
-    parser.add_argument("--split", "-d", metavar="FEATURE", default="default",
+    parser.add_argument("--split", "-d", metavar="FEATURE", default=SUPPRESS,
                         help="train one classifier per value of FEATURE, e.g. 'UPOS(Input[0])' (about half "
                              "the training time and memory of linear), or 'none' (MaltParser's data split; "
                              "by default svm-poly2 splits by XPOS(Input[0]), the other learners do not)")
-    parser.add_argument("--split-threshold", "-T", type=int, default=1000, metavar="N",
+    parser.add_argument("--split-threshold", "-T", type=int, default=SUPPRESS, metavar="N",
                         help="values with fewer instances share one classifier (default 1000)")
-    parser.add_argument("--min-feature-count", type=int, default=MIN_FEATURE_COUNT, metavar="N",
+    parser.add_argument("--min-feature-count", type=int, default=SUPPRESS, metavar="N",
                         help="leave out features seen in fewer than N training instances: a smaller model "
                              f"and less memory (default {MIN_FEATURE_COUNT})")
-    parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default="nearest",
+    parser.add_argument("--oracle", choices=ORACLES, default=SUPPRESS,
+                        help="static: learn from the static oracle's transitions (default); dynamic: train the "
+                             "perceptron (-l perceptron) by exploration with the dynamic oracle (Goldberg & "
+                             "Nivre 2012), for systems that have one (see docs/oracles.md)")
+    parser.add_argument("--explore-after", type=int, default=SUPPRESS, metavar="K",
+                        help="--oracle dynamic: epochs before the perceptron follows its own mistakes "
+                             f"(default {Exploration.after})")
+    parser.add_argument("--explore-p", type=float, default=SUPPRESS, metavar="P",
+                        help="--oracle dynamic: after K epochs, the probability of following a transition of "
+                             f"the model that costs gold arcs (default {Exploration.p})")
+    parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default=SUPPRESS,
                         help="training trees the system cannot build: train on the oracle's nearest tree "
                              "(default), skip them, or stop with an error; the count is reported")
     parser.add_argument("--tags", choices=("gold", "predicted"), default="gold",
@@ -44,17 +58,18 @@ def register(subparsers) -> None:
                              "model file (wall-clock time is then left out of the manifest)")
     parser.add_argument("--model", "-m", "-c", required=True, metavar="OUT", help="model file to write")
     graph = parser.add_argument_group("graph-based parsing (--parser graph)")
-    graph.add_argument("--parser", choices=("transition", "graph"), default="transition",
+    graph.add_argument("--parser", choices=list(KINDS), default="transition",
                        help="transition-based (default) or graph-based (McDonald et al. 2005) parser")
-    graph.add_argument("--decoder", choices=DECODERS, default="eisner",
+    graph.add_argument("--decoder", choices=DECODERS, default=SUPPRESS,
                        help="eisner: best projective tree; mst: Chu-Liu-Edmonds, any tree (first order only); "
                             "eisner+npa: Eisner then the non-projective approximation (default eisner)")
-    graph.add_argument("--order", type=int, choices=(1, 2), default=1,
+    graph.add_argument("--order", type=int, choices=(1, 2), default=SUPPRESS,
                        help="1: arc-factored; 2: arcs plus adjacent siblings (default 1)")
-    graph.add_argument("--npa-threshold", type=float, default=DEFAULT_THRESHOLD, metavar="T",
+    graph.add_argument("--npa-threshold", type=float, default=SUPPRESS, metavar="T",
                        help=f"stop the non-projective approximation when a move gains less (default {DEFAULT_THRESHOLD})")
-    graph.add_argument("--epochs", type=int, default=GraphOptions.epochs, metavar="N",
-                       help=f"perceptron epochs (default {GraphOptions.epochs})")
+    graph.add_argument("--epochs", type=int, metavar="N", default=SUPPRESS,
+                       help=f"perceptron epochs: of -l perceptron (default {PerceptronLearner().epochs}) or of "
+                            f"the graph parser (default {GraphOptions.epochs})")
     transform_options.add_arguments(parser)
     pipeline_options.add_arguments(parser)
     parser.set_defaults(func=run)
@@ -62,13 +77,13 @@ def register(subparsers) -> None:
 
 
 def _parse_options(args) -> dict:
-    """The parser's training options from the command line (also the ``parse`` component's)."""
-    return dict(system=args.system, learner=args.learner, features=args.features, outside_class=args.outside_class,
-                tags=args.tags, split=args.split, split_threshold=args.split_threshold,
-                min_feature_count=args.min_feature_count, parser=args.parser,
-                transforms=transform_options.from_args(args),
-                graph=GraphOptions(decoder=args.decoder, order=args.order, npa_threshold=args.npa_threshold,
-                                   epochs=args.epochs))
+    """The parser's training options from the command line (also the ``parse`` component's).
+
+    Options of one kind of parser are passed only when given, so that the kind refuses
+    those it does not take (e.g. --decoder for a transition-based parser).
+    """
+    given = {name: getattr(args, name) for name in sorted(all_kind_options()) if hasattr(args, name)}
+    return dict(parser=args.parser, tags=args.tags, transforms=transform_options.from_args(args), **given)
 
 
 def run(args) -> int:

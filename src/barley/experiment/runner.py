@@ -30,7 +30,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -41,10 +40,10 @@ from pathlib import Path
 import numpy as np
 
 from barley import __version__, analyze, conllu, oracle_stats
+from barley.atomic import atomic_path
 from barley.errors import BarleyError
 from barley.evaluate import evaluate
 from barley.experiment.spec import ParserSpec, Spec, Treebank, fingerprint, make_transform
-from barley.graph.parser import GraphOptions
 from barley.parser import Parser, evaluate_parser, train
 from barley.systems import get_system
 
@@ -62,17 +61,8 @@ def slug(name: str) -> str:
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write a file atomically (a temporary file beside it, renamed into place)."""
-    path = Path(path)
-    fd, temporary = tempfile.mkstemp(prefix=".barley-", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(temporary, 0o644)  # mkstemp makes files private; results are for reading
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    with atomic_path(path) as temporary, open(temporary, "wb") as handle:
+        handle.write(data)
 
 
 def write_json(path: str | os.PathLike, data) -> None:
@@ -142,11 +132,8 @@ class Run:
 def train_parser(spec: ParserSpec, sentences: list[conllu.Sentence], *, seed: int, log: Callable[[str], None]):
     """A parser trained as ``spec`` says (:func:`barley.parser.train`, which fits the transforms)."""
     transforms = [make_transform(options) for options in spec.transforms]
-    graph = GraphOptions(decoder=spec.decoder, order=spec.order, npa_threshold=spec.npa_threshold,
-                         epochs=spec.epochs)
-    return train(sentences, parser=spec.parser, system=spec.system, learner=spec.learner, features=spec.features,
-                 split=spec.split, outside_class=spec.outside_class, seed=seed, transforms=transforms, graph=graph,
-                 record_time=True, log=log)
+    return train(sentences, parser=spec.parser, seed=seed, transforms=transforms, record_time=True, log=log,
+                 **spec.train_options())
 
 
 def _warm_up() -> None:

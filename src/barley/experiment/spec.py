@@ -47,7 +47,8 @@ from pathlib import Path
 
 from barley.errors import BarleyError, InputError
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
-from barley.graph.parser import DECODERS, GraphOptions
+from barley.graph.model import DECODERS, GraphOptions
+from barley.kinds import get_kind
 from barley.learners import LEARNERS
 from barley.parser import OUTSIDE_CLASS
 from barley.systems import get_system
@@ -108,6 +109,15 @@ class ParserSpec:
     order: int = 1
     npa_threshold: float = DEFAULT_THRESHOLD
     epochs: int = GraphOptions.epochs
+
+    def train_options(self) -> dict:
+        """The options of :func:`barley.parser.train` that this parser's kind takes, where
+        the spec sets them (a field left at its default leaves the kind's own default)."""
+        from dataclasses import fields
+
+        taken = get_kind(self.parser).options
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name in taken and getattr(self, f.name) != f.default}
 
     @property
     def is_graph(self) -> bool:

@@ -25,14 +25,10 @@ from operator import itemgetter
 
 import numpy as np
 
-from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.errors import BarleyError
+from barley.conllu import FEATS, Sentence
+from barley.errors import InputError
 from barley.features.model import Address, Atom, FeatureModel, TOKEN_ATTRIBUTES
-
-NONE, UNKNOWN, ROOT = 0, 1, 2
-"""Reserved ids of every vocabulary: no token at the address, a value unseen in training, the root."""
-
-COLUMN_OF = {"FORM": FORM, "LEMMA": LEMMA, "UPOS": UPOS, "XPOS": XPOS, "FEATS": FEATS}
+from barley.features.vocabulary import COLUMN_OF, NONE, ROOT, UNKNOWN, Vocabulary, feats_atoms
 
 # Where each address base lives in a configuration: (State attribute, element 0 is the list's end?).
 # Stacks have their top at the end of the Python list; the buffer has its front at index 0.
@@ -47,45 +43,6 @@ LISTS = {
 DIST_BUCKETS = (0, 1, 2, 3, 4, 5, 5, 5, 5, 5)  # |d| 0..9 → bucket; 10 and more → 6
 DIST_VALUES = 2 * 7 + 1
 COUNT_CAP = 3
-
-
-class Vocabulary:
-    """Strings ↔ ids, with ids 0..2 reserved (NONE, UNKNOWN, ROOT)."""
-
-    def __init__(self, values: Sequence[str] = ()):
-        self.values = ["<none>", "<unknown>", "<root>", *values]
-        self.ids = {value: i for i, value in enumerate(self.values)}
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def id(self, value: str) -> int:
-        return self.ids.get(value, UNKNOWN)
-
-    def to_json(self) -> list[str]:
-        return self.values[3:]
-
-
-def feats_atoms(value: str) -> list[str]:
-    """FEATS split into its atoms (``Case=Nom|Number=Sing`` → two atoms; ``_`` is one atom)."""
-    return value.split("|")
-
-
-def build_vocabularies(sentences: Sequence[Sentence], attributes: Sequence[str]) -> dict[str, Vocabulary]:
-    """One vocabulary per token attribute, values in order of first occurrence (deterministic)."""
-    vocabularies = {}
-    for attribute in attributes:
-        column = COLUMN_OF[attribute]
-        seen: dict[str, None] = {}
-        for sentence in sentences:
-            for word in sentence.words:
-                if attribute == "FEATS":
-                    for atom in feats_atoms(word[column]):
-                        seen.setdefault(atom)
-                else:
-                    seen.setdefault(word[column])
-        vocabularies[attribute] = Vocabulary(list(seen))
-    return vocabularies
 
 
 @dataclass
@@ -399,14 +356,17 @@ class _KeyPlan:
 
 
 def check_addresses(model: FeatureModel, system) -> None:
-    """Every address base of ``model`` must exist in ``system``'s configurations."""
-    state = system.initial(1)
-    for address in model.addresses():
-        attribute, _ = LISTS[address.base]
-        if not hasattr(state, attribute):
-            raise BarleyError(f"feature model {model.source} uses {address}, but {system.name} "
-                              f"configurations have no {address.base} list",
-                              fix=f"use the addresses of {system.name} (see `barley features --system {system.name}`)")
+    """Every address of ``model`` must be one that ``system``'s configurations have
+    (``system.addresses``): a feature on a list the system lacks would always be empty."""
+    for feature, line in zip(model.features, model.lines or [None] * len(model.features)):
+        for atom in feature.atoms:
+            for address in atom.addresses:
+                if address.base not in system.addresses:
+                    raise InputError(f"feature {feature} uses {address}, but {system.name} configurations have "
+                                     f"no {address.base} (only {', '.join(system.addresses)})",
+                                     path=model.source, line=line,
+                                     fix=f"use the addresses of {system.name} (see `barley features --system "
+                                         f"{system.name}`)")
 
 
 TABLE_BUDGET = 1 << 23

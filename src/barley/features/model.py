@@ -101,6 +101,8 @@ class FeatureModel:
     features: tuple[Feature, ...]
     text: str
     source: str = "<memory>"
+    lines: tuple[int, ...] = ()
+    """The line of ``text`` each feature is on (for errors that name it)."""
 
     def atoms(self) -> list[Atom]:
         """Every distinct atom, in order of first use."""
@@ -243,6 +245,7 @@ _XML_FEATURE = re.compile(r"<feature>(.*)</feature>")
 def parse_model(text: str, source: str = "<memory>") -> FeatureModel:
     """A feature model from its text; errors name ``source:line``."""
     features: list[Feature] = []
+    lines: list[int] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if line.startswith("<"):
@@ -261,9 +264,10 @@ def parse_model(text: str, source: str = "<memory>") -> FeatureModel:
             raise InputError(f"feature {feature} is listed twice", path=source, line=number,
                              fix="remove the duplicate line")
         features.append(feature)
+        lines.append(number)
     if not features:
         raise InputError("the feature model lists no feature", path=source, fix="add one feature per line")
-    return FeatureModel(tuple(features), text, source)
+    return FeatureModel(tuple(features), text, source, tuple(lines))
 
 
 def read_model(path: str) -> FeatureModel:

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from barley import __version__, model_file
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.errors import BarleyError, ModelError
-from barley.features.extract import ROOT, Vocabulary
+from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
 from barley.graph.features import Tokens
-from barley.graph.parser import GraphOptions, GraphParser
+from barley.graph.model import GraphOptions
+from barley.graph.parser import GraphParser
+from barley.kinds import ParserKind, options_of
+from barley.tree import label_table
 
 
 @dataclass
@@ -94,7 +97,7 @@ class TrainedGraphParser:
         return manifest, self.graph.arrays()
 
     @classmethod
-    def from_model(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:
+    def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:
         from barley import transforms as transform_module
 
         try:
@@ -114,10 +117,9 @@ class TrainedGraphParser:
 def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
                 options: GraphOptions, transforms: Sequence = (), log: Callable[[str], None]) -> TrainedGraphParser:
     """Fit a graph-based parser on (already transformed) gold trees of ``sentences``."""
-    labels = list(dict.fromkeys(label for _, deprels in trees for label in deprels[1:]))
+    labels, _ = label_table(trees)
     label_id = {label: i for i, label in enumerate(labels)}
-    upos = Vocabulary(list(dict.fromkeys(w[UPOS] for s in sentences for w in s.words)))
-    xpos = Vocabulary(list(dict.fromkeys(w[XPOS] for s in sentences for w in s.words)))
+    upos, xpos = build_vocabularies(sentences, ["UPOS", "XPOS"]).values()
     words = sum(len(s) for s in sentences)
     order = {1: "first order (arcs)", 2: "second order (arcs + adjacent siblings)"}[options.order]
     log(f"training a graph-based parser on {source}: {len(sentences)} sentences, {words} words; "
@@ -142,3 +144,40 @@ def _seconds_per_epoch(sentences: Sequence[Sentence], options: GraphOptions) -> 
     power = 3 if options.order == 2 else 2
     units = sum((len(s) + 1) ** power for s in sentences)
     return units * (4e-6 if power == 2 else 1.5e-7) + len(sentences) * 3e-3
+
+
+def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
+               single_root: bool, seed: int, tags: str, transforms: Sequence, log: Callable[[str], None],
+               graph: GraphOptions | None = None, decoder: str | None = None, order: int | None = None,
+               npa_threshold: float | None = None, epochs: int | None = None) -> TrainedGraphParser:
+    """A graph-based parser (the ``graph`` kind of :func:`barley.parser.train`): ``graph`` its
+    options, each of ``decoder``, ``order``, ``npa_threshold``, ``epochs`` given overriding them."""
+    given = {"decoder": decoder, "order": order, "npa_threshold": npa_threshold, "epochs": epochs}
+    options = replace(graph or GraphOptions(), seed=seed, single_root=single_root,
+                      **{name: value for name, value in given.items() if value is not None})
+    options.check()
+    trained = train_graph(sentences, trees, source=source, options=options, transforms=transforms, log=log)
+    trained.manifest["training"] = {}
+    return trained
+
+
+def describe(manifest: dict) -> list[str]:
+    """The lines of ``barley info`` about a graph-based parser."""
+    from barley.commands.info import describe_transforms, describe_vocabularies
+
+    graph, training = manifest.get("graph", {}), manifest.get("training", {})
+    return [
+        f"parser:      graph-based, order {graph.get('order')}, decoder {graph.get('decoder')}"
+        + (f" (threshold {graph.get('npa_threshold')})" if graph.get("decoder") == "eisner+npa" else "")
+        + (", single root" if graph.get("single_root") else ""),
+        describe_transforms(manifest),
+        f"learner:     averaged perceptron, {graph.get('epochs')} epochs, {graph.get('dims')} hashed weights, "
+        f"seed {graph.get('seed')}",
+        f"labels:      {len(manifest.get('labels', []))}",
+        describe_vocabularies(manifest),
+        f"training:    {training.get('data')}: {training.get('sentences')} sentences, {training.get('words')} "
+        f"words; tags {training.get('tags')}" + (f"; {training['seconds']} s" if "seconds" in training else ""),
+    ]
+
+
+GRAPH = ParserKind("graph", options_of(train_kind), train_kind, TrainedGraphParser.from_files, describe)

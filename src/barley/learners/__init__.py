@@ -53,7 +53,16 @@ def learner_class(name: str):
 
 
 def make_learner(name: str, **params):
-    return learner_class(name)(**params)
+    """A learner by name; an option it does not take is refused, never ignored."""
+    import inspect
+
+    cls = learner_class(name)
+    takes = [p for p in inspect.signature(cls).parameters if p != "self"]
+    for option in params:
+        if option not in takes:
+            raise BarleyError(f"the {name} learner takes no option {option!r}",
+                              fix=f"its options are: {', '.join(takes)}" if takes else "leave the option out")
+    return cls(**params)
 
 
 def rows_to_csr(ids: np.ndarray | Iterable[np.ndarray], n_features: int) -> sp.csr_matrix:

@@ -15,6 +15,36 @@ import scipy.sparse as sp
 from barley.learners import UNSEEN, weight_sums
 
 
+class AveragedWeights:
+    """The online core of the averaged perceptron: weights (features + "none" row × classes)
+    and the lazy average. Training by exploration (:mod:`barley.training`) drives it
+    step by step; :meth:`PerceptronLearner.fit` over a fixed set of instances."""
+
+    def __init__(self, n_features: int, n_classes: int):
+        self.weights = np.zeros((n_features + 1, n_classes), dtype=np.float64)
+        self.totals = np.zeros_like(self.weights)
+        self.step = 1
+
+    def scores(self, features: np.ndarray) -> np.ndarray:
+        return self.weights[features].sum(axis=0)
+
+    def update(self, features: np.ndarray, right: int, wrong: int) -> None:
+        """Towards class ``right`` and away from ``wrong`` on ``features`` (no repeats)."""
+        self.weights[features, right] += 1.0
+        self.weights[features, wrong] -= 1.0
+        self.totals[features, right] += self.step
+        self.totals[features, wrong] -= self.step
+
+    def averaged(self) -> np.ndarray:
+        """The averaged weights (float32, "none" row zero); the online state is spent."""
+        self.totals /= self.step  # in place: the weight matrices are the big arrays here (memory)
+        self.weights -= self.totals
+        self.totals = None
+        weights = self.weights.astype(np.float32)
+        weights[-1] = 0.0
+        return weights
+
+
 class PerceptronLearner:
     name = "perceptron"
 
@@ -28,35 +58,33 @@ class PerceptronLearner:
             split_values=None, log=None) -> None:
         self.n_classes = n_classes
         self.classes, gold = np.unique(y, return_inverse=True)
-        weights = np.zeros((X.shape[1] + 1, len(self.classes)), dtype=np.float64)
+        online = AveragedWeights(X.shape[1], len(self.classes))
         if len(self.classes) < 2:
-            self.weights = weights.astype(np.float32)
+            self.weights = online.weights.astype(np.float32)
             return
-        totals = np.zeros_like(weights)
         indptr, indices = X.indptr, X.indices
         rng = np.random.default_rng(seed)
-        step = 1
         for epoch in range(self.epochs):
             mistakes = 0
             for i in rng.permutation(X.shape[0]).tolist():
                 features = indices[indptr[i]:indptr[i + 1]]
-                predicted = int(weights[features].sum(axis=0).argmax())
+                predicted = int(online.scores(features).argmax())
                 right = int(gold[i])
                 if predicted != right:
-                    weights[features, right] += 1.0
-                    weights[features, predicted] -= 1.0
-                    totals[features, right] += step
-                    totals[features, predicted] -= step
+                    online.update(features, right, predicted)
                     mistakes += 1
-                step += 1
+                online.step += 1
             if log:
                 log(f"  perceptron epoch {epoch + 1}/{self.epochs}: {mistakes} mistakes "
                     f"({100.0 * mistakes / max(X.shape[0], 1):.2f}%)")
-        totals /= step  # in place: the weight matrices are the big arrays here (memory)
-        weights -= totals
-        del totals
-        self.weights = weights.astype(np.float32)
-        self.weights[-1] = 0.0
+        self.weights = online.averaged()
+
+    @classmethod
+    def from_weights(cls, epochs: int, n_classes: int, classes: np.ndarray, weights: np.ndarray) -> PerceptronLearner:
+        """A learner trained elsewhere (by exploration): ``weights`` over ``classes``."""
+        learner = cls(epochs)
+        learner.n_classes, learner.classes, learner.weights = n_classes, classes.astype(np.int64), weights
+        return learner
 
     def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
         out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
@@ -74,8 +102,5 @@ class PerceptronLearner:
 
     @classmethod
     def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> PerceptronLearner:
-        learner = cls(params["epochs"])
-        learner.n_classes = params["n_classes"]
-        learner.classes = arrays["classes"].astype(np.int64)
-        learner.weights = arrays["weights"].astype(np.float32, copy=False)
-        return learner
+        return cls.from_weights(params["epochs"], params["n_classes"], arrays["classes"],
+                                arrays["weights"].astype(np.float32, copy=False))

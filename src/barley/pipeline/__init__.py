@@ -28,12 +28,13 @@ by one line (``"name": "module:Class"``). The class has:
     the columns a sentence must carry (not all ``_``) when no earlier component of the
     pipeline writes them; otherwise parsing stops with a clear error;
 ``OPTIONS``
-    a dict of the training options it takes and their defaults; any other option is
-    refused (:func:`check_options`);
+    a dict of the training options it takes and their defaults; optionally ``OPTIONAL``,
+    the options it takes only when given (no default); any other option is refused
+    (:func:`check_options`);
 ``train(sentences, options, *, seed, log)`` (classmethod)
     fit on a list of :class:`~barley.conllu.Sentence` (gold, or carrying predicted
     columns from the earlier components when jackknifing); ``options`` holds only
-    keys of ``OPTIONS``; ``log`` takes one line of progress; returns the component;
+    keys of ``OPTIONS`` and ``OPTIONAL``; ``log`` takes one line of progress; returns the component;
 ``tokenize(text) -> Iterator[Sentence]`` (``consumes == "text"``)
     split a text (a str) into sentences of words;
 ``process(sentences) -> Iterator[Sentence]`` (``consumes == "sentences"``)
@@ -107,13 +108,15 @@ def component_class(name: str):
 
 
 def check_options(name: str, options: dict) -> dict:
-    """``options`` completed with the component's defaults; an option it does not take is refused."""
-    accepted = component_class(name).OPTIONS
+    """``options`` completed with the component's defaults (``OPTIONS``); an option that is
+    neither there nor among those it takes only when given (``OPTIONAL``) is refused."""
+    component = component_class(name)
+    accepted = [*component.OPTIONS, *sorted(getattr(component, "OPTIONAL", ()))]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise BarleyError(f"component {name!r} takes no option {', '.join(map(repr, unknown))}",
                           fix=f"its options are: {', '.join(accepted) or 'none'}")
-    return {**accepted, **options}
+    return {**component.OPTIONS, **options}
 
 
 def ordered(names: Iterable[str]) -> list[str]:

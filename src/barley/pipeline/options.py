@@ -34,8 +34,9 @@ def remember_defaults(parser: argparse.ArgumentParser) -> None:
 
 
 def _parser_options_set(args: argparse.Namespace) -> list[str]:
+    # an option without a default (argparse.SUPPRESS) is in ``args`` only when given
     return ["--" + name.replace("_", "-") for name, value in sorted(vars(args).items())
-            if name not in _NOT_PARSER and name in _DEFAULTS and value != _DEFAULTS[name]]
+            if name not in _NOT_PARSER and (name not in _DEFAULTS or value != _DEFAULTS[name])]
 
 
 def refuse_without_components(args: argparse.Namespace) -> None:

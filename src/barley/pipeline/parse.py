@@ -13,12 +13,16 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from barley import parser as parser_module
+from barley.kinds import all_kind_options
 from barley.conllu import Sentence
 
 _NOT_OPTIONS = {"train_data", "seed", "dev", "log", "record_time"}
 OPTIONS = {name: parameter.default for name, parameter in inspect.signature(parser_module.train).parameters.items()
-           if name not in _NOT_OPTIONS}
-"""The keyword options of :func:`barley.parser.train` (system, learner, features, ...)."""
+           if name not in _NOT_OPTIONS and parameter.kind is inspect.Parameter.KEYWORD_ONLY}
+"""The keyword options of :func:`barley.parser.train` (parser, tags, transforms)."""
+OPTIONAL = all_kind_options()
+"""The options of the kinds of parser (system, learner, decoder, ...): passed only when
+given, so that the kind refuses those it does not take."""
 
 
 class ParseComponent:

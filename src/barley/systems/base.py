@@ -187,6 +187,9 @@ class TransitionSystem(ABC):
     tree_class: str = ""
     """The trees the system is sound and complete for: "projective", "planar",
     "2-planar" (planarity over arcs between words; root arcs left out) or "any"."""
+    addresses: tuple[str, ...] = ("Stack", "Input")
+    """The lists of its configurations that feature addresses can name (Stack[0], Input[1], ...):
+    those of :meth:`initial`'s configuration; a system with its own configuration declares its own."""
 
     def __init__(self, single_root: bool = False):
         self.single_root = single_root

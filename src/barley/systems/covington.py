@@ -84,6 +84,7 @@ class Covington(TransitionSystem):
 
     moves = ("LEFT-ARC", "RIGHT-ARC", "NO-ARC", "SHIFT")
     labeled = (True, True, False, False)
+    addresses = ("Lambda1", "Lambda2", "Input")
     right_arc_shifts: bool  # does RIGHT-ARC move j from β to λ1 (projective) or keep it in β?
 
     def initial(self, n: int) -> CovingtonState:

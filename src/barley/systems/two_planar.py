@@ -75,6 +75,7 @@ class TwoPlanar(TransitionSystem):
     moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT", "SWITCH")
     labeled = (True, True, False, False, False)
     tree_class = "2-planar"
+    addresses = ("Stack", "Inactive", "Input")
 
     def initial(self, n: int) -> TwoPlanarState:
         return TwoPlanarState(n, stack=[], buffer=deque(range(1, n + 1)), arc_planes=[NO_HEAD] * (n + 1))

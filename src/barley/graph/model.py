@@ -1,0 +1,126 @@
+"""The graph-based model: hashed arc, sibling and label weights and the edge filter,
+turning a sentence's features into the score matrices that the decoders read.
+
+Labels are scored jointly with the arcs: every (head, dependent) pair takes its best
+label among those seen in training for the pair's head and dependent POS (edge
+filters, Bohnet 2010), and the decoder sees arc plus label score. We chose joint
+scoring over a second-stage labeler because the non-projective approximation of
+Björkelund & Kuhn's Figure 2 reattaches head *and* label in one move, which needs
+label scores inside the tree score; edge filters keep the cost of labels small.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from barley.graph.features import Tokens, arc_features, label_features, sibling_features
+from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
+from barley.learners import weight_sums
+
+DECODERS = ("eisner", "mst", "eisner+npa")
+
+
+@dataclass
+class GraphOptions:
+    decoder: str = "eisner"
+    order: int = 1
+    npa_threshold: float = DEFAULT_THRESHOLD
+    epochs: int = 10
+    dims: int = 1 << 22
+    label_rows: int = 1 << 17
+    seed: int = 1
+    single_root: bool = True
+
+    def check(self) -> None:
+        from barley.errors import BarleyError
+
+        if self.decoder not in DECODERS:
+            raise BarleyError(f"unknown decoder {self.decoder!r}", fix="use one of " + ", ".join(DECODERS))
+        if self.order not in (1, 2):
+            raise BarleyError(f"order {self.order} is not supported", fix="use --order 1 or 2")
+        for name in ("dims", "label_rows"):
+            value = getattr(self, name)
+            if not 2 <= value <= 1 << 31 or value & (value - 1):
+                raise BarleyError(f"{name} must be a power of two between 2 and 2^31, not {value}")
+        if self.order == 2 and self.decoder == "mst":
+            raise BarleyError("second-order MST decoding is NP-hard",
+                              fix="use --decoder eisner+npa for non-projective second-order parsing")
+
+
+@dataclass
+class Scores:
+    """Everything the decoder and the perceptron update need for one sentence."""
+
+    arc_index: np.ndarray
+    label_index: np.ndarray
+    sibling_index: np.ndarray | None
+    arc: np.ndarray = field(default=None)
+    best_label: np.ndarray = field(default=None)
+    sibling: np.ndarray | None = None
+
+    def nbytes(self) -> int:
+        """Memory of the feature indices (what training keeps between epochs)."""
+        return sum(a.nbytes for a in (self.arc_index, self.label_index, self.sibling_index) if a is not None)
+
+
+class GraphModel:
+    """The weights of a graph-based parser over label ids and POS ids.
+
+    ``weights`` is one vector: ``dims`` hashed arc and sibling weights, then the label
+    weight matrix (``label_rows`` × labels, row-major), so that one perceptron update
+    serves both (:mod:`barley.graph.learning`).
+    """
+
+    def __init__(self, options: GraphOptions, n_labels: int, n_upos: int):
+        options.check()
+        self.options = options
+        self.n_labels = n_labels
+        self.weights = np.zeros(options.dims + options.label_rows * n_labels, dtype=np.float32)
+        # allowed[h_upos, d_upos, label]; filled from training data
+        self.allowed = np.zeros((n_upos, n_upos, n_labels), dtype=bool)
+        self._penalty: np.ndarray | None = None  # the edge filter as scores, made from ``allowed``
+
+    def features(self, tokens: Tokens) -> Scores:
+        dims = self.options.dims
+        sibling_index = sibling_features(tokens, dims) if self.options.order == 2 else None
+        return Scores(arc_features(tokens, dims), label_features(tokens, self.options.label_rows), sibling_index)
+
+    def score(self, tokens: Tokens, scores: Scores, weights: np.ndarray) -> None:
+        """Fill the arc (with best label) and sibling score matrices of ``scores``."""
+        size = len(tokens)
+        label_weights = weights[self.options.dims:].reshape(-1, self.n_labels)
+        label_scores = weight_sums(label_weights, scores.label_index.reshape(size * size, -1))
+        label_scores = label_scores.reshape(size, size, -1) + self._edge_filter()[tokens.upos[:, None],
+                                                                                  tokens.upos[None, :]]
+        scores.best_label = label_scores.argmax(axis=-1)
+        arc_weights = weights[:self.options.dims, None]
+        arc = weight_sums(arc_weights, scores.arc_index.reshape(size * size, -1)).reshape(size, size)
+        scores.arc = arc + label_scores.max(axis=-1)
+        if scores.sibling_index is not None:
+            scores.sibling = weight_sums(arc_weights, scores.sibling_index.reshape(size ** 3, -1)).reshape((size,) * 3)
+
+    def _edge_filter(self) -> np.ndarray:
+        """0 for the labels seen with a (head POS, dependent POS) pair, -inf for the others.
+
+        A POS pair never seen in training may take any label.
+        """
+        if self._penalty is None:
+            seen = self.allowed.any(axis=-1, keepdims=True)
+            self._penalty = np.where(self.allowed | ~seen, 0.0, -np.inf).astype(np.float32)
+        return self._penalty
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"graph_weights": self.weights, "graph_allowed": self.allowed}
+
+    @classmethod
+    def from_arrays(cls, options: GraphOptions, arrays: dict[str, np.ndarray]) -> GraphModel:
+        allowed = arrays["graph_allowed"]
+        parser = cls(options, n_labels=allowed.shape[2], n_upos=allowed.shape[0])
+        if arrays["graph_weights"].shape != parser.weights.shape:
+            raise ValueError(f"{arrays['graph_weights'].shape[0]} weights where the options need "
+                             f"{parser.weights.shape[0]}")
+        parser.weights = arrays["graph_weights"].astype(np.float32)
+        parser.allowed = allowed.astype(bool)
+        return parser

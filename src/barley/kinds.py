@@ -1,0 +1,72 @@
+"""The kinds of parser barley trains — transition-based, graph-based (later neural) — each
+bringing its options, its training, its loading and its description.
+
+Commands and experiments never ask which kind a parser is: :func:`barley.parser.train`
+hands the options to the kind named by ``parser=`` (refusing those it does not take),
+:func:`barley.parser.load` and ``barley info`` find the kind in the model's manifest.
+Adding a kind is one module defining a :class:`ParserKind` and one line in :data:`KINDS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from barley.errors import BarleyError
+
+KINDS = {
+    "transition": "barley.parser:TRANSITION",
+    "graph": "barley.graph.pipeline:GRAPH",
+}
+
+
+@dataclass(frozen=True)
+class ParserKind:
+    """One kind of parser.
+
+    ``train(sentences, trees, *, source, single_root, seed, log, **options)`` fits a parser
+    on gold trees (``(heads, deprels)``, already transformed) and returns it with a
+    ``manifest`` whose ``training`` entry it has begun; ``load(manifest, arrays, path)``
+    restores one from a model file; ``describe(manifest)`` gives the lines of ``barley
+    info`` about it. ``options``: the keyword options its ``train`` takes.
+    """
+
+    name: str
+    options: frozenset[str]
+    train: Callable
+    load: Callable
+    describe: Callable[[dict], list[str]]
+
+    def check(self, options: Mapping[str, object]) -> None:
+        """Refuse an option this kind does not take (never ignore it)."""
+        for option in options:
+            if option not in self.options:
+                flag = "--" + option.replace("_", "-")
+                raise BarleyError(f"a {self.name} parser takes no option {flag}",
+                                  fix="leave it out, or choose the kind of parser that takes it (--parser)")
+
+
+def options_of(train: Callable) -> frozenset[str]:
+    """The options of a kind's ``train``: its keyword parameters that have a default."""
+    import inspect
+
+    return frozenset(name for name, parameter in inspect.signature(train).parameters.items()
+                     if parameter.default is not inspect.Parameter.empty)
+
+
+def get_kind(name: str) -> ParserKind:
+    if name not in KINDS:
+        raise BarleyError(f"unknown parser kind {name!r}", fix="choose one of: " + ", ".join(KINDS))
+    module, _, attribute = KINDS[name].partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def kind_of(manifest: dict) -> ParserKind:
+    """The kind of parser a model file holds (models before kinds were recorded are transition-based)."""
+    return get_kind(manifest.get("parser", "transition"))
+
+
+def all_kind_options() -> frozenset[str]:
+    """Every option that some kind of parser takes."""
+    return frozenset().union(*(get_kind(name).options for name in KINDS))

@@ -1,0 +1,246 @@
+"""Training a transition-based parser through the one loop (:func:`barley.batch.advance`).
+
+Two ways, two policies:
+
+* **static oracle** (Nivre 2008 §6.1): :class:`FollowOracle` follows the static oracle
+  of each gold tree and records every configuration where the classifier will be asked
+  (not a forced transition) with the oracle's action: the training instances that
+  :func:`collect_instances` hands to any learner (batch or online);
+* **dynamic oracle with exploration** (Goldberg & Nivre 2012, Algorithm 3 with
+  CHOOSE_NEXT_EXP): :class:`Explore` follows the model's own prediction and learns at
+  every step from the zero-cost actions of the dynamic oracle (:meth:`Oracle.costs`):
+  when the prediction costs something, the perceptron moves towards the best-scoring
+  zero-cost action. In the first ``explore_after`` epochs a wrong prediction is never
+  followed (the best zero-cost action is); after them it is followed with probability
+  ``p``, so that training visits the configurations that its own mistakes lead to.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from barley.batch import advance
+from barley.conllu import Sentence
+from barley.errors import InputError
+from barley.featurize import Featurizer
+from barley.learners import rows_to_csr
+from barley.learners.perceptron import AveragedWeights, PerceptronLearner
+from barley.systems.base import Action, OracleError, State, TransitionSystem
+
+BATCH = 256
+"""Sentences advanced in lockstep while training (their features are computed together)."""
+
+
+class Oracle:
+    """The oracles of one gold tree, built once per tree (they precompute what they need).
+
+    ``next(state)``: the static oracle's action. ``costs(state)``: per move, the number
+    of gold arcs its best action loses (None = illegal), for systems with a dynamic
+    oracle (``system.costs``, a :class:`barley.systems.base.Costs`); built only when asked.
+    """
+
+    def __init__(self, system: TransitionSystem, heads: Sequence[int], labels: Sequence[int],
+                 dynamic: bool = False):
+        self.next = system.oracle(heads, labels)
+        self.costs = system.costs(heads, labels) if dynamic else None
+
+
+@dataclass
+class Classes:
+    """The classifier's classes: every (move, label) the system can take; labels from training."""
+
+    system: TransitionSystem
+    labels: list[str]
+    table: np.ndarray = field(init=False)
+    """(classes × 2): move and label (-1 for unlabeled moves) of each class."""
+    id: dict[tuple[int, int], int] = field(init=False)
+
+    actions: list[Action] = field(init=False)
+    of_move: list[list[int]] = field(init=False)
+    """The classes of each move."""
+
+    def __post_init__(self) -> None:
+        labeled = self.system.labeled
+        self.actions = ([(m, -1) for m, lab in enumerate(labeled) if not lab]
+                        + [(m, label) for m, lab in enumerate(labeled) if lab for label in range(len(self.labels))])
+        self.table = np.array(self.actions, dtype=np.int64)
+        self.id = {pair: i for i, pair in enumerate(self.actions)}
+        self.of_move = [[i for i, (m, _) in enumerate(self.actions) if m == move] for move in range(len(labeled))]
+        self._legal: dict[tuple[bool, ...], np.ndarray] = {}
+
+    def legal(self, legal: list[bool]) -> np.ndarray:
+        """The classes whose move is legal, for one configuration's legal moves."""
+        key = tuple(legal)
+        if key not in self._legal:
+            self._legal[key] = np.array([i for move, ok in enumerate(legal) if ok for i in self.of_move[move]])
+        return self._legal[key]
+
+    def of(self, move: int, label: int) -> int:
+        return self.id[(move, label if self.system.labeled[move] else -1)]
+
+
+class FollowOracle:
+    """The static-oracle policy: the oracle's action; each decision is recorded as an
+    instance (the configuration's row, the action's class), per sentence."""
+
+    def __init__(self, system: TransitionSystem, classes: Classes, row: Callable, states: Sequence[State],
+                 oracles: Sequence[Oracle], sentences: Sequence[Sentence]):
+        self.system, self.classes, self.row = system, classes, row
+        self.states, self.oracles, self.sentences = states, oracles, sentences
+        self.rows: list[list[tuple[int, ...]]] = [[] for _ in states]
+        self.instance_classes: list[list[int]] = [[] for _ in states]
+
+    def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
+        actions = []
+        for k, legal in zip(waiting, legal_rows):
+            state = self.states[k]
+            move, label = self.oracles[k].next(state)
+            if not legal[move]:
+                sentence = self.sentences[k]
+                raise OracleError(f"{self.system.name} oracle chose illegal {self.system.moves[move]} in "
+                                  f"{sentence.source}:{sentence.line}")
+            self.rows[k].append(self.row(state))
+            self.instance_classes[k].append(self.classes.of(move, label))
+            actions.append((move, label))
+        return actions
+
+
+@dataclass
+class Instances:
+    """What the static oracle produced: feature keys (by chunks), classes, split values,
+    and the tree each kept sentence was trained on (the gold tree, or the nearest one)."""
+
+    key_chunks: list[np.ndarray] = field(default_factory=list)
+    split_chunks: list[np.ndarray] = field(default_factory=list)
+    classes: list[int] = field(default_factory=list)
+    trees: list[tuple[int, list[int], list[int]]] = field(default_factory=list)
+    """(sentence number, heads, label ids) of each sentence kept."""
+    outside: int = 0
+
+
+def collect_instances(system: TransitionSystem, featurizer: Featurizer, classes: Classes, root_label: int,
+                      sentences: Sequence[Sentence], trees: Sequence[tuple[list[int], list[int]]],
+                      outside_class: str) -> Instances:
+    """Run the static oracle over every training tree (``trees``: heads and label ids);
+    the instances of trees outside the system's class as ``outside_class`` says."""
+    found = Instances()
+    for start in range(0, len(sentences), BATCH):
+        batch = range(start, min(start + BATCH, len(sentences)))
+        states = [system.initial(len(trees[i][0]) - 1) for i in batch]
+        oracles = [Oracle(system, *trees[i]) for i in batch]
+        policy = FollowOracle(system, classes, featurizer.row, states, oracles, [sentences[i] for i in batch])
+        advance(system, states, policy)
+        rows, numbers = [], []
+        for k, (number, state) in enumerate(zip(batch, states)):
+            system.finalize(state, root_label)
+            heads, labels = trees[number]
+            if state.heads[1:] != heads[1:] or state.labels[1:] != labels[1:]:
+                found.outside += 1
+                if outside_class == "error":
+                    raise InputError(f"this tree is outside the class {system.name} can build",
+                                     path=sentences[number].source, line=sentences[number].line,
+                                     fix="use --outside-class nearest or skip, a transform, or another system")
+                if outside_class == "skip":
+                    continue
+            found.trees.append((number, list(state.heads), list(state.labels)))
+            rows += policy.rows[k]
+            numbers += [k] * len(policy.rows[k])
+            found.classes += policy.instance_classes[k]
+        if rows:
+            table = featurizer.table([sentences[i] for i in batch])
+            keys, split = featurizer.keys(rows, table.offsets[np.array(numbers)], table)
+            found.key_chunks.append(keys)
+            if split is not None:
+                found.split_chunks.append(split)
+    return found
+
+
+class Explore:
+    """The exploration policy (Goldberg & Nivre 2012, Algorithm 3): learn from the
+    dynamic oracle at every step, follow the model's own action with probability ``p``
+    when it costs something, else the best-scoring zero-cost action."""
+
+    def __init__(self, online: AveragedWeights, featurizer: Featurizer, classes: Classes,
+                 sentences: Sequence[Sentence], states: Sequence[State], oracles: Sequence[Oracle],
+                 p: float, rng: np.random.Generator):
+        self.online, self.featurizer, self.classes, self.p, self.rng = online, featurizer, classes, p, rng
+        self.states, self.oracles = states, oracles
+        self.table = featurizer.table(sentences)
+        self.mistakes = self.explored = self.steps = 0
+        self.targets = np.zeros(len(classes.table), dtype=bool)  # classes ever learned towards
+
+    def zero_cost(self, k: int) -> list[int]:
+        """The classes that are zero-cost actions in configuration ``k``."""
+        state, costs, classes = self.states[k], self.oracles[k].costs, self.classes
+        zero: list[int] = []
+        for move, cost in enumerate(costs(state)):
+            if cost == 0:
+                label = costs.label(state, move)
+                if classes.system.labeled[move] and label == -1:
+                    zero += classes.of_move[move]  # every label costs the same
+                else:
+                    zero.append(classes.of(move, label))
+        if not zero:
+            raise OracleError(f"{classes.system.name} dynamic oracle found no zero-cost action "
+                              f"(after {state.transitions} transitions): a bug in barley")
+        return zero
+
+    def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
+        ids, _ = self.featurizer.ids([self.featurizer.row(self.states[k]) for k in waiting],
+                                     self.table.offsets[waiting], self.table)
+        features = rows_to_csr(ids, self.featurizer.index.size)  # repeats and "no feature" dropped
+        indptr, indices, online, actions = features.indptr, features.indices, self.online, []
+        for i, k in enumerate(waiting):
+            active = indices[indptr[i]:indptr[i + 1]]
+            scores = online.scores(active)
+            legal, zero = self.classes.legal(legal_rows[i]), self.zero_cost(k)
+            predicted = int(legal[scores[legal].argmax()])
+            best = zero[int(scores[zero].argmax())]
+            self.targets[best] = True
+            chosen = predicted
+            if predicted not in zero:
+                online.update(active, best, predicted)
+                self.mistakes += 1
+                if self.rng.random() < self.p:
+                    self.explored += 1
+                else:
+                    chosen = best
+            online.step += 1
+            actions.append(self.classes.actions[chosen])
+        self.steps += len(waiting)
+        return actions
+
+
+def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
+            sentences: Sequence[Sentence], trees: Sequence[tuple[int, list[int], list[int]]], *,
+            epochs: int, explore_after: int, p: float, seed: int, log: Callable[[str], None]) -> PerceptronLearner:
+    """An averaged perceptron trained by exploration on ``trees`` ((sentence number, heads,
+    label ids)), with the features of ``featurizer``'s index."""
+    online = AveragedWeights(featurizer.index.size, len(classes.table))
+    oracles = [Oracle(system, heads, labels, dynamic=True) for _, heads, labels in trees]
+    rng = np.random.default_rng(seed)
+    targets = np.zeros(len(classes.table), dtype=bool)
+    started = time.perf_counter()
+    for epoch in range(1, epochs + 1):
+        steps = mistakes = explored = 0
+        order = rng.permutation(len(trees)).tolist()
+        for start in range(0, len(order), BATCH):
+            batch = order[start:start + BATCH]
+            states = [system.initial(len(trees[i][1]) - 1) for i in batch]
+            policy = Explore(online, featurizer, classes, [sentences[trees[i][0]] for i in batch], states,
+                             [oracles[i] for i in batch], p if epoch > explore_after else 0.0, rng)
+            advance(system, states, policy)
+            steps, mistakes, explored = steps + policy.steps, mistakes + policy.mistakes, explored + policy.explored
+            targets |= policy.targets
+        per_epoch = (time.perf_counter() - started) / epoch
+        log(f"  exploration epoch {epoch}/{epochs}: {mistakes} of {steps} predictions cost something "
+            f"({100.0 * mistakes / max(steps, 1):.2f}%), {explored} of them followed; "
+            f"about {per_epoch * (epochs - epoch):.0f} s left")
+    seen = np.flatnonzero(targets)
+    weights = online.averaged()
+    return PerceptronLearner.from_weights(epochs, len(classes.table), seen,
+                                          np.ascontiguousarray(weights[:, seen]))

@@ -1,0 +1,126 @@
+"""The one loop driven by the training policies: static-oracle instances and exploration."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import numpy as np
+import pytest
+
+import barley
+from barley import cli
+from barley.batch import advance
+from barley.commands.info import describe
+from barley.errors import BarleyError
+from barley.parser import Exploration, evaluate_parser, train
+from barley.systems import REGISTRY, get_system, run_oracle
+from barley.training import Classes, FollowOracle, Oracle
+from random_trees import any_tree
+from test_parser import _toy_treebank
+
+EXPLORING = sorted(name for name in REGISTRY if get_system(name).exploration_oracle)
+STATIC_ONLY = sorted(name for name in REGISTRY if not get_system(name).exploration_oracle)
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("toy")
+    _toy_treebank(folder / "train.conllu", 120, seed=1)
+    _toy_treebank(folder / "test.conllu", 40, seed=2)
+    return folder
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_the_static_policy_asks_the_oracle_where_parsing_asks_the_classifier(name):
+    """Through the loop, the static oracle's recorded actions are its run's actions minus
+    the forced ones (one legal move, unlabeled), in order, for trees inside and outside the class."""
+    system = get_system(name)
+    rng = random.Random(7)
+    for _ in range(30):
+        n = rng.randint(1, 9)
+        heads = any_tree(rng.randint, n, single_root=False)
+        labels = [-1] + [rng.randint(0, 2) for _ in range(n)]
+        classes = Classes(system, ["a", "b", "c"])
+        states = [system.initial(n)]
+        policy = FollowOracle(system, classes, lambda state: (), states, [Oracle(system, heads, labels)], [None])
+        advance(system, states, policy)
+        expected, replayed = [], system.initial(n)
+        for move, label in run_oracle(system, heads, labels).actions:
+            legal = system.legal(replayed)
+            if legal.count(True) > 1 or system.labeled[move]:
+                expected.append(classes.of(move, label))
+            system.apply(replayed, move, label)
+        assert policy.instance_classes[0] == expected
+        assert states[0].heads == replayed.heads and states[0].labels == replayed.labels
+
+
+@pytest.mark.parametrize("name", EXPLORING or [pytest.param("none", marks=pytest.mark.skip(
+    reason="no registered system has a dynamic oracle on this branch yet"))])
+def test_exploration_learns_the_toy_language_and_is_recorded(toy, tmp_path, name):
+    model = tmp_path / "m.barley"
+    parser = train(str(toy / "train.conllu"), system=name, learner="perceptron", oracle="dynamic",
+                   explore_after=1, explore_p=0.9, epochs=4, log=lambda m: None,
+                   record_time=False)
+    parser.save(str(model))
+    loaded = barley.load(str(model))
+    assert loaded.manifest["oracle"] == "dynamic"
+    assert loaded.manifest["training"]["exploration"] == {"after": 1, "p": 0.9}
+    assert "(oracle dynamic, exploring after 1 epochs with p 0.9" in describe(loaded.manifest)
+    assert evaluate_parser(loaded, str(toy / "test.conllu"))["LAS"] >= 95.0
+
+
+@pytest.mark.parametrize("name", EXPLORING[:1] or [pytest.param("none", marks=pytest.mark.skip(
+    reason="no registered system has a dynamic oracle on this branch yet"))])
+def test_exploration_is_deterministic_for_a_seed(toy, tmp_path, name):
+    paths = []
+    for number in range(2):
+        paths.append(tmp_path / f"m{number}.barley")
+        train(str(toy / "train.conllu"), system=name, learner="perceptron", oracle="dynamic",
+              learner_options={"epochs": 3}, seed=5, log=lambda m: None, record_time=False).save(str(paths[-1]))
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+@pytest.mark.parametrize("name", STATIC_ONLY)
+def test_a_system_without_a_dynamic_oracle_is_refused_in_one_line(toy, tmp_path, capsys, name):
+    status = cli.main(["train", "--train", str(toy / "train.conllu"), "-a", name, "-l", "perceptron",
+                       "--oracle", "dynamic", "-m", str(tmp_path / "m")])
+    err = capsys.readouterr().err
+    assert status == 2 and f"{name} has no dynamic oracle" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("learner, split, message", [
+    ("linear", "default", "not the linear learner"),
+    ("perceptron", "UPOS(Input[0])", "split by UPOS(Input[0])")])
+def test_dynamic_oracle_training_needs_the_unsplit_perceptron(toy, learner, split, message):
+    with pytest.raises(BarleyError, match=re.escape(message)):
+        train(str(toy / "train.conllu"), system="arc-eager", learner=learner, split=split, oracle="dynamic",
+              log=lambda m: None)
+
+
+def test_exploration_options_are_checked(toy):
+    with pytest.raises(BarleyError, match="explore-p"):
+        Exploration(after=2, p=1.5).check()
+    with pytest.raises(BarleyError, match="a graph parser takes no option --oracle"):
+        train(str(toy / "train.conllu"), parser="graph", oracle="dynamic", log=lambda m: None)
+    with pytest.raises(BarleyError, match="apply to --oracle dynamic only"):
+        train(str(toy / "train.conllu"), explore_p=0.5, log=lambda m: None)
+
+
+def test_options_of_another_kind_of_parser_are_refused_in_one_line(toy, tmp_path, capsys):
+    for kind, option, flag in (("transition", ["--decoder", "mst"], "--decoder"),
+                               ("graph", ["-l", "perceptron"], "--learner"), ("graph", ["--oracle", "static"], "--oracle")):
+        status = cli.main(["train", "--train", str(toy / "train.conllu"), "--parser", kind, *option,
+                           "-m", str(tmp_path / "m")])
+        err = capsys.readouterr().err
+        assert status == 2 and f"a {kind} parser takes no option {flag}" in err
+        assert len(err.splitlines()) == 1 and not (tmp_path / "m").exists()
+
+
+def test_classes_are_every_move_with_every_label_for_labeled_moves():
+    system = get_system("arc-eager")
+    classes = Classes(system, ["x", "y"])
+    assert len(classes.table) == sum(2 if labeled else 1 for labeled in system.labeled)
+    assert all(classes.table[classes.of(m, l)].tolist() == [m, l if system.labeled[m] else -1]
+               for m in range(len(system.moves)) for l in (0, 1))
+    assert np.array_equal(classes.table[:, 1] >= 0, np.array(system.labeled)[classes.table[:, 0]])
