@@ -74,11 +74,13 @@ def check_tree(heads: Heads, single_root: bool = False) -> str | None:
     return None
 
 
-def _children(heads: list[int]) -> list[list[int]]:
-    children: list[list[int]] = [[] for _ in heads]
+def dependents_lists(heads: Sequence[int]) -> list[list[int]]:
+    """Per node 0..n, its dependents in ``heads`` (-1 = no head), in word order."""
+    dependents: list[list[int]] = [[] for _ in heads]
     for word in range(1, len(heads)):
-        children[heads[word]].append(word)
-    return children
+        if heads[word] >= 0:
+            dependents[heads[word]].append(word)
+    return dependents
 
 
 def _subtree_intervals(heads: list[int]) -> tuple[list[int], list[int]]:
@@ -86,7 +88,7 @@ def _subtree_intervals(heads: list[int]) -> tuple[list[int], list[int]]:
 
     ``u`` dominates ``v`` (u →* v) iff ``pre[u] <= pre[v] <= last[u]``, an O(1) test.
     """
-    children = _children(heads)
+    children = dependents_lists(heads)
     order = []
     stack = [0]
     while stack:
@@ -171,7 +173,7 @@ def projective_order(heads: Heads) -> list[int]:
     tree is projective with respect to it.
     """
     heads = [int(h) for h in heads]
-    children = _children(heads)
+    children = dependents_lists(heads)
     position = [0] * len(heads)
     counter = 0
     # Iterative inorder: a stack entry (node, expanded) visits the node itself when expanded.

@@ -36,8 +36,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import (IN_BUFFER, ON_STACK, Action, State, TransitionSystem, dependents_lists, places,
+from barley.systems.base import (IN_BUFFER, ON_STACK, Action, State, TransitionSystem, places,
                                  projective_gold, require_gold_arcs)
+from barley.tree import dependents_lists
 
 SHIFT, LEFT_ARC, RIGHT_ARC = range(3)
 

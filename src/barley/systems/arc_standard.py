@@ -52,7 +52,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import Action, State, TransitionSystem, dependents_lists, projective_gold, require_gold_arcs
+from barley.systems.base import Action, State, TransitionSystem, projective_gold, require_gold_arcs
+from barley.tree import dependents_lists
 
 LEFT_ARC, RIGHT_ARC, SHIFT = range(3)
 

@@ -298,15 +298,6 @@ def dependent_counts(heads: Sequence[int]) -> list[int]:
     return counts
 
 
-def dependents_lists(heads: Sequence[int]) -> list[list[int]]:
-    """Per node 0..n, its dependents in ``heads`` (-1 = no head), in word order."""
-    dependents: list[list[int]] = [[] for _ in heads]
-    for d in range(1, len(heads)):
-        if heads[d] >= 0:
-            dependents[heads[d]].append(d)
-    return dependents
-
-
 GONE, ON_STACK, IN_BUFFER = 0, 1, 2
 
 

@@ -39,14 +39,7 @@ import numpy as np
 
 from barley.errors import BarleyError
 from barley.transforms import Counts, label_matcher, load_scheme
-
-
-def _children(heads: list[int]) -> list[list[int]]:
-    children: list[list[int]] = [[] for _ in heads]
-    for node in range(1, len(heads)):
-        if heads[node] >= 0:
-            children[heads[node]].append(node)
-    return children
+from barley.tree import dependents_lists
 
 
 class Coordination:
@@ -98,7 +91,7 @@ class Coordination:
     # --- Universal Dependencies ------------------------------------------------------------
 
     def _chain_first_conjunct(self, heads: list[int], labels: list[str]) -> None:
-        children = _children(heads)
+        children = dependents_lists(heads)
         for first in range(1, len(heads)):
             conjuncts = [c for c in children[first] if c > first and self.is_conjunct(labels[c])]
             if not conjuncts:
@@ -147,7 +140,7 @@ class Coordination:
         for conjunction in range(1, len(heads)):
             if not self._is_base(labels[conjunction]):
                 continue
-            children = _children(heads)[conjunction]
+            children = dependents_lists(heads)[conjunction]
             conjuncts = [c for c in children if labels[c].endswith(self.suffix)]
             if len(conjuncts) < 2 or not conjuncts[0] < conjunction < conjuncts[-1]:
                 self.stats["coordinations left as they are"] += 1
@@ -173,7 +166,7 @@ class Coordination:
         for conjunction in range(len(heads) - 1, 0, -1):
             if not self._is_base(labels[conjunction]):
                 continue
-            children = _children(heads)
+            children = dependents_lists(heads)
             last = next((c for c in children[conjunction] if c > conjunction), None)
             element = heads[conjunction]
             if last is None or not 0 < element < conjunction:

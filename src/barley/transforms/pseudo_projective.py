@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from barley.errors import BarleyError
-from barley.tree import lift_to_projective
+from barley.tree import dependents_lists, lift_to_projective
 
 LIFTED = "↑"
 DOWN = "↓"
@@ -136,13 +136,6 @@ def projectivize(heads, deprels, encoding: str = "head", lift: str = "shortest")
     return Projectivized(np.asarray(current, dtype=np.int32), labels, lifts)
 
 
-def _children(heads: list[int]) -> list[list[int]]:
-    children: list[list[int]] = [[] for _ in heads]
-    for node in range(1, len(heads)):
-        children[heads[node]].append(node)
-    return children
-
-
 def _breadth_first(children: list[list[int]], start: int, avoid: int, through=None) -> list[tuple[int, int]]:
     """(node, depth) below ``start`` in top-down, left-to-right breadth-first order,
     skipping the subtree of ``avoid`` and, if ``through`` is given, every node for
@@ -166,7 +159,7 @@ def _deepest(candidates: list[tuple[int, int]]) -> int | None:
 
 
 def _syntactic_head(labels: list[Label], heads: list[int], dependent: int, encoding: str) -> int | None:
-    children = _children(heads)
+    children = dependents_lists(heads)
     start = heads[dependent]
     wanted = labels[dependent].head
     if encoding == "head":
@@ -201,7 +194,7 @@ def deprojectivize(heads, deprels, encoding: str = "head") -> Deprojectivized:
     labels = [Label(deprels[0])] + [decode_label(label) for label in deprels[1:]]
     lowered = not_found = 0
     if encoding != "baseline":
-        children = _children(current)
+        children = dependents_lists(current)
         order = [node for node, _ in _breadth_first(children, 0, avoid=-1)]
         for dependent in order:
             if labels[dependent].lifted:
