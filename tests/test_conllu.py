@@ -67,16 +67,19 @@ def test_gzip_and_atomic_write(tmp_path):
 
 
 @pytest.mark.parametrize("variant", ["crlf", "bom", "crlf+bom"])
-def test_crlf_line_ends_and_byte_order_mark_are_accepted(tmp_path, variant):
+def test_crlf_line_ends_and_byte_order_mark_are_kept_byte_for_byte(tmp_path, variant):
     text = RICH + PLAIN
     if "crlf" in variant:
         text = text.replace("\n", "\r\n")
     if "bom" in variant:
         text = "\ufeff" + text
     sentences = read_text(tmp_path, text)
-    assert "".join(s.to_text() for s in sentences) == RICH + PLAIN
+    assert "".join(s.to_text() for s in sentences) == text
     assert [s.line for s in sentences] == [1, 13]
-    assert [s.to_text() for s in conllu.read_lines(text.splitlines(keepends=True))] == [RICH, PLAIN]
+    assert [len(s) for s in sentences] == [6, 2] and sentences[1].words[1][1] == "dog"
+    assert "".join(s.to_text() for s in conllu.read_lines(text.splitlines(keepends=True))) == text
+    conllu.write(sentences, tmp_path / "out.conllu")
+    assert (tmp_path / "out.conllu").read_bytes() == text.encode("utf-8")
 
 
 def test_last_sentence_without_closing_blank_line_is_accepted(tmp_path):

@@ -32,3 +32,7 @@ class InputError(BarleyError):
 
 class ModelError(BarleyError):
     """A model file that is damaged, not a barley model, or from an incompatible version."""
+
+
+class BarleyWarning(UserWarning):
+    """Something barley did to the data that the user should know about (the CLI prints it as one line)."""

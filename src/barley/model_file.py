@@ -11,11 +11,11 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import zipfile
 
 import numpy as np
 
+from barley.atomic import atomic_output
 from barley.errors import ModelError
 
 FORMAT = "barley-model"
@@ -45,24 +45,13 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 
 
 def write(path: str | os.PathLike, manifest: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Write a model file atomically (temporary file beside it, then rename)."""
+    """Write a model file atomically (see :mod:`barley.atomic`): the previous file stays until it is complete."""
     path = os.fspath(path)
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest}
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".barley-", suffix=".part", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
-            archive.writestr(_member("manifest.json"), text.encode("utf-8"))
-            archive.writestr(_member("arrays.npz"), _npz_bytes(arrays))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 would make a shared model unreadable
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    with atomic_output(path) as handle, zipfile.ZipFile(handle, "w") as archive:
+        archive.writestr(_member("manifest.json"), text.encode("utf-8"))
+        archive.writestr(_member("arrays.npz"), _npz_bytes(arrays))
 
 
 def read_manifest(path: str | os.PathLike) -> dict:
