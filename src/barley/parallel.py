@@ -11,8 +11,8 @@ sentences are parsed independently of each other, so the output is byte for byte
 the output of ``--jobs 1``.
 
 Interrupting (Ctrl-C, SIGTERM) stops the workers and leaves no output file; the
-workers ignore SIGINT themselves (the main process decides) and exit when the
-main process is gone.
+workers ignore SIGINT and SIGTERM themselves (the main process decides, and stops
+them after their current block) and exit when the main process is gone (SIGKILL).
 """
 
 from __future__ import annotations
@@ -129,9 +129,10 @@ _parser = None
 
 
 def _start_worker(model: str, parent: int) -> None:
-    """Load the model once; ignore Ctrl-C (the main process handles it); exit when the parent is gone."""
+    """Load the model once; leave Ctrl-C and SIGTERM to the main process; exit when it is gone."""
     global _parser
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal sends Ctrl-C to the whole job
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # so does `kill -- -PGID`; the main process stops us
     from barley.parser import load
 
     try:
