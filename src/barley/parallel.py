@@ -117,7 +117,7 @@ class Progress:
         print(text, file=sys.stderr, flush=True)
 
 
-def _first_line_end(data: bytes) -> str:
+def first_line_end(data: bytes) -> str:
     """The line end of the first line of a file (what :mod:`barley.conllu` keeps)."""
     end = data.find(b"\n")
     return "\r\n" if end > 0 and data[end - 1:end] == b"\r" else "\n"
@@ -149,10 +149,18 @@ def _start_worker(model: str, parent: int) -> None:
 
 
 def _parse_block(data: bytes, first_line: int, name: str, newline: str | None) -> tuple[bytes, object]:
-    """The output bytes of one block, and the parser's counts for it."""
-    parser = _parser
-    if isinstance(parser, BarleyError):
-        raise parser
+    if isinstance(_parser, BarleyError):
+        raise _parser
+    return parse_bytes(_parser, data, name, first_line, newline)
+
+
+def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None):
+    """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`).
+
+    Returns the output bytes and the parser's counts for this piece alone. The one
+    place where a block or a shard becomes output, so that every way of cutting
+    a file gives the bytes of a one-process run.
+    """
     parser.stats = type(parser.stats)()
     sentences = read_bytes(data, name, first_line, newline)
     text = "".join(sentence.to_text() for sentence in parser.parse(sentences))
@@ -189,7 +197,7 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
             newline = None
             for block in blocks(handle, block_bytes):
                 if block.index == 0:
-                    newline = _first_line_end(block.data)
+                    newline = first_line_end(block.data)
                 future = executor.submit(_parse_block, block.data, block.first_line, name,
                                          None if block.index == 0 else newline)
                 in_flight.append((len(block.data), future))

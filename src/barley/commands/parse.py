@@ -6,6 +6,7 @@ import sys
 import time
 
 from barley.conllu import read, write
+from barley.distributed import parse_on_cluster
 from barley.parallel import Progress, jobs_argument, parse_file
 from barley.parser import load
 
@@ -21,11 +22,18 @@ def register(subparsers) -> None:
     parser.add_argument("--jobs", "-j", type=jobs_argument, default=1, metavar="N",
                         help="worker processes, each loading the model once; 'auto' = every core "
                              "(default 1; the output is the same byte for byte)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
+                             "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
+    parser.add_argument("--out-dir", metavar="DIR", help="with --scheduler: where the outputs go, with the inputs' "
+                                                         "relative paths; a rerun skips what is finished")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     started = time.perf_counter()
+    if args.scheduler or args.out_dir:
+        return parse_on_cluster(args)
     if args.jobs > 1:
         stats = parse_file(args.model, args.input, args.output, args.jobs,
                            progress=None if args.quiet else Progress(args.input))
