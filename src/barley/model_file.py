@@ -18,6 +18,8 @@ import numpy as np
 from barley.atomic import atomic_output
 from barley.errors import ModelError
 
+DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+"""What building a parser from a damaged or hand-edited manifest raises; loaders turn it into a ModelError."""
 FORMAT = "barley-model"
 FORMAT_VERSION = 1
 _EPOCH = (1980, 1, 1, 0, 0, 0)

@@ -162,6 +162,9 @@ def load(path: str | os.PathLike) -> Spec:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise InputError(f"cannot read the spec: {error.strerror}", path=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"the spec is not UTF-8 text ({error.reason} at byte {error.start})", path=str(path),
+                         fix="save the spec as UTF-8") from None
     if path.suffix in (".yaml", ".yml"):
         try:
             import yaml
