@@ -9,6 +9,7 @@ beside it, and CPU seconds next to wall-clock seconds.
 
     python bench/bench_scale.py                              # 0.2M, 1M, 2M words; --jobs 1 vs 2 on 2M
     python bench/bench_scale.py --sizes 200000 --jobs 1 2 4 --model ewt.barley
+    python bench/bench_scale.py --sizes 1000000 --dask 1 2 --shard-mb 8   # a Dask LocalCluster too
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ def main() -> None:
     options.add_argument("--model", type=Path)
     options.add_argument("--sizes", type=int, nargs="+", default=[200_000, 1_000_000, 2_000_000])
     options.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="compared on the largest size")
+    options.add_argument("--dask", type=int, nargs="*", default=[],
+                         help="also a Dask LocalCluster of N worker processes (--scheduler local:N), on the largest size")
+    options.add_argument("--shard-mb", type=int, default=16, help="shard size for --dask")
     options.add_argument("--json", type=Path, help="also write the figures here")
     args = options.parse_args()
     if not args.treebank.exists():
@@ -120,6 +124,23 @@ def main() -> None:
             results["speed"].append({"jobs": jobs, **figures, "words_per_s": round(rate)})
             print(f"{jobs:>5} {figures['wall_s']:>7} {figures['cpu_s']:>6} {rate:>8.0f} {rate / base:>7.2f}x "
                   f"{figures['peak_mb']:>15}  {figures['load']}", flush=True)
+        if args.dask:
+            print(f"\nDask LocalCluster on {words} words in shards of {args.shard_mb} MB (start-up included)")
+            print(f"{'workers':>7} {'wall s':>7} {'words/s':>8} {'speed-up':>8}  load")
+            corpus = folder / "corpus"
+            corpus.mkdir()
+            largest.rename(corpus / largest.name)
+            for workers in args.dask:
+                out_dir = folder / f"dask-{workers}"
+                figures = run(BARLEY + ["parse", "-q", "-m", str(model), "--scheduler", f"local:{workers}",
+                                        str(corpus / "*.conllu"), "--out-dir", str(out_dir),
+                                        "--shard-mb", str(args.shard_mb)])
+                if digest(out_dir / largest.name) != reference:
+                    raise SystemExit(f"the Dask run with {workers} workers gave a different output than --jobs 1")
+                rate = words / figures["wall_s"]
+                results.setdefault("dask", []).append({"workers": workers, **figures, "words_per_s": round(rate)})
+                print(f"{workers:>7} {figures['wall_s']:>7} {rate:>8.0f} {rate / base:>7.2f}x  {figures['load']}",
+                      flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

@@ -244,3 +244,21 @@ def test_conllx_round_trip_of_a_real_file_keeps_every_word(tmp_path):
     for original, converted in zip(conllu.read(path), conllu.read(conllx), strict=True):
         assert [w[:8] for w in original.words] == [w[:8] for w in converted.words]
         assert converted.comments == [] and len(converted.rows) == len(original.words)
+
+
+@pytest.mark.parametrize("first, other", [("\r\n", "\n"), ("\n", "\r\n")])
+def test_mixed_line_ends_are_written_like_the_first_line_with_a_warning(tmp_path, first, other):
+    text = RICH.replace("\n", first) + PLAIN.replace("\n", other)
+    with pytest.warns(conllu.BarleyWarning, match=r"in\.conllu: lines end in both CRLF and LF \(first at line 1[23]\)"):
+        sentences = read_text(tmp_path, text)
+    assert "".join(s.to_text() for s in sentences) == (RICH + PLAIN).replace("\n", first)
+
+
+def test_mixed_line_ends_warn_once_in_one_line_through_the_command_line(tmp_path):
+    (tmp_path / "in.conllu").write_bytes((RICH.replace("\n", "\r\n") + PLAIN * 3).encode())
+    result = subprocess.run([sys.executable, "-m", "barley", "convert", str(tmp_path / "in.conllu"), "-"],
+                            capture_output=True, check=True)
+    assert result.stdout == (RICH + PLAIN * 3).replace("\n", "\r\n").encode()
+    warnings = [line for line in result.stderr.decode().splitlines() if "warning" in line]
+    assert warnings == [f"barley convert: warning: {tmp_path / 'in.conllu'}: lines end in both CRLF and LF "
+                        "(first at line 13); the output ends every line in CRLF, like the first line"]

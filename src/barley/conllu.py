@@ -239,21 +239,21 @@ class _blocks:
         if self.newline is None:
             end = text.find("\n")
             self.newline = "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
-        if "\r" not in text:
-            if self.newline == "\r\n" and text.count("\n") and not self._mixed:
-                self._warn_mixed(name, line)
-            return text
-        crlf = text.count("\r\n")
+        crlf = text.count("\r\n") if "\r" in text else 0
         if not self._mixed and crlf != (text.count("\n") if self.newline == "\r\n" else 0):
-            self._warn_mixed(name, line)
+            self._warn_mixed(text, name, line)
         return text.replace("\r\n", "\n") if crlf else text
 
     _mixed = False
+    _OTHER_END = {"\n": re.compile(r"\r\n"), "\r\n": re.compile(r"(?<!\r)\n")}
 
-    def _warn_mixed(self, name: str, line: int) -> None:
+    def _warn_mixed(self, text: str, name: str, line: int) -> None:
+        """Warn (once per stream) that ``text``, which starts at ``line``, has lines ending unlike the first."""
         self._mixed = True
+        other = self._OTHER_END[self.newline].search(text)
+        line += text.count("\n", 0, other.start()) if other else 0
         ending = "CRLF" if self.newline == "\r\n" else "LF"
-        warnings.warn(f"{name}: lines end in both CRLF and LF (near line {line}); the output ends every line "
+        warnings.warn(f"{name}: lines end in both CRLF and LF (first at line {line}); the output ends every line "
                       f"in {ending}, like the first line", BarleyWarning, stacklevel=2)
 
     def _read(self, handle: IO[bytes], name: str, pipe: bool, line: int, start: bool):

@@ -23,7 +23,8 @@ class BarleyError(Exception):
         if self.path is not None:
             where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
         fix = f" ({self.fix})" if self.fix else ""
-        return f"{where}{self.what}{fix}"
+        # one line whatever the message quotes (a damaged file's text may hold line breaks)
+        return f"{where}{self.what}{fix}".replace("\r", "\\r").replace("\n", "\\n")
 
 
 class InputError(BarleyError):

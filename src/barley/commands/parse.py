@@ -27,6 +27,8 @@ def register(subparsers) -> None:
                              "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
     parser.add_argument("--out-dir", metavar="DIR", help="with --scheduler: where the outputs go, with the inputs' "
                                                          "relative paths; a rerun skips what is finished")
+    parser.add_argument("--shard-mb", type=int, default=64, metavar="MB",
+                        help="with --scheduler: cut files larger than this into shards of about this size (default 64)")
     parser.set_defaults(func=run)
 
 
