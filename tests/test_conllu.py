@@ -262,3 +262,10 @@ def test_mixed_line_ends_warn_once_in_one_line_through_the_command_line(tmp_path
     warnings = [line for line in result.stderr.decode().splitlines() if "warning" in line]
     assert warnings == [f"barley convert: warning: {tmp_path / 'in.conllu'}: lines end in both CRLF and LF "
                         "(first at line 13); the output ends every line in CRLF, like the first line"]
+
+
+@pytest.mark.parametrize("ending", ["\r\r\n", "\r"])
+def test_a_carriage_return_that_ends_no_line_is_refused_since_it_could_not_be_written_back(tmp_path, ending):
+    text = RICH + PLAIN.replace("\n", ending, 1)
+    with pytest.raises(InputError, match=r"in\.conllu:13: a carriage return \(\\r\) that does not end a line"):
+        read_text(tmp_path, text)
