@@ -8,7 +8,9 @@ arguments and returns the exit status. Adding a command never touches this file.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
+import os
 import pkgutil
 import signal
 import sys
@@ -23,7 +25,11 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that partial outputs are removed on the way out."""
 
 
-def _terminate(signum, frame):
+def _terminate(main_pid: int, signum, frame):
+    if os.getpid() != main_pid:  # a forked worker (experiment --jobs, ...): die as SIGTERM would have it
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     raise Terminated
 
 
@@ -61,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     _one_line_warnings(args.command)
-    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGTERM, functools.partial(_terminate, os.getpid()))
     if hasattr(signal, "SIGXFSZ"):  # past a file-size limit, writing fails with EFBIG instead of killing us
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
@@ -88,8 +94,6 @@ def _quiet_broken_pipe() -> int:
     Python would flush stdout again at exit and print a second BrokenPipeError, so
     stdout is pointed at /dev/null first (the recipe of the ``signal`` docs).
     """
-    import os
-
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return 0
