@@ -126,7 +126,9 @@ def test_command_line_with_a_local_cluster(corpus, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("options, message", [
-    (["--scheduler", "local:2"], "--scheduler and --out-dir go together"),
+    (["--scheduler", "local:2"], "--scheduler and --out-dir (and --shard-mb) go together"),
+    (["--shard-mb", "8"], "--scheduler and --out-dir (and --shard-mb) go together"),
+    (["--scheduler", "local:2", "--out-dir", "x", "--shard-mb", "0"], "--shard-mb must be at least 1"),
     (["--scheduler", "local:2", "--out-dir", "x", "-j", "2"], "leave out --output and --jobs"),
     (["--scheduler", "local:two", "--out-dir", "x"], "expected local or local:N"),
 ])
@@ -139,3 +141,9 @@ def test_command_line_mistakes_are_one_line(corpus, options, message, capsys):
 def test_a_pattern_that_matches_nothing_is_an_error(tmp_path):
     with pytest.raises(BarleyError, match="no file matches"):
         expand([str(tmp_path / "**" / "*.conllu")])
+
+
+def test_an_output_folder_among_the_inputs_is_refused(corpus):
+    folder, model, corpus_dir, _ = corpus
+    with pytest.raises(BarleyError, match="is inside the output folder"):
+        plan(expand([str(corpus_dir / "**" / "*.conllu")]), corpus_dir / "news")

@@ -85,6 +85,11 @@ def plan(inputs: list[str], out_dir: str | os.PathLike, shard_bytes: int = SHARD
     if not inputs:
         raise BarleyError("no input files", fix="name files or a glob pattern such as 'corpus/**/*.conllu'")
     base = os.path.commonpath([os.path.dirname(os.path.abspath(path)) for path in inputs])
+    outside = os.path.abspath(out_dir)
+    for source in inputs:
+        if os.path.commonpath([outside, os.path.abspath(source)]) == outside:
+            raise BarleyError(f"the input {source} is inside the output folder {out_dir}", path=source,
+                              fix="choose an --out-dir outside the inputs' folders (outputs would be read as inputs)")
     shards: dict[str, list[Shard]] = {}
     for source in inputs:
         output = os.path.join(os.fspath(out_dir), os.path.relpath(os.path.abspath(source), base))
@@ -347,12 +352,13 @@ def connect(scheduler: str):
 def parse_on_cluster(args) -> int:
     """``barley parse --scheduler ADDRESS IN --out-dir DIR``."""
     if not (args.scheduler and args.out_dir):
-        raise BarleyError("--scheduler and --out-dir go together", fix="give both, e.g. --scheduler local:2 "
-                                                                        "'corpus/**/*.conllu' --out-dir parsed/")
+        raise BarleyError("--scheduler and --out-dir (and --shard-mb) go together",
+                          fix="give both, e.g. --scheduler local:2 'corpus/**/*.conllu' --out-dir parsed/")
+    shard_mb = SHARD_BYTES >> 20 if args.shard_mb is None else args.shard_mb
     if args.output != "-" or args.jobs != 1:
         raise BarleyError("with --scheduler, outputs go to --out-dir and the cluster's workers do the work",
                           fix="leave out --output and --jobs")
-    if args.shard_mb < 1:
+    if shard_mb < 1:
         raise BarleyError("--shard-mb must be at least 1")
     if args.input == "-":
         raise BarleyError("a cluster parses files, not stdin", fix="name the files, e.g. 'corpus/**/*.conllu'")
@@ -365,7 +371,7 @@ def parse_on_cluster(args) -> int:
                 print(f"barley parse: {done}/{total} shards, {seconds:.0f} s, "
                       f"ETA {seconds * (total - done) / done:.0f} s", file=sys.stderr, flush=True)
 
-        summary = parse_files(client, args.model, inputs, args.out_dir, shard_bytes=args.shard_mb << 20,
+        summary = parse_files(client, args.model, inputs, args.out_dir, shard_bytes=shard_mb << 20,
                               progress=progress)
         if args.scheduler.startswith("local"):
             client.cluster.close()

@@ -27,14 +27,14 @@ def register(subparsers) -> None:
                              "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
     parser.add_argument("--out-dir", metavar="DIR", help="with --scheduler: where the outputs go, with the inputs' "
                                                          "relative paths; a rerun skips what is finished")
-    parser.add_argument("--shard-mb", type=int, default=64, metavar="MB",
+    parser.add_argument("--shard-mb", type=int, metavar="MB",
                         help="with --scheduler: cut files larger than this into shards of about this size (default 64)")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     started = time.perf_counter()
-    if args.scheduler or args.out_dir:
+    if args.scheduler or args.out_dir or args.shard_mb is not None:
         return parse_on_cluster(args)
     if args.jobs > 1:
         stats = parse_file(args.model, args.input, args.output, args.jobs,
