@@ -110,6 +110,7 @@ SENTENCE_TEXTS = st.lists(st.sampled_from([RICH, PLAIN, "# c\n" + PLAIN, PLAIN.r
 
 @settings(max_examples=150, deadline=None)
 @given(texts=SENTENCE_TEXTS, chunk=st.integers(min_value=1, max_value=200))
+@pytest.mark.filterwarnings("ignore::barley.errors.BarleyWarning")  # mixed line ends: tested on their own
 def test_any_chunk_size_reads_the_same_sentences(tmp_path_factory, texts, chunk):
     text = "".join(texts)
     path = tmp_path_factory.getbasetemp() / "chunks.conllu"
