@@ -67,16 +67,19 @@ def test_gzip_and_atomic_write(tmp_path):
 
 
 @pytest.mark.parametrize("variant", ["crlf", "bom", "crlf+bom"])
-def test_crlf_line_ends_and_byte_order_mark_are_accepted(tmp_path, variant):
+def test_crlf_line_ends_and_byte_order_mark_are_kept_byte_for_byte(tmp_path, variant):
     text = RICH + PLAIN
     if "crlf" in variant:
         text = text.replace("\n", "\r\n")
     if "bom" in variant:
         text = "\ufeff" + text
     sentences = read_text(tmp_path, text)
-    assert "".join(s.to_text() for s in sentences) == RICH + PLAIN
+    assert "".join(s.to_text() for s in sentences) == text
     assert [s.line for s in sentences] == [1, 13]
-    assert [s.to_text() for s in conllu.read_lines(text.splitlines(keepends=True))] == [RICH, PLAIN]
+    assert [len(s) for s in sentences] == [6, 2] and sentences[1].words[1][1] == "dog"
+    assert "".join(s.to_text() for s in conllu.read_lines(text.splitlines(keepends=True))) == text
+    conllu.write(sentences, tmp_path / "out.conllu")
+    assert (tmp_path / "out.conllu").read_bytes() == text.encode("utf-8")
 
 
 def test_last_sentence_without_closing_blank_line_is_accepted(tmp_path):
@@ -107,6 +110,7 @@ SENTENCE_TEXTS = st.lists(st.sampled_from([RICH, PLAIN, "# c\n" + PLAIN, PLAIN.r
 
 @settings(max_examples=150, deadline=None)
 @given(texts=SENTENCE_TEXTS, chunk=st.integers(min_value=1, max_value=200))
+@pytest.mark.filterwarnings("ignore::barley.errors.BarleyWarning")  # mixed line ends: tested on their own
 def test_any_chunk_size_reads_the_same_sentences(tmp_path_factory, texts, chunk):
     text = "".join(texts)
     path = tmp_path_factory.getbasetemp() / "chunks.conllu"
@@ -258,3 +262,28 @@ def test_writing_to_a_named_pipe_writes_into_it_and_keeps_it_a_pipe(tmp_path):
     reader.join(timeout=10)
     assert received == [sentence.to_text()]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # not replaced by a regular file (nor would /dev/null be)
+
+
+@pytest.mark.parametrize("first, other", [("\r\n", "\n"), ("\n", "\r\n")])
+def test_mixed_line_ends_are_written_like_the_first_line_with_a_warning(tmp_path, first, other):
+    text = RICH.replace("\n", first) + PLAIN.replace("\n", other)
+    with pytest.warns(conllu.BarleyWarning, match=r"in\.conllu: lines end in both CRLF and LF \(first at line 1[23]\)"):
+        sentences = read_text(tmp_path, text)
+    assert "".join(s.to_text() for s in sentences) == (RICH + PLAIN).replace("\n", first)
+
+
+def test_mixed_line_ends_warn_once_in_one_line_through_the_command_line(tmp_path):
+    (tmp_path / "in.conllu").write_bytes((RICH.replace("\n", "\r\n") + PLAIN * 3).encode())
+    result = subprocess.run([sys.executable, "-m", "barley", "convert", str(tmp_path / "in.conllu"), "-"],
+                            capture_output=True, check=True)
+    assert result.stdout == (RICH + PLAIN * 3).replace("\n", "\r\n").encode()
+    warnings = [line for line in result.stderr.decode().splitlines() if "warning" in line]
+    assert warnings == [f"barley convert: warning: {tmp_path / 'in.conllu'}: lines end in both CRLF and LF "
+                        "(first at line 13); the output ends every line in CRLF, like the first line"]
+
+
+@pytest.mark.parametrize("ending", ["\r\r\n", "\r"])
+def test_a_carriage_return_that_ends_no_line_is_refused_since_it_could_not_be_written_back(tmp_path, ending):
+    text = RICH + PLAIN.replace("\n", ending, 1)
+    with pytest.raises(InputError, match=r"in\.conllu:13: a carriage return \(\\r\) that does not end a line"):
+        read_text(tmp_path, text)

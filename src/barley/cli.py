@@ -8,12 +8,37 @@ arguments and returns the exit status. Adding a command never touches this file.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
+import os
 import pkgutil
+import signal
 import sys
+import warnings
 
 from barley import __version__
-from barley.errors import BarleyError
+from barley.atomic import DISK_ERRORS
+from barley.errors import BarleyError, BarleyWarning
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that partial outputs are removed on the way out."""
+
+
+def _terminate(main_pid: int, signum, frame):
+    if os.getpid() != main_pid:  # a forked worker (experiment --jobs, ...): die as SIGTERM would have it
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise Terminated
+
+
+def _one_line_warnings(command: str) -> None:
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"barley {command}: warning: {message}", file=sys.stderr)
+
+    warnings.showwarning = show
+    warnings.simplefilter("always", BarleyWarning)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,23 +57,46 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("barley: interrupted", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    _one_line_warnings(args.command)
+    signal.signal(signal.SIGTERM, functools.partial(_terminate, os.getpid()))
+    if hasattr(signal, "SIGXFSZ"):  # past a file-size limit, writing fails with EFBIG instead of killing us
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         return int(args.func(args) or 0)
     except BarleyError as error:
         print(f"barley {args.command}: error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"barley {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:
+        terminated = isinstance(interrupt, Terminated)
+        print(f"barley {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:
-        # `barley parse ... | head` closes the pipe early; that is not an error.
-        sys.stderr.close()
-        return 0
+        return _quiet_broken_pipe()
+    except OSError as error:
+        if error.errno not in DISK_ERRORS:
+            raise
+        print(f"barley {args.command}: error: cannot write the output: {error.strerror}", file=sys.stderr)
+        return 2
+
+
+def _quiet_broken_pipe() -> int:
+    """`barley parse ... | head` closed the pipe early: not an error; exit quietly.
+
+    Python would flush stdout again at exit and print a second BrokenPipeError, so
+    stdout is pointed at /dev/null first (the recipe of the ``signal`` docs).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
 
 
 if __name__ == "__main__":

@@ -10,8 +10,13 @@ CoNLL-X uses the same ten columns (CPOSTAG and POSTAG stand where CoNLL-U has UP
 and XPOS; PHEAD and PDEPREL where it has DEPS and MISC), so both formats share
 this module; :func:`convert` turns one into the other.
 
-The reader accepts a UTF-8 byte-order mark, CRLF line ends and a missing final
-blank line, and stops at the first malformed line with an
+Line ends and a byte-order mark are kept: a file whose first line ends in CRLF is
+written with CRLF, and a file that starts with a UTF-8 byte-order mark is written
+with one (the mark travels with the first sentence, the line end with every
+sentence: :attr:`Sentence.newline`, :attr:`Sentence.bom`). A file that mixes CRLF
+and LF cannot be kept byte for byte: it is read, and written with the first line's
+ending throughout, with a :class:`~barley.errors.BarleyWarning` that says so. The
+reader also accepts a missing final blank line, and stops at the first malformed line with an
 :class:`~barley.errors.InputError` naming file, line, problem and fix. It checks
 the text, never the trees: a sentence with a cycle or several roots is returned
 as it is.
@@ -24,6 +29,7 @@ import io
 import os
 import re
 import sys
+import warnings
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -32,8 +38,8 @@ from typing import IO
 
 import numpy as np
 
-from barley.atomic import atomic_path
-from barley.errors import InputError
+from barley.atomic import atomic_output
+from barley.errors import BarleyWarning, InputError
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -47,17 +53,22 @@ class Sentence:
     ``words``: the rows with an integer ID; ``words[i - 1]`` is word ``i``. These are
     the same list objects as in ``rows``, so editing a word edits the row.
     ``line``: the 1-based line number of the sentence's first line in its source.
+    ``newline``: the line end it is written with, ``"\n"`` or ``"\r\n"`` (that of its file).
+    ``bom``: whether it is written after a UTF-8 byte-order mark (the first sentence
+    of a file that had one).
     """
 
-    __slots__ = ("comments", "rows", "words", "line", "source")
+    __slots__ = ("comments", "rows", "words", "line", "source", "newline", "bom")
 
     def __init__(self, comments: list[str], rows: list[list[str]], line: int = 0,
-                 source: str = "<memory>"):
+                 source: str = "<memory>", newline: str = "\n", bom: bool = False):
         self.comments = comments
         self.rows = rows
         self.words = [row for row in rows if row[ID].isdigit()]
         self.line = line
         self.source = source
+        self.newline = newline
+        self.bom = bom
 
     def __len__(self) -> int:
         return len(self.words)
@@ -101,32 +112,16 @@ class Sentence:
             word[DEPREL] = deprel
 
     def copy(self) -> Sentence:
-        return Sentence(list(self.comments), [list(row) for row in self.rows], self.line, self.source)
+        return Sentence(list(self.comments), [list(row) for row in self.rows], self.line, self.source,
+                        self.newline, self.bom)
 
     def to_text(self) -> str:
-        """The sentence as CoNLL text, ending with the blank line that closes it."""
+        """The sentence as CoNLL text, ending with the blank line that closes it (in its own line ends)."""
         lines = list(self.comments)
         lines.extend("\t".join(row) for row in self.rows)
-        return "\n".join(lines) + "\n\n"
-
-
-@contextmanager
-def _open_for_writing(path: str) -> Iterator[IO[str]]:
-    """Open ``path`` for writing UTF-8 text with ``\\n`` line ends; ``-`` is stdout and ``.gz`` is gzip."""
-    if path == "-":
-        wrapper = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=True)
-        try:
-            yield wrapper
-        finally:
-            wrapper.flush()
-            wrapper.detach()
-        return
-    if path.endswith(".gz"):
-        with gzip.open(path, "wt", encoding="utf-8", newline="\n") as handle:
-            yield handle
-        return
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        yield handle
+        newline = self.newline
+        text = newline.join(lines) + newline + newline
+        return "\ufeff" + text if self.bom else text
 
 
 @contextmanager
@@ -158,19 +153,33 @@ def read(path: str | os.PathLike) -> Iterator[Sentence]:
     """
     name = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
     with open_bytes(path) as handle:
-        for start, lines in _blocks(handle, name, pipe=os.fspath(path) == "-"):
-            yield _sentence(lines, start, name)
+        yield from _sentences(handle, name, pipe=os.fspath(path) == "-")
 
 
-def read_bytes(data: bytes, name: str = "<memory>") -> Iterator[Sentence]:
-    """The sentences of CoNLL bytes held in memory, read (and checked) as :func:`read` reads a file
-    called ``name``."""
-    for start, lines in _blocks(io.BytesIO(data), name):
-        yield _sentence(lines, start, name)
+def read_bytes(data: bytes, name: str = "<memory>", first_line: int = 1, newline: str | None = None) -> Iterator[Sentence]:
+    """The sentences of ``data``, a piece of a file that begins at line ``first_line`` and at a sentence.
+
+    ``newline`` is the file's line end when ``data`` is not its beginning (else it
+    is read from the first line, and a byte-order mark is recognised as in :func:`read`).
+    Errors name ``name`` and the line in the whole file. Used to parse a file in blocks.
+    """
+    yield from _sentences(io.BytesIO(data), name, first_line=first_line, newline=newline)
+
+
+def _sentences(handle: IO[bytes], name: str, pipe: bool = False, first_line: int = 1,
+               newline: str | None = None) -> Iterator[Sentence]:
+    """The sentences of a byte stream, each with its file's line end; the first one keeps the BOM."""
+    blocks = _blocks(handle, name, pipe, first_line, newline)
+    for start, lines in blocks:
+        yield _sentence(lines, start, name, blocks.newline, blocks.bom)
+        blocks.bom = False
 
 
 def read_lines(lines: Iterable[str], name: str = "<memory>") -> Iterator[Sentence]:
-    """Parse CoNLL lines (str, with or without line ends) into sentences, streaming."""
+    """Parse CoNLL lines (str, with or without line ends) into sentences, streaming.
+
+    The line end of the first line (and a byte-order mark before it) is kept as in :func:`read`.
+    """
     block: list[str] = []
     start = number = 0
     iterator = iter(lines)
@@ -185,69 +194,113 @@ def read_lines(lines: Iterable[str], name: str = "<memory>") -> Iterator[Sentenc
         number += 1
         line = raw.rstrip("\r\n")
         if number == 1:
+            newline = "\r\n" if raw.rstrip("\n").endswith("\r") else "\n"
+            bom = line.startswith("\ufeff")
             line = line.removeprefix("\ufeff")
         if line.strip():
             if not block:
                 start = number
             block.append(line)
         elif block:
-            yield _sentence(block, start, name)
-            block = []
+            yield _sentence(block, start, name, newline, bom)
+            block, bom = [], False
     if block:
-        yield _sentence(block, start, name)
+        yield _sentence(block, start, name, newline, bom)
 
 
 _UTF8_FIX = "re-encode the file as UTF-8, e.g. with iconv -f LATIN1 -t UTF-8"
 _BLANK_WITH_SPACES = re.compile(r"^[ \t\f\v]+$", re.MULTILINE)
 
 
-def _blocks(handle: IO[bytes], name: str, pipe: bool = False) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(line number, lines)`` for each run of non-blank lines of a byte stream.
+class _blocks:
+    """Iterate ``(line number, lines)`` over the runs of non-blank lines of a byte stream.
 
     Bytes are decoded a large chunk at a time (each chunk extended to the end of
     its line, so no character is split) and cut into sentences at blank lines with
     ``str.split``: several times faster than a Python loop over lines. A decoding
     error still gets its exact line: the newlines before the bad byte are counted.
     On a ``pipe`` a chunk is whatever has arrived, so a sentence is read as soon as it is there.
+
+    ``newline`` and ``bom`` describe the stream as read so far: the line end of its
+    first line (unless given) and whether it began with a byte-order mark.
     """
-    read_some = handle.read1 if pipe else handle.read
-    pending = ""  # the text after the last blank line: a sentence not finished yet
-    line = 1  # the line number of the first line of `pending`
-    first = True
-    while True:
-        data = _read_chunk(read_some, handle, name)
-        if data:
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as error:
-                number = line + pending.count("\n") + data.count(b"\n", 0, error.start)
-                bad = data[error.start:error.end].hex(" ")
-                raise InputError(f"invalid UTF-8: byte(s) {bad} ({error.reason})", path=name,
-                                 line=number, fix=_UTF8_FIX) from None
-            if first:
-                text = text.removeprefix("\ufeff")
-                first = False
-            if "\r" in text:
-                text = text.replace("\r\n", "\n")
-            text = pending + text
+
+    def __init__(self, handle: IO[bytes], name: str, pipe: bool = False, first_line: int = 1,
+                 newline: str | None = None):
+        self.newline = newline
+        self.bom = False
+        self._lines = self._read(handle, name, pipe, first_line, start=newline is None)
+
+    def __iter__(self):
+        return self._lines
+
+    def _line_ends(self, text: str, name: str, line: int) -> str:
+        """``text`` with LF line ends; fix the stream's line end from its first line; warn once on a mix."""
+        if self.newline is None:
+            end = text.find("\n")
+            self.newline = "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+        if "\r" not in text:
+            crlf = 0
         else:
-            text = pending
-        if ("\n " in text or "\n\t" in text) and _BLANK_WITH_SPACES.search(text):
-            text = _BLANK_WITH_SPACES.sub("", text)
-        parts = text.split("\n\n")
-        pending = parts.pop() if data else ""
-        for part in parts:
-            lines = part.split("\n")
-            leading = 0  # extra blank lines before the sentence
-            while leading < len(lines) and not lines[leading]:
-                leading += 1
-            while lines and not lines[-1]:
-                lines.pop()
-            if leading < len(lines):
-                yield line + leading, lines[leading:]
-            line += part.count("\n") + 2
-        if not data:
-            return
+            crlf = text.count("\r\n")
+            stray = text.replace("\r\n", "\n").find("\r")
+            if stray >= 0:  # it could not be written back as it was read: refuse it
+                where = line + text.replace("\r\n", "\n").count("\n", 0, stray)
+                raise InputError("a carriage return (\\r) that does not end a line", path=name, line=where,
+                                 fix="lines end in LF or CRLF; remove stray carriage returns, e.g. sed 's/\\r*$//'")
+        if not self._mixed and crlf != (text.count("\n") if self.newline == "\r\n" else 0):
+            self._warn_mixed(text, name, line)
+        return text.replace("\r\n", "\n") if crlf else text
+
+    _mixed = False
+    _OTHER_END = {"\n": re.compile(r"\r\n"), "\r\n": re.compile(r"(?<!\r)\n")}
+
+    def _warn_mixed(self, text: str, name: str, line: int) -> None:
+        """Warn (once per stream) that ``text``, which starts at ``line``, has lines ending unlike the first."""
+        self._mixed = True
+        other = self._OTHER_END[self.newline].search(text)
+        line += text.count("\n", 0, other.start()) if other else 0
+        ending = "CRLF" if self.newline == "\r\n" else "LF"
+        warnings.warn(f"{name}: lines end in both CRLF and LF (first at line {line}); the output ends every line "
+                      f"in {ending}, like the first line", BarleyWarning, stacklevel=2)
+
+    def _read(self, handle: IO[bytes], name: str, pipe: bool, line: int, start: bool):
+        read_some = handle.read1 if pipe else handle.read
+        pending = ""  # the text after the last blank line: a sentence not finished yet
+        first = start
+        while True:
+            data = _read_chunk(read_some, handle, name)
+            if data:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    number = line + pending.count("\n") + data.count(b"\n", 0, error.start)
+                    bad = data[error.start:error.end].hex(" ")
+                    raise InputError(f"invalid UTF-8: byte(s) {bad} ({error.reason})", path=name,
+                                     line=number, fix=_UTF8_FIX) from None
+                if first:
+                    self.bom = text.startswith("\ufeff")
+                    text = text.removeprefix("\ufeff")
+                    first = False
+                text = pending + self._line_ends(text, name, line + pending.count("\n"))
+            else:
+                text = pending
+            if ("\n " in text or "\n\t" in text) and _BLANK_WITH_SPACES.search(text):
+                text = _BLANK_WITH_SPACES.sub("", text)
+            parts = text.split("\n\n")
+            pending = parts.pop() if data else ""
+            for part in parts:
+                lines = part.split("\n")
+                leading = 0  # extra blank lines before the sentence
+                while leading < len(lines) and not lines[leading]:
+                    leading += 1
+                while lines and not lines[-1]:
+                    lines.pop()
+                if leading < len(lines):
+                    yield line + leading, lines[leading:]
+                line += part.count("\n") + 2
+            if not data:
+                return
 
 
 def _read_chunk(read_some, handle: IO[bytes], name: str) -> bytes:
@@ -265,7 +318,7 @@ _WORD_IDS: list[str] = []
 _VALID_HEADS: dict[int, frozenset[str]] = {}
 
 
-def _sentence(lines: list[str], start: int, name: str) -> Sentence:
+def _sentence(lines: list[str], start: int, name: str, newline: str = "\n", bom: bool = False) -> Sentence:
     """Build the Sentence of one block of lines, after checking it (see :func:`_check`).
 
     The common case (words 1..n, 10 columns, every HEAD in 0..n) is recognised with
@@ -284,7 +337,7 @@ def _sentence(lines: list[str], start: int, name: str) -> Sentence:
     if (set(map(len, rows)) != {10} or [row[ID] for row in rows] != _WORD_IDS[:n]
             or not heads.issuperset([row[HEAD] for row in rows])):
         _check(rows, start + count, name)
-    return Sentence(lines[:count], rows, start, name)
+    return Sentence(lines[:count], rows, start, name, newline, bom)
 
 
 def _valid_heads(n: int) -> frozenset[str]:
@@ -400,7 +453,7 @@ def convert(sentences: Iterable[Sentence], to: str, dropped: Counter | None = No
             dropped["multiword tokens"] += sum("-" in row[ID] for row in sentence.rows)
             dropped["empty nodes"] += sum("." in row[ID] for row in sentence.rows)
             words = [word[:DEPS] + ["_", "_"] for word in sentence.words]
-            yield Sentence([], words, sentence.line, sentence.source)
+            yield Sentence([], words, sentence.line, sentence.source, sentence.newline)
             continue
         sentence = sentence.copy()
         for word in sentence.words:
@@ -411,33 +464,48 @@ def convert(sentences: Iterable[Sentence], to: str, dropped: Counter | None = No
 
 
 def write(sentences: Iterable[Sentence], path: str | os.PathLike) -> int:
-    """Write sentences to ``path`` (``-`` for stdout, ``.gz`` compressed), atomically
-    (see :func:`atomic_writer`). Returns the number of sentences."""
-    with atomic_writer(path) as handle:
+    """Write sentences to ``path`` (``-`` for stdout, ``.gz`` compressed).
+
+    A file is written atomically (:mod:`barley.atomic`): nothing appears at ``path``
+    until everything was written. Returns the number of sentences.
+    """
+    with open_for_writing(path) as handle:
         return _write_to(sentences, handle)
 
 
 @contextmanager
-def atomic_writer(path: str | os.PathLike) -> Iterator[IO[str]]:
-    """A UTF-8 text handle on ``path`` (``-`` for stdout, ``.gz`` compressed), written atomically.
+def open_for_writing(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+    """A binary handle for CoNLL output: stdout for ``-``, else an atomic file, gzip for ``.gz``.
 
-    A file is written to a temporary file beside it, renamed into place only when
-    the ``with`` block ends without an exception; a device or a named pipe
-    (``/dev/null``, a FIFO) is written in place, never replaced by a file.
+    The gzip stream carries no file name and no time stamp, so the same sentences
+    always give the same bytes.
     """
     path = os.fspath(path)
-    if path == "-" or (os.path.exists(path) and not os.path.isfile(path)):
-        with _open_for_writing(path) as handle:
-            yield handle
+    if path == "-":
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
         return
-    with atomic_path(path, ".part.gz" if path.endswith(".gz") else ".part") as temporary:
-        with _open_for_writing(temporary) as handle:
-            yield handle
+    with atomic_output(path) as raw:
+        if path.endswith(".gz"):
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as handle:
+                yield handle
+        else:
+            yield raw
 
 
-def _write_to(sentences: Iterable[Sentence], handle: IO[str]) -> int:
+@contextmanager
+def atomic_writer(path: str | os.PathLike) -> Iterator[IO[str]]:
+    """A UTF-8 text handle for a page or a drawing, written as :func:`open_for_writing` writes."""
+    with open_for_writing(path) as raw:
+        handle = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        yield handle
+        handle.flush()
+        handle.detach()  # the raw handle is closed (and renamed into place) by open_for_writing
+
+
+def _write_to(sentences: Iterable[Sentence], handle: IO[bytes]) -> int:
     count = 0
     for sentence in sentences:
-        handle.write(sentence.to_text())
+        handle.write(sentence.to_text().encode("utf-8"))
         count += 1
     return count

@@ -23,7 +23,8 @@ class BarleyError(Exception):
         if self.path is not None:
             where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
         fix = f" ({self.fix})" if self.fix else ""
-        return f"{where}{self.what}{fix}"
+        # one line whatever the message quotes (a damaged file's text may hold line breaks)
+        return f"{where}{self.what}{fix}".replace("\r", "\\r").replace("\n", "\\n")
 
 
 class InputError(BarleyError):
@@ -32,3 +33,7 @@ class InputError(BarleyError):
 
 class ModelError(BarleyError):
     """A model file that is damaged, not a barley model, or from an incompatible version."""
+
+
+class BarleyWarning(UserWarning):
+    """Something barley did to the data that the user should know about (the CLI prints it as one line)."""

@@ -15,9 +15,11 @@ import zipfile
 
 import numpy as np
 
-from barley.atomic import atomic_path
+from barley.atomic import atomic_output
 from barley.errors import ModelError
 
+DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
+"""What building a parser from a damaged or hand-edited manifest raises; loaders turn it into a ModelError."""
 FORMAT = "barley-model"
 FORMAT_VERSION = 1
 _EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -45,11 +47,11 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 
 
 def write(path: str | os.PathLike, manifest: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Write a model file atomically (temporary file beside it, then rename)."""
+    """Write a model file atomically (see :mod:`barley.atomic`): the previous file stays until it is complete."""
     path = os.fspath(path)
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest}
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False)
-    with atomic_path(path) as temporary, zipfile.ZipFile(temporary, "w") as archive:
+    with atomic_output(path) as handle, zipfile.ZipFile(handle, "w") as archive:
         archive.writestr(_member("manifest.json"), text.encode("utf-8"))
         archive.writestr(_member("arrays.npz"), _npz_bytes(arrays))
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from barley import conllu
-from barley.atomic import atomic_path
+from barley.atomic import atomic_output
 from barley.errors import BarleyError
 from barley.systems import TransitionSystem, run_oracle
 from barley.systems.base import OracleRun
@@ -222,7 +222,7 @@ def plot(stats: list[OracleStats], path: str | os.PathLike, title: str = "") -> 
     figure.tight_layout()
     path = os.fspath(path)
     try:
-        with atomic_path(path, ".png") as temporary:
-            figure.savefig(temporary, format="png", dpi=120)
+        with atomic_output(path) as handle:
+            figure.savefig(handle, format="png", dpi=120)
     finally:
         pyplot.close(figure)

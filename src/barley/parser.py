@@ -151,7 +151,7 @@ class Parser:
             return cls(system, features, vocabularies, labels, labels.index(manifest["root_label"]),
                        arrays["classes"].astype(np.int64), FeatureIndex(arrays["feature_keys"]), learner,
                        learner_info.get("split_feature"), transforms, manifest)
-        except (KeyError, TypeError, ValueError, InputError, BarleyError) as error:
+        except (*model_file.DAMAGE, BarleyError) as error:
             if isinstance(error, ModelError):
                 raise
             raise ModelError(f"incomplete or inconsistent model ({type(error).__name__}: {error})", path=path,

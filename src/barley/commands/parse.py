@@ -6,7 +6,9 @@ import sys
 import time
 
 from barley.conllu import read, write
+from barley.distributed import parse_on_cluster
 from barley.errors import BarleyError
+from barley.parallel import Progress, jobs_argument, parse_file
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
 from barley.tokenizer.reading import text_pieces
@@ -28,11 +30,35 @@ def register(subparsers) -> None:
     parser.add_argument("--retag", action="store_true",
                         help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
                              "where the input has them (by default tags in the input are kept)")
+    parser.add_argument("--jobs", "-j", type=jobs_argument, default=1, metavar="N",
+                        help="worker processes, each loading the model once; 'auto' = every core "
+                             "(default 1; the output is the same byte for byte)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
+                             "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
+    parser.add_argument("--out-dir", metavar="DIR", help="with --scheduler: where the outputs go, with the inputs' "
+                                                         "relative paths; a rerun skips what is finished")
+    parser.add_argument("--shard-mb", type=int, metavar="MB",
+                        help="with --scheduler: cut files larger than this into shards of about this size (default 64)")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     started = time.perf_counter()
+    if args.scheduler or args.out_dir or args.shard_mb is not None or args.jobs > 1:
+        if args.input_format != "conllu" or args.retag:
+            raise BarleyError("--jobs N and --scheduler parse CoNLL-U input as it is (not yet --input "
+                              f"{args.input_format}{' --retag' if args.retag else ''})",
+                              fix="leave out --jobs/--scheduler, or tokenize (barley tokenize) first")
+        if args.scheduler or args.out_dir or args.shard_mb is not None:
+            return parse_on_cluster(args)
+        stats = parse_file(args.model, args.input, args.output, args.jobs,
+                           progress=None if args.quiet else Progress(args.input))
+        if not args.quiet and stats is not None:
+            seconds = time.perf_counter() - started
+            print(f"barley parse: {stats.summary()}; {seconds:.1f} s, {stats.words / max(seconds, 1e-9):.0f} "
+                  "words/s", file=sys.stderr)
+        return 0
     pipeline = Pipeline.load(args.model)
     if args.retag and "tag" not in pipeline:
         raise BarleyError(f"--retag: the model {args.model} has no tagger",

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from barley import __version__, analyze, conllu, oracle_stats
-from barley.atomic import atomic_path
+from barley.atomic import atomic_output
 from barley.errors import BarleyError
 from barley.evaluate import evaluate
 from barley.experiment.spec import ParserSpec, Spec, Treebank, fingerprint, make_transform
@@ -60,8 +60,8 @@ def slug(name: str) -> str:
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write a file atomically (a temporary file beside it, renamed into place)."""
-    with atomic_path(path) as temporary, open(temporary, "wb") as handle:
+    """Write a file atomically (:mod:`barley.atomic`)."""
+    with atomic_output(path) as handle:
         handle.write(data)
 
 

@@ -172,6 +172,9 @@ def load(path: str | os.PathLike) -> Spec:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise InputError(f"cannot read the spec: {error.strerror}", path=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"the spec is not UTF-8 text ({error.reason} at byte {error.start})", path=str(path),
+                         fix="save the spec as UTF-8") from None
     if path.suffix in (".yaml", ".yml"):
         try:
             import yaml
@@ -210,6 +213,11 @@ def from_dict(data: dict, base: str | os.PathLike = ".", source: str = "<spec>")
         names = [item.name for item in items]
         if len(set(names)) != len(names):
             fail(f"two {kind}s have the same name", fix=f"give every {kind} its own name")
+    for key in ("metrics", "notes"):
+        if key in data and not (isinstance(data[key], list) and all(isinstance(v, str) for v in data[key])):
+            fail(f"{key} must be a list of strings", fix=f'e.g. {key} = ["..."]')
+    if not isinstance(data.get("seed", 1), int):
+        fail("seed must be a whole number", fix="e.g. seed = 1")
     metrics = tuple(data.get("metrics", DEFAULT_METRICS))
     for metric in metrics:
         if metric not in METRICS:
@@ -247,6 +255,8 @@ def _treebank(entry: dict, base: Path, fail) -> Treebank:
     def existing(key: str) -> str | None:
         if entry.get(key) is None:
             return None
+        if not isinstance(entry[key], str):
+            fail(f"treebank {name!r}: {key} must be a file name (a string)")
         path = (base / entry[key]).resolve()
         if not path.is_file():
             fail(f"treebank {name!r}: {key} file {path} does not exist")
@@ -279,8 +289,12 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     if not isinstance(name, str) or not name or "/" in name:
         fail("every parser needs a name (a string without '/')")
     options = dict(entry)
+    if not isinstance(entry.get("transforms", []), list):
+        fail(f"parser {name!r}: transforms must be a list", fix='e.g. transforms = ["pseudo-projective"]')
     options["transforms"] = tuple(_transform(t, name, fail) for t in entry.get("transforms", ()))
     if entry.get("features"):
+        if not isinstance(entry["features"], str):
+            fail(f"parser {name!r}: features must be a file name (a string)")
         features = (base / entry["features"]).resolve()
         if not features.is_file():
             fail(f"parser {name!r}: feature file {features} does not exist")

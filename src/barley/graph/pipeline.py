@@ -107,7 +107,7 @@ class TrainedGraphParser:
             transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
             return cls(graph, manifest["labels"], Vocabulary(vocabularies["UPOS"]), Vocabulary(vocabularies["XPOS"]),
                        transforms, manifest)
-        except (KeyError, TypeError, ValueError, BarleyError) as error:
+        except (*model_file.DAMAGE, BarleyError) as error:
             if isinstance(error, ModelError):
                 raise
             raise ModelError(f"incomplete or inconsistent graph model ({type(error).__name__}: {error})",

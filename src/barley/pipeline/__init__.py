@@ -166,6 +166,12 @@ class Pipeline:
         """The parser's counts (``barley parse`` prints them), if there is a parser."""
         return self["parse"].stats if "parse" in self else None
 
+    @stats.setter
+    def stats(self, value) -> None:
+        """Start new counts (e.g. per block of a file parsed in parts, :mod:`barley.parallel`)."""
+        if "parse" in self:
+            self["parse"].stats = value
+
     # --- running ---------------------------------------------------------------------
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:

@@ -40,6 +40,10 @@ class ParseComponent:
     def stats(self):
         return self.parser.stats
 
+    @stats.setter
+    def stats(self, value):
+        self.parser.stats = value
+
     @classmethod
     def train(cls, sentences: list[Sentence], options: dict, *, seed: int,
               log: Callable[[str], None]) -> ParseComponent:

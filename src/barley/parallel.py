@@ -1,0 +1,224 @@
+"""Parsing on every core of one machine: worker processes, blocks cut at sentence boundaries.
+
+The input is read as bytes and cut into blocks of about :data:`BLOCK_BYTES`, each
+ending right after a blank line, so every block holds whole sentences. Each worker
+process loads the model once (its initializer) and turns a block into its output
+text; the main process only cuts, sends, and writes the results back in input
+order. At most ``2 × jobs`` blocks are in flight, so memory is bounded whatever
+the size of the input. A block is parsed with exactly the code of a one-process
+run (:func:`barley.conllu.read_bytes`, ``Parser.parse``, ``Sentence.to_text``) and
+sentences are parsed independently of each other, so the output is byte for byte
+the output of ``--jobs 1``.
+
+Interrupting (Ctrl-C, SIGTERM) stops the workers and leaves no output file; the
+workers ignore SIGINT and SIGTERM themselves (the main process decides, and stops
+them after their current block) and exit when the main process is gone (SIGKILL).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import IO
+
+from barley.conllu import open_bytes, open_for_writing, read_bytes
+from barley.errors import BarleyError
+
+BLOCK_BYTES = 1 << 20
+"""About this many bytes of CoNLL-U per block (≈ 25,000 words): large enough to batch well."""
+
+
+def jobs_argument(value: str) -> int:
+    """``--jobs``: a positive number of worker processes, or ``auto`` for the cores this process may use."""
+    if value == "auto":
+        return available_cores()
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"expected a positive number of processes or 'auto', not {value!r}")
+    return jobs
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@dataclasses.dataclass
+class Block:
+    """Whole sentences of one input: ``data`` starts at line ``first_line`` of the file."""
+
+    data: bytes
+    first_line: int
+    index: int
+
+
+def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+    """Cut a byte stream into blocks that end right after a blank line (or at the end of the input).
+
+    A blank line is ``\\n`` or ``\\r\\n`` alone; a block grows until one is found, so a
+    sentence is never split. Line numbers are counted so errors name the file's line.
+    """
+    pending = b""
+    line = 1
+    index = 0
+    while True:
+        data = handle.read(block_bytes)
+        if not data:
+            if pending:
+                yield Block(pending, line, index)
+            return
+        data = pending + data
+        cut = max(data.rfind(b"\n\n") + 2, data.rfind(b"\n\r\n") + 3)
+        if cut < 3:  # no blank line yet (rfind gave -1): keep reading
+            pending = data
+            continue
+        block, pending = data[:cut], data[cut:]
+        yield Block(block, line, index)
+        line += block.count(b"\n")
+        index += 1
+
+
+class Progress:
+    """``progress(bytes_done)`` for :func:`parse_file`: a line on stderr every ``every`` seconds, with an ETA."""
+
+    def __init__(self, source: str, every: float = 10.0):
+        try:
+            self.total = None if source == "-" or source.endswith(".gz") else os.path.getsize(source)
+        except OSError:
+            self.total = None
+        self.every = every
+        self.started = self.last = time.perf_counter()
+
+    def __call__(self, done: int) -> None:
+        now = time.perf_counter()
+        if now - self.last < self.every:
+            return
+        self.last = now
+        rate = done / max(now - self.started, 1e-9)
+        text = f"barley parse: {done / 1e6:.0f} MB parsed, {rate / 1e6:.1f} MB/s"
+        if self.total:
+            text += f", {100 * done / self.total:.0f}% done, ETA {(self.total - done) / max(rate, 1e-9):.0f} s"
+        print(text, file=sys.stderr, flush=True)
+
+
+def first_line_end(data: bytes) -> str:
+    """The line end of the first line of a file (what :mod:`barley.conllu` keeps)."""
+    end = data.find(b"\n")
+    return "\r\n" if end > 0 and data[end - 1:end] == b"\r" else "\n"
+
+
+# --- in each worker process ---------------------------------------------------------------
+
+_parser = None
+
+
+def _start_worker(model: str, parent: int) -> None:
+    """Load the model once; leave Ctrl-C and SIGTERM to the main process; exit when it is gone."""
+    global _parser
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal sends Ctrl-C to the whole job
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # so does `kill -- -PGID`; the main process stops us
+    from barley.parser import load
+
+    try:
+        _parser = load(model)
+    except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
+        _parser = error
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _parse_block(data: bytes, first_line: int, name: str, newline: str | None) -> tuple[bytes, object]:
+    if isinstance(_parser, BarleyError):
+        raise _parser
+    return parse_bytes(_parser, data, name, first_line, newline)
+
+
+def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None):
+    """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`).
+
+    Returns the output bytes and the parser's counts for this piece alone. The one
+    place where a block or a shard becomes output, so that every way of cutting
+    a file gives the bytes of a one-process run.
+    """
+    parser.stats = type(parser.stats)()
+    sentences = read_bytes(data, name, first_line, newline)
+    text = "".join(sentence.to_text() for sentence in parser.parse(sentences))
+    return text.encode("utf-8"), parser.stats
+
+
+# --- in the main process ------------------------------------------------------------------
+
+def add_stats(total, part):
+    """Add the counts of ``part`` to ``total`` (both the same stats dataclass); return ``total``."""
+    if total is None:
+        return part
+    for field in dataclasses.fields(total):
+        setattr(total, field.name, getattr(total, field.name) + getattr(part, field.name))
+    return total
+
+
+def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
+               progress: Callable[[int], None] | None = None):
+    """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes.
+
+    Returns the summed parse statistics (``ParseStats`` or ``GraphParseStats``).
+    ``progress(bytes_done)`` is called after each block is written.
+    """
+    name = "<stdin>" if source == "-" else source
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
+                                   initargs=(model, os.getpid()))
+    stats = None
+    in_flight: deque[tuple[int, Future]] = deque()
+    done_bytes = 0
+    try:
+        with open_bytes(source) as handle, open_for_writing(output) as out:
+            newline = None
+            for block in blocks(handle, block_bytes):
+                if block.index == 0:
+                    newline = first_line_end(block.data)
+                future = executor.submit(_parse_block, block.data, block.first_line, name,
+                                         None if block.index == 0 else newline)
+                in_flight.append((len(block.data), future))
+                while len(in_flight) >= 2 * jobs:
+                    done_bytes, stats = _write_next(in_flight, out, done_bytes, stats, progress)
+            while in_flight:
+                done_bytes, stats = _write_next(in_flight, out, done_bytes, stats, progress)
+    except BrokenProcessPool:
+        raise BarleyError("a worker process died while parsing (killed, or out of memory?)", path=name,
+                          fix="run again, with fewer --jobs if memory is short; no output was written") from None
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    return stats
+
+
+def _write_next(in_flight: deque, out: IO[bytes], done_bytes: int, stats, progress):
+    """Wait for the oldest block in flight and write it: output stays in input order."""
+    size, future = in_flight.popleft()
+    text, block_stats = future.result()
+    out.write(text)
+    done_bytes += size
+    if progress:
+        progress(done_bytes)
+    return done_bytes, add_stats(stats, block_stats)

@@ -1,0 +1,95 @@
+"""Bad input, fuzzed: barley's readers either read an input or fail with barley's own one-line error.
+
+Three layers, all on the targets of ``fuzz/targets.py``: the regression inputs that
+fuzzing found (``fuzz/regressions/<target>/``), a hypothesis run of each target
+(``BARLEY_FUZZ_EXAMPLES`` examples, 150 by default; raise it for a long run), and
+a short coverage-guided atheris run of each (skipped where atheris is not installed).
+The long runs are documented in ``fuzz/README.md``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+FUZZ = Path(__file__).resolve().parents[1] / "fuzz"
+sys.path.insert(0, str(FUZZ))
+import targets  # noqa: E402
+
+EXAMPLES = int(os.environ.get("BARLEY_FUZZ_EXAMPLES", "150"))
+REGRESSIONS = sorted((FUZZ / "regressions").glob("*/*"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def seed_model():
+    targets.seeds("model")  # the real model the structured model inputs are built around
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[f"{p.parent.name}/{p.name}" for p in REGRESSIONS])
+def test_inputs_that_fuzzing_found_fail_cleanly(path):
+    targets.check(path.parent.name, path.read_bytes())
+
+
+def test_every_target_has_seeds_that_read():
+    for target in targets.TARGETS:
+        for name, data in targets.seeds(target).items():
+            if target != "spec":  # the seed spec names treebanks; reading it must work too, see below
+                targets.TARGETS[target](data)
+    targets.TARGETS["spec"](targets.seeds("spec")["spec.toml"])
+
+
+CONLLU_PIECES = st.sampled_from(["\t", "\n", "\r\n", "\n\n", "#", " ", "_", "0", "1", "2", "3", "10", "-", ".",
+                                 "1-2", "2.1", "\ufeff", "root", "a", "é", "\x00", "\r"])
+FEATURE_PIECES = st.sampled_from(["Stack", "Input", "Lambda1", "[", "]", "(", ")", "0", "1", "-1", "99999999999",
+                                  "head", "ldep", "rdep", "FORM", "UPOS", "FEATS", "DEPREL", "Merge", "Merge3",
+                                  "DIST", "&", ",", " ", "\n", "#", "<feature>", "</feature>", "Split", "InputColumn"])
+SPEC_PIECES = st.sampled_from(['name = "x"\n', "[[treebanks]]\n", "[[parsers]]\n", 'name = "p"\n', "seed = ",
+                               "folds = ", "metrics = ", "notes = ", "transforms = ", "system = ", '"arc-eager"',
+                               "1", "-3", "[]", "{}", '"a"', "true", "\n", "=", "max_train_sentences = ",
+                               'learner = "svm-poly2"\n', 'parser = "graph"\n', "order = ", "epochs = "])
+
+
+def _joined(pieces):
+    return st.lists(pieces, max_size=60).map(lambda items: "".join(items).encode("utf-8", "surrogatepass"))
+
+
+STRATEGIES = {
+    "conllu": st.one_of(st.binary(max_size=400), _joined(CONLLU_PIECES)),
+    "features": st.one_of(st.binary(max_size=200), _joined(FEATURE_PIECES)),
+    "spec": st.one_of(st.binary(max_size=200), _joined(SPEC_PIECES)),
+    "model": st.one_of(st.binary(max_size=300), st.binary(max_size=300).map(lambda data: b"M" + data),
+                       st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                                    lambda inner: st.lists(inner, max_size=3)
+                                    | st.dictionaries(st.sampled_from(["system", "name", "features", "labels",
+                                                                       "vocabularies", "learner", "format"]),
+                                                      inner, max_size=4), max_leaves=10)
+                       .map(lambda value: b"M" + repr(value).encode())),
+}
+
+
+@pytest.mark.parametrize("target", sorted(targets.TARGETS))
+def test_hypothesis_inputs_parse_or_fail_with_barleys_error(target):
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(STRATEGIES[target])
+    def run(data):
+        targets.check(target, data)
+
+    run()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris is not installed (pip install "
+                                                                        "'barley[fuzz]'; Linux x86-64)")
+@pytest.mark.parametrize("target", sorted(targets.TARGETS))
+def test_a_short_coverage_guided_run_finds_nothing(target, tmp_path):
+    result = subprocess.run([sys.executable, str(FUZZ / "run.py"), target, "-max_total_time=8", "-timeout=10",
+                             f"-artifact_prefix={tmp_path}/", str(tmp_path / "corpus")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "DONE" in result.stderr
