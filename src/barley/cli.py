@@ -76,9 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"barley {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as interrupt:
-        terminated = isinstance(interrupt, Terminated)
-        print(f"barley {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
-        return 143 if terminated else 130
+        return _interrupted(args.command, interrupt)
     except BrokenPipeError:
         return _quiet_broken_pipe()
     except OSError as error:
@@ -86,6 +84,19 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"barley {args.command}: error: cannot write the output: {error.strerror}", file=sys.stderr)
         return 2
+    except Exception as error:
+        # Python turns a Ctrl-C that lands in some places (e.g. a class being created while a
+        # module is imported) into a RuntimeError caused by it: still an interruption
+        cause = error.__cause__
+        if not isinstance(cause, KeyboardInterrupt):
+            raise
+        return _interrupted(args.command, cause)
+
+
+def _interrupted(command: str, interrupt: KeyboardInterrupt) -> int:
+    terminated = isinstance(interrupt, Terminated)
+    print(f"barley {command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    return 143 if terminated else 130
 
 
 def _quiet_broken_pipe() -> int:
