@@ -98,20 +98,21 @@ class FollowModel:
     def __init__(self, parser, sentences: Sequence[Sentence], states: Sequence[State], stats: ParseStats):
         self.parser, self.states, self.stats = parser, states, stats
         self.table = parser.featurizer.table(sentences)
+        self.class_moves = parser.classes[:, 0]
 
     def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> Iterable[Action]:
         parser, stats, row = self.parser, self.stats, self.parser.featurizer.row
         ids, split_values = parser.featurizer.ids([row(self.states[k]) for k in waiting],
                                                   self.table.offsets[waiting], self.table)
         scores = parser.learner.scores(ids, split_values=split_values)
-        allowed = legal_classes(legal_rows, parser.classes[:, 0])
+        allowed = legal_classes(legal_rows, self.class_moves)
         top = scores.argmax(axis=1)
         stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
         scores = np.where(allowed, scores, -np.inf)
         best = scores.argmax(axis=1)
         stats.unseen_choice += int((scores[np.arange(len(best)), best] <= UNSEEN / 2).sum())
         stats.scored += len(waiting)
-        return zip(parser.classes[best, 0].tolist(), parser.classes[best, 1].tolist())
+        return parser.classes[best].tolist()
 
 
 def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> list[tuple[list[int], list[int]]]:

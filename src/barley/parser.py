@@ -131,10 +131,6 @@ class Parser:
         return manifest, arrays
 
     @classmethod
-    def load(cls, path: str) -> Parser:
-        return cls.from_files(*model_file.read(path), path)
-
-    @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Parser:
         """A parser from the manifest and arrays of :meth:`to_files` (``path`` names it in errors)."""
         try:
@@ -286,6 +282,8 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     if oracle == "static" and (explore_after, explore_p) != (None, None):
         raise BarleyError("--explore-after and --explore-p apply to --oracle dynamic only",
                           fix="add --oracle dynamic, or leave them out")
+    if oracle == "dynamic":
+        exploration.check()  # before the long work, as every other option
     options = dict(learner_options or {}) | ({} if epochs is None else {"epochs": epochs})
     plan = _plan(sentences, trees, system, features, learner, split, single_root, oracle, options)
     _log_plan(plan, sentences, source, learner, split_threshold, tags, log)
@@ -382,7 +380,6 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
                 "seed": seed, "learner_options": plan.learner_options, "min_feature_count": min_feature_count,
                 "split": plan.split_feature, "split_threshold": split_threshold if plan.split_feature else None}
     if plan.oracle == "dynamic":
-        exploration.check()
         plan.featurizer.use_index(index)
         epochs = make_learner(learner, **plan.learner_options).epochs
         log(f"instances of the static oracle: {instances}, features: {index.size}; training the perceptron by "
