@@ -240,17 +240,17 @@ class _blocks:
             end = text.find("\n")
             self.newline = "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
         if "\r" not in text:
-            crlf = 0
+            crlf, lf = 0, text
         else:
-            crlf = text.count("\r\n")
-            stray = text.replace("\r\n", "\n").find("\r")
+            crlf, lf = text.count("\r\n"), text.replace("\r\n", "\n")
+            stray = lf.find("\r")
             if stray >= 0:  # it could not be written back as it was read: refuse it
-                where = line + text.replace("\r\n", "\n").count("\n", 0, stray)
+                where = line + lf.count("\n", 0, stray)
                 raise InputError("a carriage return (\\r) that does not end a line", path=name, line=where,
                                  fix="lines end in LF or CRLF; remove stray carriage returns, e.g. sed 's/\\r*$//'")
         if not self._mixed and crlf != (text.count("\n") if self.newline == "\r\n" else 0):
             self._warn_mixed(text, name, line)
-        return text.replace("\r\n", "\n") if crlf else text
+        return lf
 
     _mixed = False
     _OTHER_END = {"\n": re.compile(r"\r\n"), "\r\n": re.compile(r"(?<!\r)\n")}

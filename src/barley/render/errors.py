@@ -15,10 +15,15 @@ from barley.evaluate import Evaluation, Source, _aligned as aligned
 from barley.render import html
 
 
+def _counts(evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray]:
+    """Per sentence: its words with a LAS error, and its words."""
+    errors = np.bincount(evaluation.sentence_of_word[~evaluation.correct], minlength=evaluation.sentences)
+    return errors, np.bincount(evaluation.sentence_of_word, minlength=evaluation.sentences)
+
+
 def worst(evaluation: Evaluation, count: int) -> list[int]:
     """Indices of the ``count`` sentences with the most LAS errors (file order among equals); none without errors."""
-    errors = np.bincount(evaluation.sentence_of_word[~evaluation.correct], minlength=evaluation.sentences)
-    words = np.bincount(evaluation.sentence_of_word, minlength=evaluation.sentences)
+    errors, words = _counts(evaluation)
     share = errors / np.maximum(words, 1)
     order = sorted((k for k in range(evaluation.sentences) if errors[k]), key=lambda k: (-errors[k], -share[k], k))
     return order[:count]
@@ -28,8 +33,7 @@ def page(gold: Source, system: Source, evaluation: Evaluation, count: int, gold_
     """The HTML page of the ``count`` worst sentences of ``system`` against ``gold``."""
     ranked = worst(evaluation, count)
     rank = {index: position for position, index in enumerate(ranked)}
-    errors = np.bincount(evaluation.sentence_of_word[~evaluation.correct], minlength=evaluation.sentences)
-    words = np.bincount(evaluation.sentence_of_word, minlength=evaluation.sentences)
+    errors, words = _counts(evaluation)
     figures: list[html.Figure | None] = [None] * len(ranked)
     for index, (gold_sentence, system_sentence) in enumerate(aligned(gold, system)):
         if index in rank:

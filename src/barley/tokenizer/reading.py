@@ -15,11 +15,10 @@ import codecs
 import os
 from collections.abc import Iterator
 
-from barley.conllu import open_bytes
+from barley.conllu import _UTF8_FIX, open_bytes
 from barley.errors import InputError
 
 CHUNK_BYTES = 1 << 16
-_UTF8_FIX = "re-encode the file as UTF-8, e.g. with iconv -f LATIN1 -t UTF-8"
 
 
 def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iterator[str]:
