@@ -70,6 +70,17 @@ class Parser:
         self.transforms = list(transforms)
         self.manifest = manifest or {}
         self.stats = ParseStats()
+        self._compiled = None  # the compiled loop (barley.fast), built on the first parse; False: none
+
+    @property
+    def compiled(self):
+        """The compiled parsing loop for this parser (:mod:`barley.fast`), or None: parse with
+        the reference path (:func:`barley.batch.parse_batch`)."""
+        if self._compiled is None:
+            from barley.fast import compile_parser
+
+            self._compiled = compile_parser(self) or False
+        return self._compiled or None
 
     @property
     def index(self) -> FeatureIndex:
@@ -97,7 +108,9 @@ class Parser:
         return window
 
     def _parse_batch(self, batch: list[Sentence]) -> list[Sentence]:
-        for sentence, (heads, label_ids) in zip(batch, parse_batch(self, batch, self.stats)):
+        compiled = self.compiled
+        results = compiled.parse_batch(batch, self.stats) if compiled else parse_batch(self, batch, self.stats)
+        for sentence, (heads, label_ids) in zip(batch, results):
             deprels = [""] + [self.labels[label] for label in label_ids[1:]]
             for transform in reversed(self.transforms):
                 heads, deprels = transform.inverse(heads, deprels)

@@ -266,7 +266,7 @@ class Extractor:
         (value ranges s1, s2) in template t of T is ``((v3·s2 + v2)·s1 + v1)·T + t``.
         A FEATS conjunction fills one slot per atom of FEATS.
         """
-        plan = self._plan(tuple(sizes), tuple(table.attributes))
+        plan = self.key_plan(tuple(sizes), tuple(table.attributes))
         positions = rows[:, :len(self.position_columns)]
         global_rows = np.where(positions >= 0, sentence_rows[:, None] + positions, table.none_row)
         values = np.zeros((len(rows), len(self.atoms) + 1), dtype=np.int64)  # last column: constant 0
@@ -290,7 +290,7 @@ class Extractor:
             slots.append(np.where(feats >= 0, base[:, None] + feats * feats_multiplier, -1))
         return np.concatenate(slots, axis=1)
 
-    def _plan(self, sizes: tuple[int, ...], attributes: tuple[str, ...]) -> _KeyPlan:
+    def key_plan(self, sizes: tuple[int, ...], attributes: tuple[str, ...]) -> _KeyPlan:
         """Index arrays that turn :meth:`keys` into a few numpy operations (cached)."""
         cached = self._plans.get((sizes, attributes))
         if cached:
@@ -419,6 +419,11 @@ class FeatureIndex:
         chosen = offsets[template] >= 0
         table[offsets[template[chosen]] + local[chosen]] = np.nonzero(chosen)[0]
         self._tables = (template_count, offsets, table)
+
+    def direct_tables(self) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """``(template count, offset of each template's table or -1, the tables)`` of
+        :meth:`use_tables`, or None (for the compiled loop, :mod:`barley.fast`)."""
+        return self._tables
 
     def ids(self, keys: np.ndarray, slot_templates: np.ndarray | None = None) -> np.ndarray:
         """Feature ids of ``keys`` (B, slots); ``size`` for absent or unseen keys.

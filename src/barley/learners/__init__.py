@@ -126,7 +126,7 @@ class SplitLearner:
         self.columns: list[np.ndarray] = []  # the global feature ids of each part's local features, sorted
         self.n_classes = 0
         self.n_features = 0
-        self._scoring = None  # built by _scoring_tables when first needed (at once by from_arrays)
+        self._scoring = None  # built by scoring_tables when first needed (at once by from_arrays)
 
     def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0,
             split_values: np.ndarray | None = None, log=None) -> None:
@@ -159,7 +159,7 @@ class SplitLearner:
         at = np.minimum(np.searchsorted(known, split_values), len(known) - 1)
         return np.where(known[at] == split_values, at + 1, 0)
 
-    def _scoring_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    def scoring_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """``(rows, first, weights, intercepts)`` for scoring.
 
         ``rows[p, g]``: the row of global feature ``g`` (``n_features`` = none) in the
@@ -191,7 +191,7 @@ class SplitLearner:
 
     def scores(self, ids: np.ndarray, split_values: np.ndarray | None = None) -> np.ndarray:
         part_of = self._part_of(split_values)
-        rows, first, weights, intercepts = self._scoring_tables()
+        rows, first, weights, intercepts = self.scoring_tables()
         stacked = rows[part_of[:, None], ids]
         if weights is not None:
             return weight_sums(weights, stacked) + intercepts[part_of]
@@ -246,7 +246,7 @@ class SplitLearner:
             part_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
             learner.columns.append(part_arrays.pop("columns"))
             learner.parts.append(base.from_arrays(part_params, part_arrays))
-        learner._scoring_tables()  # now, with the rest of loading: parsing starts ready
+        learner.scoring_tables()  # now, with the rest of loading: parsing starts ready
         return learner
 
 

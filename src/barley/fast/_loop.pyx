@@ -1,0 +1,873 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Greedy transition parsing of whole sentences in compiled code: the fast path.
+
+This is :func:`barley.batch.parse_batch` with :class:`barley.batch.FollowModel`,
+sentence by sentence and without Python per transition. Everything it does has a
+readable twin that is its specification and test oracle:
+
+* configurations, ``legal``, ``apply``, ``is_terminal``, ``finalize``: the system's
+  module in :mod:`barley.systems` (one ``SYS_*`` code each, below);
+* the row of a configuration: :meth:`barley.features.extract.Extractor.reference_row`;
+* keys, ids, scores: ``Extractor.keys``, ``FeatureIndex.ids`` and the learners'
+  ``scores`` (a float32 gather and sum in the same order as scipy's CSR product, so
+  scores are bit-identical);
+* the choice: the first best legal class, MaltParser's forced-move rule first.
+
+Lists are stored with the element next to the decision point *last*: the stack top,
+the buffer front, λ1's head, λ2's front, the inactive stack's top. So the element
+``L[i]`` of any list is ``items[len - 1 - i]`` and ``L[-1 - i]`` is ``items[i]``.
+:mod:`barley.fast` builds the tables this module reads (:class:`Program`).
+"""
+
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+import numpy as np
+
+cdef enum:
+    SYS_ARC_EAGER = 0
+    SYS_ARC_STANDARD = 1
+    SYS_ARC_HYBRID = 2
+    SYS_STACK_PROJECTIVE = 3
+    SYS_SWAP = 4
+    SYS_COVINGTON_NONPROJECTIVE = 5
+    SYS_COVINGTON_PROJECTIVE = 6
+    SYS_PLANAR = 7
+    SYS_TWO_PLANAR = 8
+
+cdef enum:
+    BASE_STACK = 0
+    BASE_INPUT = 1
+    BASE_LAMBDA1 = 2
+    BASE_LAMBDA2 = 3
+    BASE_INACTIVE = 4
+
+cdef enum:
+    FN_NONE = 0
+    FN_HEAD = 1
+    FN_LDEP = 2
+    FN_RDEP = 3
+    FN_LSIB = 4
+    FN_RSIB = 5
+    FN_PRED = 6
+    FN_SUCC = 7
+
+cdef enum:
+    VALUE_DEPREL = 0
+    VALUE_LDEPS = 1
+    VALUE_RDEPS = 2
+
+cdef enum:
+    MAX_MOVES = 8
+    COUNT_CAP = 3
+cdef float UNSEEN = -1e9
+cdef float NEG_INF = -float("inf")
+cdef long long DIST_BUCKET[11]
+DIST_BUCKET[:] = [0, 1, 2, 3, 4, 5, 5, 5, 5, 5, 6]
+
+
+# --- configurations -----------------------------------------------------------------------
+
+cdef struct State:
+    int n
+    int* stack      # the (active) stack, top last
+    int sp
+    int* inactive   # 2-planar's inactive stack, top last
+    int ip
+    int* buffer     # β, front last
+    int bl
+    int* lambda1    # λ1, its head i last
+    int l1
+    int* lambda2    # λ2, its front last
+    int l2
+    int* heads
+    int* labels
+    int* first      # leftmost and rightmost dependent of each node (-1: none)
+    int* last
+    int* prev       # nearest sibling to the left / right of each dependent (-1: none)
+    int* next
+    int* nleft      # how many dependents left / right of each node
+    int* nright
+    int switched
+    int transitions
+
+
+cdef int LISTS_PER_NODE = 14
+
+
+cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
+    """The initial configuration of ``system`` for n words (``memory``: 14 (n + 2) ints)."""
+    cdef int size = n + 2, i
+    s.n = n
+    s.stack = memory
+    s.inactive = memory + size
+    s.buffer = memory + 2 * size
+    s.lambda1 = memory + 3 * size
+    s.lambda2 = memory + 4 * size
+    s.heads = memory + 5 * size
+    s.labels = memory + 6 * size
+    s.first = memory + 7 * size
+    s.last = memory + 8 * size
+    s.prev = memory + 9 * size
+    s.next = memory + 10 * size
+    s.nleft = memory + 11 * size
+    s.nright = memory + 12 * size
+    for i in range(size):
+        s.heads[i] = -1
+        s.labels[i] = -1
+        s.first[i] = -1
+        s.last[i] = -1
+        s.prev[i] = -1
+        s.next[i] = -1
+        s.nleft[i] = 0
+        s.nright[i] = 0
+    s.bl = n
+    for i in range(n):
+        s.buffer[i] = n - i  # front (word 1) last
+    s.sp = 0
+    s.ip = 0
+    s.l1 = 0
+    s.l2 = 0
+    s.switched = 0
+    s.transitions = 0
+    if system == SYS_COVINGTON_NONPROJECTIVE or system == SYS_COVINGTON_PROJECTIVE:
+        s.lambda1[0] = 0
+        s.l1 = 1
+    elif system != SYS_PLANAR and system != SYS_TWO_PLANAR:
+        s.stack[0] = 0
+        s.sp = 1
+
+
+cdef void add_arc(State* s, int head, int dependent, int label) noexcept nogil:
+    """``State.add_arc``: the arc, and ``dependent`` among ``head``'s sorted dependents."""
+    cdef int before = -1, after = s.first[head]
+    s.heads[dependent] = head
+    s.labels[dependent] = label
+    if dependent < head:
+        s.nleft[head] += 1
+    else:
+        s.nright[head] += 1
+    while after != -1 and after < dependent:
+        before = after
+        after = s.next[after]
+    s.prev[dependent] = before
+    s.next[dependent] = after
+    if before == -1:
+        s.first[head] = dependent
+    else:
+        s.next[before] = dependent
+    if after == -1:
+        s.last[head] = dependent
+    else:
+        s.prev[after] = dependent
+
+
+cdef inline int tree_root(State* s, int node) noexcept nogil:
+    while s.heads[node] != -1:
+        node = s.heads[node]
+    return node
+
+
+cdef inline bint reaches(State* s, int head, int dependent) noexcept nogil:
+    """``Forest.reaches``: would head → dependent close a cycle?"""
+    return tree_root(s, head) == dependent
+
+
+cdef inline bint can_attach_to_root(State* s, bint single_root) noexcept nogil:
+    return not (single_root and s.first[0] != -1)
+
+
+cdef inline int pop_front(State* s) noexcept nogil:
+    s.bl -= 1
+    return s.buffer[s.bl]
+
+
+cdef void legal_on_stack(State* s, bint* legal) noexcept nogil:
+    """planar.legal_on_stack (Gómez-Rodríguez & Nivre 2010, Figure 3) on the active stack."""
+    cdef int i, j
+    if not (s.sp and s.bl):
+        legal[0] = 0
+        legal[1] = 0
+        legal[2] = s.sp > 0
+        legal[3] = s.bl > 0
+        return
+    i = s.stack[s.sp - 1]
+    j = s.buffer[s.bl - 1]
+    legal[0] = s.heads[i] == -1 and not reaches(s, j, i)
+    legal[1] = s.heads[j] == -1 and not reaches(s, i, j)
+    legal[2] = 1
+    legal[3] = 1
+
+
+cdef void legal_moves(int system, bint single_root, State* s, bint* legal) noexcept nogil:
+    """Per move of ``system``: its preconditions (each system's ``legal``)."""
+    cdef int i = -1, j = -1
+    cdef bint pair
+    if system == SYS_ARC_EAGER:
+        if s.sp:
+            i = s.stack[s.sp - 1]
+        pair = s.sp > 0 and s.bl > 0
+        if pair:
+            j = s.buffer[s.bl - 1]
+        legal[0] = pair and i != 0 and s.heads[i] == -1
+        legal[1] = pair and s.heads[j] == -1 and (i != 0 or can_attach_to_root(s, single_root))
+        legal[2] = s.sp > 0 and i != 0 and s.heads[i] != -1
+        legal[3] = s.bl > 0
+    elif system == SYS_ARC_STANDARD:
+        if s.sp:
+            i = s.stack[s.sp - 1]
+        pair = s.sp > 0 and s.bl > 0
+        if pair:
+            j = s.buffer[s.bl - 1]
+        legal[0] = pair and i != 0 and s.heads[i] == -1
+        legal[1] = pair and s.heads[j] == -1 and (
+            i != 0 or (can_attach_to_root(s, single_root) and (not single_root or s.bl == 1)))
+        legal[2] = s.bl > 0
+    elif system == SYS_ARC_HYBRID:
+        if s.sp:
+            i = s.stack[s.sp - 1]
+        legal[0] = s.bl > 0
+        legal[1] = s.bl > 0 and i > 0
+        legal[2] = s.sp >= 2 and (s.stack[s.sp - 2] != 0 or (
+            can_attach_to_root(s, single_root) and (not single_root or s.bl == 0)))
+    elif system == SYS_STACK_PROJECTIVE or system == SYS_SWAP:
+        pair = s.sp >= 2
+        if pair:
+            i = s.stack[s.sp - 2]
+        legal[0] = pair and i != 0
+        legal[1] = pair and (i != 0 or (can_attach_to_root(s, single_root) and (not single_root or s.bl == 0)))
+        legal[2] = s.bl > 0
+        if system == SYS_SWAP:
+            legal[3] = pair and 0 < i and i < s.stack[s.sp - 1]
+    elif system == SYS_COVINGTON_NONPROJECTIVE:
+        if not (s.l1 and s.bl):
+            legal[0] = 0
+            legal[1] = 0
+            legal[2] = s.l1 > 0
+            legal[3] = s.bl > 0
+            return
+        i = s.lambda1[s.l1 - 1]
+        j = s.buffer[s.bl - 1]
+        legal[0] = i != 0 and s.heads[i] == -1 and not reaches(s, j, i)
+        legal[1] = s.heads[j] == -1 and not reaches(s, i, j) and (i != 0 or can_attach_to_root(s, single_root))
+        legal[2] = 1
+        legal[3] = 1
+    elif system == SYS_COVINGTON_PROJECTIVE:
+        pair = s.l1 > 0 and s.bl > 0
+        if s.l1:
+            i = s.lambda1[s.l1 - 1]
+        if pair:
+            j = s.buffer[s.bl - 1]
+        legal[0] = pair and i != 0 and s.heads[i] == -1
+        legal[1] = pair and s.heads[j] == -1 and (i != 0 or can_attach_to_root(s, single_root))
+        legal[2] = s.l1 > 0 and s.heads[i] != -1
+        legal[3] = s.bl > 0
+    elif system == SYS_PLANAR:
+        legal_on_stack(s, legal)
+    elif system == SYS_TWO_PLANAR:
+        legal_on_stack(s, legal)
+        legal[4] = s.bl > 0 and not s.switched
+
+
+cdef bint is_terminal(int system, bint single_root, State* s) noexcept nogil:
+    cdef int i
+    if system == SYS_ARC_EAGER:  # β empty and no REDUCE possible
+        if s.bl:
+            return 0
+        if not s.sp:
+            return 1
+        i = s.stack[s.sp - 1]
+        return not (i != 0 and s.heads[i] != -1)
+    if system == SYS_ARC_HYBRID or system == SYS_STACK_PROJECTIVE or system == SYS_SWAP:
+        return s.bl == 0 and s.sp == 1
+    return s.bl == 0
+
+
+cdef void no_arc_or_shift(State* s, int move) noexcept nogil:
+    """Covington's NO-ARC (2) and SHIFT (3)."""
+    cdef int k
+    if move == 2:
+        s.l1 -= 1
+        s.lambda2[s.l2] = s.lambda1[s.l1]
+        s.l2 += 1
+    else:
+        k = s.l2 - 1
+        while k >= 0:  # λ1.extend(λ2), λ2 from its front
+            s.lambda1[s.l1] = s.lambda2[k]
+            s.l1 += 1
+            k -= 1
+        s.l2 = 0
+        s.lambda1[s.l1] = pop_front(s)
+        s.l1 += 1
+
+
+cdef void apply_move(int system, State* s, int move, int label) noexcept nogil:
+    """One transition of ``system`` (each system's ``apply``), preconditions assumed."""
+    cdef int i, j
+    cdef int* swap_list
+    if system == SYS_ARC_EAGER:
+        if move == 0:
+            s.sp -= 1
+            add_arc(s, s.buffer[s.bl - 1], s.stack[s.sp], label)
+        elif move == 1:
+            j = pop_front(s)
+            add_arc(s, s.stack[s.sp - 1], j, label)
+            s.stack[s.sp] = j
+            s.sp += 1
+        elif move == 2:
+            s.sp -= 1
+        else:
+            s.stack[s.sp] = pop_front(s)
+            s.sp += 1
+    elif system == SYS_ARC_STANDARD:
+        if move == 0:
+            s.sp -= 1
+            add_arc(s, s.buffer[s.bl - 1], s.stack[s.sp], label)
+        elif move == 1:
+            s.sp -= 1
+            i = s.stack[s.sp]
+            add_arc(s, i, s.buffer[s.bl - 1], label)
+            s.buffer[s.bl - 1] = i
+        else:
+            s.stack[s.sp] = pop_front(s)
+            s.sp += 1
+    elif system == SYS_ARC_HYBRID:
+        if move == 0:
+            s.stack[s.sp] = pop_front(s)
+            s.sp += 1
+        elif move == 1:
+            s.sp -= 1
+            add_arc(s, s.buffer[s.bl - 1], s.stack[s.sp], label)
+        else:
+            s.sp -= 1
+            add_arc(s, s.stack[s.sp - 1], s.stack[s.sp], label)
+    elif system == SYS_STACK_PROJECTIVE or system == SYS_SWAP:
+        if move == 0:
+            j = s.stack[s.sp - 1]
+            add_arc(s, j, s.stack[s.sp - 2], label)
+            s.sp -= 1
+            s.stack[s.sp - 1] = j
+        elif move == 1:
+            add_arc(s, s.stack[s.sp - 2], s.stack[s.sp - 1], label)
+            s.sp -= 1
+        elif move == 2:
+            s.stack[s.sp] = pop_front(s)
+            s.sp += 1
+        else:  # SWAP: σ|i|j ⇒ σ|j, and i back to the front of β
+            j = s.stack[s.sp - 1]
+            s.buffer[s.bl] = s.stack[s.sp - 2]
+            s.bl += 1
+            s.sp -= 1
+            s.stack[s.sp - 1] = j
+    elif system == SYS_COVINGTON_NONPROJECTIVE:
+        if move == 0 or move == 1:
+            s.l1 -= 1
+            i = s.lambda1[s.l1]
+            if move == 0:
+                add_arc(s, s.buffer[s.bl - 1], i, label)
+            else:
+                add_arc(s, i, s.buffer[s.bl - 1], label)
+            s.lambda2[s.l2] = i
+            s.l2 += 1
+        else:
+            no_arc_or_shift(s, move)
+    elif system == SYS_COVINGTON_PROJECTIVE:
+        if move == 0:
+            s.l1 -= 1
+            add_arc(s, s.buffer[s.bl - 1], s.lambda1[s.l1], label)
+            s.l2 = 0
+        elif move == 1:
+            j = pop_front(s)
+            add_arc(s, s.lambda1[s.l1 - 1], j, label)
+            s.lambda1[s.l1] = j
+            s.l1 += 1
+            s.l2 = 0
+        else:
+            no_arc_or_shift(s, move)
+    elif system == SYS_PLANAR or system == SYS_TWO_PLANAR:
+        if move == 0:
+            add_arc(s, s.buffer[s.bl - 1], s.stack[s.sp - 1], label)
+        elif move == 1:
+            add_arc(s, s.stack[s.sp - 1], s.buffer[s.bl - 1], label)
+        elif move == 2:
+            s.sp -= 1
+        elif move == 3:
+            j = pop_front(s)
+            s.stack[s.sp] = j
+            s.sp += 1
+            if system == SYS_TWO_PLANAR:
+                s.inactive[s.ip] = j
+                s.ip += 1
+        else:  # SWITCH: the inactive stack becomes the active one
+            swap_list = s.stack
+            s.stack = s.inactive
+            s.inactive = swap_list
+            i = s.sp
+            s.sp = s.ip
+            s.ip = i
+        s.switched = move == 4
+    s.transitions += 1
+
+
+cdef void finalize(State* s, bint single_root, int root_label) noexcept nogil:
+    """``TransitionSystem.finalize``: words without a head go to 0 (one root word with
+    ``single_root``, the others under it)."""
+    cdef int node
+    for node in range(1, s.n + 1):
+        if s.heads[node] != -1:
+            continue
+        if single_root and s.first[0] != -1:
+            add_arc(s, s.first[0], node, root_label)
+        else:
+            add_arc(s, 0, node, root_label)
+
+
+# --- reading a configuration: the feature model's row ------------------------------------
+
+cdef struct Reader:
+    # One compiled feature model (``Extractor``): its addresses, its row, its key plan.
+    int n_addresses
+    int* base
+    int* index          # counted from the decision point, or from the far end when far
+    int* far
+    int* inner          # the address a function applies to (-1: a list element)
+    int* function
+    int n_positions     # row: positions of these addresses, then the state values
+    int* position_address
+    int n_values
+    int* value_kind
+    int* value_address
+    int n_atoms
+    int n_token
+    int* token_atom
+    int* token_column
+    int* token_attribute
+    int n_value_atoms
+    int* value_atom
+    int* value_column
+    int n_dist
+    int* dist_atom
+    int* dist_a
+    int* dist_b
+    int n_scalar
+    int* scalar_atoms        # n_scalar × 3 (n_atoms: the constant 0)
+    long long* scalar_multipliers
+    long long* scalar_template
+    int n_feats
+    long long* feats_template
+    int* feats_atoms         # n_feats × 3
+    long long* feats_multipliers
+    int* feats_column
+    long long* feats_multiplier
+
+
+cdef inline int list_element(State* s, int base, int index, bint far) noexcept nogil:
+    cdef int* items
+    cdef int length
+    if base == BASE_STACK:
+        items, length = s.stack, s.sp
+    elif base == BASE_INPUT:
+        items, length = s.buffer, s.bl
+    elif base == BASE_LAMBDA1:
+        items, length = s.lambda1, s.l1
+    elif base == BASE_LAMBDA2:
+        items, length = s.lambda2, s.l2
+    else:
+        items, length = s.inactive, s.ip
+    if index >= length:
+        return -1
+    return items[index] if far else items[length - 1 - index]
+
+
+cdef void read_row(Reader* r, State* s, int* nodes, long long* row) noexcept nogil:
+    """``Extractor.row``: positions of the model's addresses (-1: none), then state values."""
+    cdef int a, node, count
+    for a in range(r.n_addresses):
+        if r.inner[a] < 0:
+            nodes[a] = list_element(s, r.base[a], r.index[a], r.far[a])
+            continue
+        node = nodes[r.inner[a]]
+        if node < 0:
+            nodes[a] = -1
+            continue
+        if r.function[a] == FN_HEAD:
+            nodes[a] = s.heads[node]
+        elif r.function[a] == FN_LDEP:
+            nodes[a] = s.first[node]
+        elif r.function[a] == FN_RDEP:
+            nodes[a] = s.last[node]
+        elif r.function[a] == FN_LSIB:
+            nodes[a] = s.prev[node] if s.heads[node] >= 0 else -1
+        elif r.function[a] == FN_RSIB:
+            nodes[a] = s.next[node] if s.heads[node] >= 0 else -1
+        elif r.function[a] == FN_PRED:
+            nodes[a] = node - 1 if node > 0 else -1
+        else:
+            nodes[a] = node + 1 if node < s.n else -1
+    for a in range(r.n_positions):
+        row[a] = nodes[r.position_address[a]]
+    for a in range(r.n_values):
+        node = nodes[r.value_address[a]]
+        if node < 0:
+            row[r.n_positions + a] = 0
+        elif r.value_kind[a] == VALUE_DEPREL:
+            row[r.n_positions + a] = s.labels[node] + 2
+        else:
+            count = s.nleft[node] if r.value_kind[a] == VALUE_LDEPS else s.nright[node]
+            row[r.n_positions + a] = (count if count < COUNT_CAP else COUNT_CAP) + 1
+
+
+cdef void atom_values(Reader* r, long long* row, long long* values, const long long* tokens, int n_attributes,
+                      long long sentence_row, long long none_row) noexcept nogil:
+    """``Extractor.keys``' values: one per atom (tokens, state values, distances), then 0."""
+    cdef int k
+    cdef long long position, a, b, distance, bucket
+    for k in range(r.n_token):
+        position = row[r.token_column[k]]
+        position = sentence_row + position if position >= 0 else none_row
+        values[r.token_atom[k]] = tokens[position * n_attributes + r.token_attribute[k]]
+    for k in range(r.n_value_atoms):
+        values[r.value_atom[k]] = row[r.value_column[k]]
+    for k in range(r.n_dist):
+        a = row[r.dist_a[k]]
+        b = row[r.dist_b[k]]
+        if a < 0 or b < 0:
+            values[r.dist_atom[k]] = 0
+            continue
+        distance = b - a
+        bucket = DIST_BUCKET[(distance if distance >= 0 else -distance) if -10 < distance < 10 else 10]
+        values[r.dist_atom[k]] = 1 + bucket if distance >= 0 else 8 + bucket
+    values[r.n_atoms] = 0
+
+
+cdef inline long long scalar_key(Reader* r, long long* values, int t) noexcept nogil:
+    cdef int* atoms = r.scalar_atoms + 3 * t
+    cdef long long* multipliers = r.scalar_multipliers + 3 * t
+    return (r.scalar_template[t] + values[atoms[0]] * multipliers[0] + values[atoms[1]] * multipliers[1]
+            + values[atoms[2]] * multipliers[2])
+
+
+# --- scoring: feature ids, weights, the best legal class ---------------------------------
+
+cdef struct Index:
+    # ``FeatureIndex``: sorted keys, and direct tables for the templates with small spaces.
+    long long size
+    long long* keys
+    long long template_count
+    long long* direct_offset   # per template: where its table starts (-1: binary search)
+    int* direct
+
+
+cdef inline long long feature_id(Index* index, long long key, long long template) noexcept nogil:
+    cdef long long low, high, middle, offset = index.direct_offset[template]
+    if offset >= 0:
+        return index.direct[offset + key // index.template_count]
+    if index.size == 0:
+        return 0
+    low = 0
+    high = index.size
+    while low < high:  # numpy.searchsorted(keys, key), side="left"
+        middle = (low + high) >> 1
+        if index.keys[middle] < key:
+            low = middle + 1
+        else:
+            high = middle
+    if low > index.size - 1:
+        low = index.size - 1
+    return low if index.keys[low] == key else index.size
+
+
+cdef struct Scorer:
+    # A linear scorer: ``weights[ids].sum() + bias``, one column per class it saw
+    # (``columns`` of ``width``; the others score UNSEEN), or a split learner's stacked
+    # parts (``part_rows`` maps (part, feature) to a weight row, one intercept row per part).
+    int n_classes
+    int width
+    float* weights
+    float* bias
+    long long* columns
+    bint split
+    long long n_parts
+    long long* part_values      # split value of each part, part 0 the default
+    int* part_rows              # n_parts × (size + 1)
+    long long row_count         # size + 1
+
+
+cdef inline void add_row(float* total, float* row, int width) noexcept nogil:
+    cdef int c
+    for c in range(width):
+        total[c] += row[c]
+
+
+cdef inline long long part_of(Scorer* scorer, long long value) noexcept nogil:
+    """``SplitLearner._part_of``: the part whose value is ``value``, else 0."""
+    cdef long long low = 1, high = scorer.n_parts, middle
+    while low < high:
+        middle = (low + high) >> 1
+        if scorer.part_values[middle] < value:
+            low = middle + 1
+        else:
+            high = middle
+    if low < scorer.n_parts and scorer.part_values[low] == value:
+        return low
+    return 0
+
+
+cdef void score(Reader* r, Index* index, Scorer* scorer, long long* row, long long* values, long long part,
+                const long long* feats, int feats_width, long long sentence_row, long long none_row,
+                float* total, float* scores) noexcept nogil:
+    """Scores of every class for one configuration whose atom ``values`` are known.
+
+    The weight rows are added in the order of the reference's feature slots (scalar
+    templates, then each FEATS template's atoms), as scipy's CSR product does; absent
+    and unseen features (id ``size``) add the zero row and are skipped.
+    """
+    cdef int t, k, c
+    cdef long long key, base, position, value, id_
+    cdef long long* atoms_multipliers
+    cdef int* atoms
+    cdef int* rows = NULL
+    cdef float* row_weights
+    if scorer.split:
+        rows = scorer.part_rows + part * scorer.row_count
+    memset(total, 0, scorer.width * sizeof(float))
+    for t in range(r.n_scalar):
+        id_ = feature_id(index, scalar_key(r, values, t), r.scalar_template[t])
+        if id_ != index.size:
+            add_row(total, scorer.weights + (<long long>rows[id_] if rows != NULL else id_) * scorer.width,
+                    scorer.width)
+    for t in range(r.n_feats):
+        atoms = r.feats_atoms + 3 * t
+        atoms_multipliers = r.feats_multipliers + 3 * t
+        base = (values[atoms[0]] * atoms_multipliers[0] + values[atoms[1]] * atoms_multipliers[1]
+                + values[atoms[2]] * atoms_multipliers[2]) + r.feats_template[t]
+        position = row[r.feats_column[t]]
+        position = sentence_row + position if position >= 0 else none_row
+        for k in range(feats_width):
+            value = feats[position * feats_width + k]
+            if value < 0:
+                continue
+            id_ = feature_id(index, base + value * r.feats_multiplier[t], r.feats_template[t])
+            if id_ != index.size:
+                add_row(total, scorer.weights + (<long long>rows[id_] if rows != NULL else id_) * scorer.width,
+                        scorer.width)
+    if scorer.split:
+        row_weights = scorer.bias + part * scorer.width
+        for c in range(scorer.width):
+            scores[c] = total[c] + row_weights[c]
+        return
+    for c in range(scorer.n_classes):
+        scores[c] = UNSEEN
+    for c in range(scorer.width):
+        scores[scorer.columns[c]] = total[c] + scorer.bias[c]
+
+
+# --- the loop ------------------------------------------------------------------------------
+
+cdef class Program:
+    """What the compiled loop reads of one parser; built by :mod:`barley.fast` from its
+    system, feature model(s), index, learner and classes. Keeps the arrays alive."""
+
+    cdef int system
+    cdef bint single_root
+    cdef int n_moves
+    cdef bint labeled[MAX_MOVES]
+    cdef int n_classes
+    cdef object arrays
+    cdef Reader reader
+    cdef Reader split_reader
+    cdef bint has_split
+    cdef Index index
+    cdef Scorer scorer
+    cdef int* class_move
+    cdef int* class_label
+    cdef int width
+    cdef int split_width
+
+    def __init__(self, int system, bint single_root, labeled, dict reader, dict split_reader, dict index,
+                 dict scorer, class_moves, class_labels):
+        cdef int m
+        self.system, self.single_root, self.n_moves = system, single_root, len(labeled)
+        if self.n_moves > MAX_MOVES:
+            raise ValueError("too many moves")
+        for m in range(self.n_moves):
+            self.labeled[m] = labeled[m]
+        self.arrays = []
+        self._reader(&self.reader, reader)
+        self.width = self.reader.n_positions + self.reader.n_values
+        self.has_split = split_reader is not None
+        if self.has_split:
+            self._reader(&self.split_reader, split_reader)
+            self.split_width = self.split_reader.n_positions + self.split_reader.n_values
+        else:
+            self.split_width = 0
+        self.index.size = index["size"]
+        self.index.template_count = index["template_count"]
+        self.index.keys = <long long*> self._pointer(index["keys"], np.int64)
+        self.index.direct_offset = <long long*> self._pointer(index["direct_offset"], np.int64)
+        self.index.direct = <int*> self._pointer(index["direct"], np.int32)
+        self.scorer.n_classes = scorer["n_classes"]
+        self.scorer.width = scorer["width"]
+        self.scorer.weights = <float*> self._pointer(scorer["weights"], np.float32)
+        self.scorer.bias = <float*> self._pointer(scorer["bias"], np.float32)
+        self.scorer.split = scorer["split"]
+        self.scorer.columns = <long long*> self._pointer(scorer["columns"], np.int64)
+        self.scorer.n_parts = scorer["n_parts"]
+        self.scorer.part_values = <long long*> self._pointer(scorer["part_values"], np.int64)
+        self.scorer.part_rows = <int*> self._pointer(scorer["part_rows"], np.int32)
+        self.scorer.row_count = self.index.size + 1
+        self.n_classes = len(class_moves)
+        self.class_move = <int*> self._pointer(class_moves, np.int32)
+        self.class_label = <int*> self._pointer(class_labels, np.int32)
+
+    cdef void* _pointer(self, values, dtype) except NULL:
+        """A C pointer to a contiguous copy of ``values`` (at least one element), kept alive."""
+        array = np.ascontiguousarray(values, dtype=dtype).ravel()
+        if array.size == 0:
+            array = np.zeros(1, dtype=dtype)
+        self.arrays.append(array)
+        cdef Py_ssize_t address = array.ctypes.data
+        return <void*> address
+
+    cdef void _reader(self, Reader* r, dict spec) except *:
+        r.n_addresses = len(spec["base"])
+        r.base = <int*> self._pointer(spec["base"], np.int32)
+        r.index = <int*> self._pointer(spec["index"], np.int32)
+        r.far = <int*> self._pointer(spec["far"], np.int32)
+        r.inner = <int*> self._pointer(spec["inner"], np.int32)
+        r.function = <int*> self._pointer(spec["function"], np.int32)
+        r.n_positions = len(spec["position_address"])
+        r.position_address = <int*> self._pointer(spec["position_address"], np.int32)
+        r.n_values = len(spec["value_kind"])
+        r.value_kind = <int*> self._pointer(spec["value_kind"], np.int32)
+        r.value_address = <int*> self._pointer(spec["value_address"], np.int32)
+        r.n_atoms = spec["n_atoms"]
+        r.n_token = len(spec["token_atom"])
+        r.token_atom = <int*> self._pointer(spec["token_atom"], np.int32)
+        r.token_column = <int*> self._pointer(spec["token_column"], np.int32)
+        r.token_attribute = <int*> self._pointer(spec["token_attribute"], np.int32)
+        r.n_value_atoms = len(spec["value_atom"])
+        r.value_atom = <int*> self._pointer(spec["value_atom"], np.int32)
+        r.value_column = <int*> self._pointer(spec["value_column"], np.int32)
+        r.n_dist = len(spec["dist_atom"])
+        r.dist_atom = <int*> self._pointer(spec["dist_atom"], np.int32)
+        r.dist_a = <int*> self._pointer(spec["dist_a"], np.int32)
+        r.dist_b = <int*> self._pointer(spec["dist_b"], np.int32)
+        r.n_scalar = len(spec["scalar_template"])
+        r.scalar_atoms = <int*> self._pointer(spec["scalar_atoms"], np.int32)
+        r.scalar_multipliers = <long long*> self._pointer(spec["scalar_multipliers"], np.int64)
+        r.scalar_template = <long long*> self._pointer(spec["scalar_template"], np.int64)
+        r.n_feats = len(spec["feats_template"])
+        r.feats_template = <long long*> self._pointer(spec["feats_template"], np.int64)
+        r.feats_atoms = <int*> self._pointer(spec["feats_atoms"], np.int32)
+        r.feats_multipliers = <long long*> self._pointer(spec["feats_multipliers"], np.int64)
+        r.feats_column = <int*> self._pointer(spec["feats_column"], np.int32)
+        r.feats_multiplier = <long long*> self._pointer(spec["feats_multiplier"], np.int64)
+
+    def parse(self, const long long[:, ::1] tokens, const long long[:, ::1] feats, const long long[::1] offsets,
+              long long[::1] heads, long long[::1] labels, long long[::1] counts, int root_label, trace=None):
+        """Parse the sentences of a ``TokenTable`` (``tokens``, ``feats`` (0 columns when
+        the model reads no FEATS), ``offsets``): heads and labels of every node, at the
+        sentence's table rows, and ``counts`` += (transitions, forced, scored,
+        illegal_top, unseen_choice). ``trace``: a list to which each sentence's list of
+        ``(move, label, row or None)`` is appended (for the tests)."""
+        cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, k
+        cdef int n, longest = 0, m, c, legal_count, only, move, label, best, top, i
+        cdef long long sentence_row, none_row = tokens.shape[0] - 1, part
+        cdef int n_attributes = tokens.shape[1], feats_width = feats.shape[1]
+        cdef const long long* token_data = &tokens[0, 0]
+        cdef const long long* feats_data = &feats[0, 0] if feats_width > 0 else NULL
+        cdef bint legal[MAX_MOVES]
+        cdef bint allowed
+        cdef float best_score, top_score
+        cdef State s
+        cdef int* memory = NULL
+        cdef int* nodes = NULL
+        cdef long long* row = NULL
+        cdef long long* split_row = NULL
+        cdef long long* values = NULL
+        cdef long long* split_values = NULL
+        cdef float* total = NULL
+        cdef float* scores = NULL
+        cdef bint tracing = trace is not None
+        cdef list steps
+        for k in range(n_sentences):
+            n = <int> (offsets[k + 1] - offsets[k] - 1)
+            if n > longest:
+                longest = n
+        try:
+            memory = <int*> malloc(LISTS_PER_NODE * (longest + 2) * sizeof(int))
+            nodes = <int*> malloc((self.reader.n_addresses + self.split_reader.n_addresses * self.has_split + 1)
+                                  * sizeof(int))
+            row = <long long*> malloc((self.width + self.split_width + 2) * sizeof(long long))
+            split_row = row + self.width + 1
+            values = <long long*> malloc((self.reader.n_atoms + self.split_reader.n_atoms * self.has_split + 2)
+                                         * sizeof(long long))
+            split_values = values + self.reader.n_atoms + 1
+            total = <float*> malloc((self.scorer.width + 1) * sizeof(float))
+            scores = <float*> malloc((self.n_classes + 1) * sizeof(float))
+            if not (memory and nodes and row and values and total and scores):
+                raise MemoryError()
+            for k in range(n_sentences):
+                sentence_row = offsets[k]
+                n = <int> (offsets[k + 1] - offsets[k] - 1)
+                init_state(&s, self.system, n, memory)
+                if tracing:
+                    steps = []
+                    trace.append(steps)
+                while not is_terminal(self.system, self.single_root, &s):
+                    legal_moves(self.system, self.single_root, &s, legal)
+                    legal_count = 0
+                    only = -1
+                    for m in range(self.n_moves):
+                        if legal[m]:
+                            legal_count += 1
+                            only = m
+                    if legal_count == 1 and not self.labeled[only]:
+                        apply_move(self.system, &s, only, -1)
+                        counts[1] += 1
+                        if tracing:
+                            steps.append((only, -1, None))
+                        continue
+                    read_row(&self.reader, &s, nodes, row)
+                    atom_values(&self.reader, row, values, token_data, n_attributes, sentence_row, none_row)
+                    part = 0
+                    if self.has_split:
+                        read_row(&self.split_reader, &s, nodes, split_row)
+                        atom_values(&self.split_reader, split_row, split_values, token_data, n_attributes,
+                                    sentence_row, none_row)
+                        part = part_of(&self.scorer, scalar_key(&self.split_reader, split_values, 0))
+                    score(&self.reader, &self.index, &self.scorer, row, values, part, feats_data, feats_width,
+                          sentence_row, none_row, total, scores)
+                    # numpy's argmax: the first best class, and the first best legal one
+                    top = 0
+                    top_score = scores[0]
+                    best = -1
+                    best_score = NEG_INF
+                    for c in range(self.n_classes):
+                        if scores[c] > top_score:
+                            top, top_score = c, scores[c]
+                        allowed = legal[self.class_move[c]]
+                        if allowed and (best < 0 or scores[c] > best_score):
+                            best, best_score = c, scores[c]
+                    if best < 0:
+                        best = 0
+                    counts[2] += 1
+                    counts[3] += not legal[self.class_move[top]]
+                    counts[4] += best_score <= UNSEEN / 2
+                    move, label = self.class_move[best], self.class_label[best]
+                    apply_move(self.system, &s, move, label)
+                    if tracing:
+                        steps.append((move, label, tuple([row[i] for i in range(self.width)])))
+                counts[0] += s.transitions
+                finalize(&s, self.single_root, root_label)
+                for i in range(n + 1):
+                    heads[sentence_row + i] = s.heads[i]
+                    labels[sentence_row + i] = s.labels[i]
+        finally:
+            free(memory)
+            free(nodes)
+            free(row)
+            free(values)
+            free(total)
+            free(scores)
