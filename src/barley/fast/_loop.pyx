@@ -22,6 +22,16 @@ the buffer front, λ1's head, λ2's front, the inactive stack's top. So the elem
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #define BARLEY_PREFETCH(address) __builtin_prefetch(address)
+    #else
+    #define BARLEY_PREFETCH(address)
+    #endif
+    """
+    void BARLEY_PREFETCH(const void* address) noexcept nogil
+
 import numpy as np
 
 cdef enum:
@@ -577,13 +587,22 @@ cdef inline long long feature_id(Index* index, long long key, long long template
     return low if index.keys[low] == key else index.size
 
 
+cdef struct Entry:
+    int column
+    float value
+
+
 cdef struct Scorer:
     # A linear scorer: ``weights[ids].sum() + bias``, one column per class it saw
     # (``columns`` of ``width``; the others score UNSEEN), or a split learner's stacked
     # parts (``part_rows`` maps (part, feature) to a weight row, one intercept row per part).
+    # The weight rows are kept sparse (most weights are zero, and adding a zero changes
+    # no sum but for the sign of a zero): row r's non-zero weights are
+    # ``entries[starts[r]:starts[r + 1]]``.
     int n_classes
     int width
-    float* weights
+    long long* starts
+    Entry* entries
     float* bias
     long long* columns
     bint split
@@ -591,12 +610,6 @@ cdef struct Scorer:
     long long* part_values      # split value of each part, part 0 the default
     int* part_rows              # n_parts × (size + 1)
     long long row_count         # size + 1
-
-
-cdef inline void add_row(float* total, float* row, int width) noexcept nogil:
-    cdef int c
-    for c in range(width):
-        total[c] += row[c]
 
 
 cdef inline long long part_of(Scorer* scorer, long long value) noexcept nogil:
@@ -613,53 +626,100 @@ cdef inline long long part_of(Scorer* scorer, long long value) noexcept nogil:
     return 0
 
 
-cdef void score(Reader* r, Index* index, Scorer* scorer, long long* row, long long* values, long long part,
-                const long long* feats, int feats_width, long long sentence_row, long long none_row,
-                float* total, float* scores) noexcept nogil:
-    """Scores of every class for one configuration whose atom ``values`` are known.
-
-    The weight rows are added in the order of the reference's feature slots (scalar
-    templates, then each FEATS template's atoms), as scipy's CSR product does; absent
-    and unseen features (id ``size``) add the zero row and are skipped.
-    """
-    cdef int t, k, c
-    cdef long long key, base, position, value, id_
-    cdef long long* atoms_multipliers
+cdef int feature_keys(Reader* r, long long* row, long long* values, const long long* feats, int feats_width,
+                      long long sentence_row, long long none_row, long long* keys, long long* templates) noexcept nogil:
+    """``Extractor.keys`` of one configuration: its keys and their templates, in the order of
+    the reference's feature slots (scalar templates, then each FEATS template's atoms),
+    FEATS padding left out. Returns how many."""
+    cdef int t, k, count = 0
+    cdef long long base, position, value
+    cdef long long* multipliers
     cdef int* atoms
-    cdef int* rows = NULL
-    cdef float* row_weights
-    if scorer.split:
-        rows = scorer.part_rows + part * scorer.row_count
-    memset(total, 0, scorer.width * sizeof(float))
     for t in range(r.n_scalar):
-        id_ = feature_id(index, scalar_key(r, values, t), r.scalar_template[t])
-        if id_ != index.size:
-            add_row(total, scorer.weights + (<long long>rows[id_] if rows != NULL else id_) * scorer.width,
-                    scorer.width)
+        keys[count] = scalar_key(r, values, t)
+        templates[count] = r.scalar_template[t]
+        count += 1
     for t in range(r.n_feats):
         atoms = r.feats_atoms + 3 * t
-        atoms_multipliers = r.feats_multipliers + 3 * t
-        base = (values[atoms[0]] * atoms_multipliers[0] + values[atoms[1]] * atoms_multipliers[1]
-                + values[atoms[2]] * atoms_multipliers[2]) + r.feats_template[t]
+        multipliers = r.feats_multipliers + 3 * t
+        base = (values[atoms[0]] * multipliers[0] + values[atoms[1]] * multipliers[1]
+                + values[atoms[2]] * multipliers[2]) + r.feats_template[t]
         position = row[r.feats_column[t]]
         position = sentence_row + position if position >= 0 else none_row
         for k in range(feats_width):
             value = feats[position * feats_width + k]
-            if value < 0:
-                continue
-            id_ = feature_id(index, base + value * r.feats_multiplier[t], r.feats_template[t])
-            if id_ != index.size:
-                add_row(total, scorer.weights + (<long long>rows[id_] if rows != NULL else id_) * scorer.width,
-                        scorer.width)
+            if value >= 0:
+                keys[count] = base + value * r.feats_multiplier[t]
+                templates[count] = r.feats_template[t]
+                count += 1
+    return count
+
+
+cdef void score(Index* index, Scorer* scorer, long long* keys, long long* templates, int count, long long part,
+                long long* spans, float* total, float* scores) noexcept nogil:
+    """Scores of every class for one configuration's feature ``keys``.
+
+    The weight rows are added in the order of the keys, as scipy's CSR product adds
+    them; absent and unseen features (id ``size``) add the zero row and are skipped. In
+    passes (ids, then rows, then sums), so that the memory reads of one pass, each
+    independent of the others, overlap.
+    """
+    cdef int i, used = 0, c
+    cdef long long id_, e, end
+    cdef int* rows = NULL
+    cdef float* intercepts
+    cdef Entry* entry
     if scorer.split:
-        row_weights = scorer.bias + part * scorer.width
+        rows = scorer.part_rows + part * scorer.row_count
+    for i in range(count):
+        keys[i] = feature_id(index, keys[i], templates[i])
+    for i in range(count):
+        id_ = keys[i]
+        if id_ != index.size:
+            keys[used] = rows[id_] if rows != NULL else id_
+            used += 1
+    for i in range(used):
+        spans[2 * i] = scorer.starts[keys[i]]
+        spans[2 * i + 1] = scorer.starts[keys[i] + 1]
+        BARLEY_PREFETCH(scorer.entries + spans[2 * i])
+    memset(total, 0, scorer.width * sizeof(float))
+    for i in range(used):
+        end = spans[2 * i + 1]
+        for e in range(spans[2 * i], end):
+            entry = scorer.entries + e
+            total[entry.column] += entry.value
+    if scorer.split:
+        intercepts = scorer.bias + part * scorer.width
         for c in range(scorer.width):
-            scores[c] = total[c] + row_weights[c]
+            scores[c] = total[c] + intercepts[c]
         return
     for c in range(scorer.n_classes):
         scores[c] = UNSEEN
     for c in range(scorer.width):
         scores[scorer.columns[c]] = total[c] + scorer.bias[c]
+
+
+def sparse_rows(const float[:, ::1] weights):
+    """The non-zero entries of ``weights``, row by row: ``(starts, entries)``, entries
+    as pairs (column, value) of int32 and float32 (two passes in C, without numpy's
+    index arrays of every non-zero)."""
+    cdef Py_ssize_t rows = weights.shape[0], width = weights.shape[1], r, c, e = 0
+    starts = np.zeros(rows + 1, dtype=np.int64)
+    cdef long long[::1] start = starts
+    for r in range(rows):
+        for c in range(width):
+            e += weights[r, c] != 0
+        start[r + 1] = e
+    entries = np.empty(2 * e, dtype=np.int32)
+    cdef Entry* entry = <Entry*> <Py_ssize_t> entries.ctypes.data
+    e = 0
+    for r in range(rows):
+        for c in range(width):
+            if weights[r, c] != 0:
+                entry[e].column = c
+                entry[e].value = weights[r, c]
+                e += 1
+    return starts, entries
 
 
 # --- the loop ------------------------------------------------------------------------------
@@ -708,7 +768,9 @@ cdef class Program:
         self.index.direct = <int*> self._pointer(index["direct"], np.int32)
         self.scorer.n_classes = scorer["n_classes"]
         self.scorer.width = scorer["width"]
-        self.scorer.weights = <float*> self._pointer(scorer["weights"], np.float32)
+        starts, entries = sparse_rows(np.ascontiguousarray(scorer["weights"], dtype=np.float32))
+        self.scorer.starts = <long long*> self._pointer(starts, np.int64)
+        self.scorer.entries = <Entry*> self._pointer(entries, np.int32)
         self.scorer.bias = <float*> self._pointer(scorer["bias"], np.float32)
         self.scorer.split = scorer["split"]
         self.scorer.columns = <long long*> self._pointer(scorer["columns"], np.int64)
@@ -788,6 +850,10 @@ cdef class Program:
         cdef long long* values = NULL
         cdef long long* split_values = NULL
         cdef float* total = NULL
+        cdef long long* keys = NULL
+        cdef long long* templates = NULL
+        cdef long long* spans = NULL
+        cdef int most_keys = self.reader.n_scalar + self.reader.n_feats * feats_width + 1, key_count
         cdef float* scores = NULL
         cdef bint tracing = trace is not None
         cdef list steps
@@ -805,8 +871,11 @@ cdef class Program:
                                          * sizeof(long long))
             split_values = values + self.reader.n_atoms + 1
             total = <float*> malloc((self.scorer.width + 1) * sizeof(float))
+            keys = <long long*> malloc(4 * most_keys * sizeof(long long))
+            templates = keys + most_keys
+            spans = keys + 2 * most_keys
             scores = <float*> malloc((self.n_classes + 1) * sizeof(float))
-            if not (memory and nodes and row and values and total and scores):
+            if not (memory and nodes and row and values and total and scores and keys):
                 raise MemoryError()
             for k in range(n_sentences):
                 sentence_row = offsets[k]
@@ -837,8 +906,9 @@ cdef class Program:
                         atom_values(&self.split_reader, split_row, split_values, token_data, n_attributes,
                                     sentence_row, none_row)
                         part = part_of(&self.scorer, scalar_key(&self.split_reader, split_values, 0))
-                    score(&self.reader, &self.index, &self.scorer, row, values, part, feats_data, feats_width,
-                          sentence_row, none_row, total, scores)
+                    key_count = feature_keys(&self.reader, row, values, feats_data, feats_width, sentence_row,
+                                             none_row, keys, templates)
+                    score(&self.index, &self.scorer, keys, templates, key_count, part, spans, total, scores)
                     # numpy's argmax: the first best class, and the first best legal one
                     top = 0
                     top_score = scores[0]
@@ -870,4 +940,5 @@ cdef class Program:
             free(row)
             free(values)
             free(total)
+            free(keys)
             free(scores)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 from operator import itemgetter
 
 import numpy as np
@@ -68,7 +68,7 @@ class TokenTable:
         lengths = np.array([len(s) + 1 for s in sentences], dtype=np.int64)
         offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        words = [word for sentence in sentences for word in sentence.words]
+        words = list(chain.from_iterable(sentence.words for sentence in sentences))
         is_word = np.ones(offsets[-1] + 1, dtype=bool)
         is_word[offsets] = False  # node 0 of every sentence, and the NONE row after the last one
         attributes = [a for a in vocabularies if a != "FEATS"]
@@ -81,16 +81,18 @@ class TokenTable:
         feats = None
         if "FEATS" in vocabularies:
             ids = vocabularies["FEATS"].ids
-            coded: dict[str, list[int]] = {}  # few distinct FEATS strings: split and look up each once
-            for value in {word[FEATS] for word in words}:
-                coded[value] = [ids.get(a, UNKNOWN) for a in feats_atoms(value)]
-            width = max((len(a) for a in coded.values()), default=1)
-            padded = {value: a + [-1] * (width - len(a)) for value, a in coded.items()}
+            # few distinct FEATS strings: number them, split and look up each once
+            number = {value: k for k, value in enumerate(dict.fromkeys(map(itemgetter(FEATS), words)))}
+            coded = [[ids.get(a, UNKNOWN) for a in feats_atoms(value)] for value in number]
+            width = max(map(len, coded), default=1)
+            distinct = np.array([a + [-1] * (width - len(a)) for a in coded], dtype=np.int64).reshape(-1, width)
             feats = np.full((offsets[-1] + 1, width), -1, dtype=np.int64)
             feats[~is_word, 0] = ROOT
             feats[-1, 0] = -1
             if words:
-                feats[is_word] = np.array([padded[word[FEATS]] for word in words], dtype=np.int64)
+                codes = np.fromiter(map(number.__getitem__, map(itemgetter(FEATS), words)), dtype=np.int64,
+                                    count=len(words))
+                feats[is_word] = distinct[codes]
         return cls(attributes, tokens, feats, offsets)
 
 
