@@ -192,50 +192,43 @@ cdef inline int pop_front(State* s) noexcept nogil:
     return s.buffer[s.bl]
 
 
-cdef void legal_on_stack(State* s, bint* legal) noexcept nogil:
-    """planar.legal_on_stack (Gómez-Rodríguez & Nivre 2010, Figure 3) on the active stack."""
+cdef void legal_without_cycles(State* s, int* items, int length, bint single_root, bint* legal) noexcept nogil:
+    """LEFT-ARC, RIGHT-ARC, NO-ARC or REDUCE, SHIFT between i, the last of ``items``, and
+    j, β's front, where an arc needs a word without a head and no cycle: the planar
+    systems' Figure 3 (Gómez-Rodríguez & Nivre 2010) on the (active) stack, and
+    Covington's non-projective system (Nivre 2008 Figure 8) on λ1. Node 0 is never on
+    a planar stack, so the conditions on i = 0 only ever apply to Covington's."""
     cdef int i, j
-    if not (s.sp and s.bl):
+    if not (length and s.bl):
         legal[0] = 0
         legal[1] = 0
-        legal[2] = s.sp > 0
+        legal[2] = length > 0
         legal[3] = s.bl > 0
         return
-    i = s.stack[s.sp - 1]
+    i = items[length - 1]
     j = s.buffer[s.bl - 1]
-    legal[0] = s.heads[i] == -1 and not reaches(s, j, i)
-    legal[1] = s.heads[j] == -1 and not reaches(s, i, j)
+    legal[0] = i != 0 and s.heads[i] == -1 and not reaches(s, j, i)
+    legal[1] = s.heads[j] == -1 and not reaches(s, i, j) and (i != 0 or can_attach_to_root(s, single_root))
     legal[2] = 1
     legal[3] = 1
 
 
 cdef void legal_moves(int system, bint single_root, State* s, bint* legal) noexcept nogil:
     """Per move of ``system``: its preconditions (each system's ``legal``)."""
-    cdef int i = -1, j = -1
-    cdef bint pair
+    cdef int i = s.stack[s.sp - 1] if s.sp else -1  # the stack's top
+    cdef int j = s.buffer[s.bl - 1] if s.bl else -1  # β's front
+    cdef bint pair = s.sp > 0 and s.bl > 0
     if system == SYS_ARC_EAGER:
-        if s.sp:
-            i = s.stack[s.sp - 1]
-        pair = s.sp > 0 and s.bl > 0
-        if pair:
-            j = s.buffer[s.bl - 1]
         legal[0] = pair and i != 0 and s.heads[i] == -1
         legal[1] = pair and s.heads[j] == -1 and (i != 0 or can_attach_to_root(s, single_root))
         legal[2] = s.sp > 0 and i != 0 and s.heads[i] != -1
         legal[3] = s.bl > 0
     elif system == SYS_ARC_STANDARD:
-        if s.sp:
-            i = s.stack[s.sp - 1]
-        pair = s.sp > 0 and s.bl > 0
-        if pair:
-            j = s.buffer[s.bl - 1]
         legal[0] = pair and i != 0 and s.heads[i] == -1
         legal[1] = pair and s.heads[j] == -1 and (
             i != 0 or (can_attach_to_root(s, single_root) and (not single_root or s.bl == 1)))
         legal[2] = s.bl > 0
     elif system == SYS_ARC_HYBRID:
-        if s.sp:
-            i = s.stack[s.sp - 1]
         legal[0] = s.bl > 0
         legal[1] = s.bl > 0 and i > 0
         legal[2] = s.sp >= 2 and (s.stack[s.sp - 2] != 0 or (
@@ -250,32 +243,18 @@ cdef void legal_moves(int system, bint single_root, State* s, bint* legal) noexc
         if system == SYS_SWAP:
             legal[3] = pair and 0 < i and i < s.stack[s.sp - 1]
     elif system == SYS_COVINGTON_NONPROJECTIVE:
-        if not (s.l1 and s.bl):
-            legal[0] = 0
-            legal[1] = 0
-            legal[2] = s.l1 > 0
-            legal[3] = s.bl > 0
-            return
-        i = s.lambda1[s.l1 - 1]
-        j = s.buffer[s.bl - 1]
-        legal[0] = i != 0 and s.heads[i] == -1 and not reaches(s, j, i)
-        legal[1] = s.heads[j] == -1 and not reaches(s, i, j) and (i != 0 or can_attach_to_root(s, single_root))
-        legal[2] = 1
-        legal[3] = 1
-    elif system == SYS_COVINGTON_PROJECTIVE:
+        legal_without_cycles(s, s.lambda1, s.l1, single_root, legal)
+    elif system == SYS_COVINGTON_PROJECTIVE:  # i is λ1's last word
+        i = s.lambda1[s.l1 - 1] if s.l1 else -1
         pair = s.l1 > 0 and s.bl > 0
-        if s.l1:
-            i = s.lambda1[s.l1 - 1]
-        if pair:
-            j = s.buffer[s.bl - 1]
         legal[0] = pair and i != 0 and s.heads[i] == -1
         legal[1] = pair and s.heads[j] == -1 and (i != 0 or can_attach_to_root(s, single_root))
         legal[2] = s.l1 > 0 and s.heads[i] != -1
         legal[3] = s.bl > 0
     elif system == SYS_PLANAR:
-        legal_on_stack(s, legal)
+        legal_without_cycles(s, s.stack, s.sp, single_root, legal)
     elif system == SYS_TWO_PLANAR:
-        legal_on_stack(s, legal)
+        legal_without_cycles(s, s.stack, s.sp, single_root, legal)
         legal[4] = s.bl > 0 and not s.switched
 
 
