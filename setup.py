@@ -6,6 +6,18 @@ path (it says so once, on the first parse).
 """
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class OptionalBuildExt(build_ext):
+    """Builds the loop if it can: a failure (no C compiler) leaves barley without it."""
+
+    def build_extension(self, extension: Extension) -> None:
+        try:
+            super().build_extension(extension)
+        except Exception as error:  # whatever the compiler's failure, barley installs without the loop
+            print(f"barley: the compiled parsing loop was not built ({error}); barley parses with its "
+                  f"reference path")
 
 
 def compiled_extensions() -> list[Extension]:
@@ -14,8 +26,8 @@ def compiled_extensions() -> list[Extension]:
     except ImportError:  # a build without the [build-system] requirements (--no-build-isolation)
         print("barley: Cython is not installed: building without the compiled parsing loop")
         return []
-    loop = Extension("barley.fast._loop", ["src/barley/fast/_loop.pyx"], optional=True)
+    loop = Extension("barley.fast._loop", ["src/barley/fast/_loop.pyx"])
     return cythonize([loop], compiler_directives={"language_level": 3}, quiet=True)
 
 
-setup(ext_modules=compiled_extensions())
+setup(ext_modules=compiled_extensions(), cmdclass={"build_ext": OptionalBuildExt})
