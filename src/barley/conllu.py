@@ -34,6 +34,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import IO
 
 import numpy as np
@@ -56,15 +57,17 @@ class Sentence:
     ``newline``: the line end it is written with, ``"\n"`` or ``"\r\n"`` (that of its file).
     ``bom``: whether it is written after a UTF-8 byte-order mark (the first sentence
     of a file that had one).
+    ``only_words``: the caller knows that every row is a word (no multiword token, no
+    empty node), so ``words`` is ``rows`` without looking (the reader's common case).
     """
 
     __slots__ = ("comments", "rows", "words", "line", "source", "newline", "bom")
 
     def __init__(self, comments: list[str], rows: list[list[str]], line: int = 0,
-                 source: str = "<memory>", newline: str = "\n", bom: bool = False):
+                 source: str = "<memory>", newline: str = "\n", bom: bool = False, *, only_words: bool = False):
         self.comments = comments
         self.rows = rows
-        self.words = [row for row in rows if row[ID].isdigit()]
+        self.words = list(rows) if only_words else [row for row in rows if row[ID].isdigit()]
         self.line = line
         self.source = source
         self.newline = newline
@@ -334,10 +337,14 @@ def _sentence(lines: list[str], start: int, name: str, newline: str = "\n", bom:
     rows = [line.split("\t") for line in lines[count:]]
     n = len(rows)
     heads = _valid_heads(n)
-    if (set(map(len, rows)) != {10} or [row[ID] for row in rows] != _WORD_IDS[:n]
-            or not heads.issuperset([row[HEAD] for row in rows])):
-        _check(rows, start + count, name)
+    if (set(map(len, rows)) == {10} and list(map(_ID_OF, rows)) == _WORD_IDS[:n]
+            and heads.issuperset(map(_HEAD_OF, rows))):
+        return Sentence(lines[:count], rows, start, name, newline, bom, only_words=True)
+    _check(rows, start + count, name)
     return Sentence(lines[:count], rows, start, name, newline, bom)
+
+
+_ID_OF, _HEAD_OF = itemgetter(ID), itemgetter(HEAD)
 
 
 def _valid_heads(n: int) -> frozenset[str]:
