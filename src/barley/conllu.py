@@ -24,7 +24,6 @@ as it is.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
@@ -135,12 +134,19 @@ def open_bytes(path: str | os.PathLike) -> Iterator[IO[bytes]]:
         yield sys.stdin.buffer
         return
     try:
-        handle = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+        handle = _gzip().open(path, "rb") if path.endswith(".gz") else open(path, "rb")
     except OSError as error:
         raise InputError(f"cannot open the file: {error.strerror}", path=path,
                          fix="check the path and the permissions") from None
     with handle:
         yield handle
+
+
+def _gzip():
+    """The gzip module, imported when a ``.gz`` file is met (not at start-up)."""
+    import gzip
+
+    return gzip
 
 
 CHUNK_BYTES = 1 << 20
@@ -312,7 +318,7 @@ def _read_chunk(read_some, handle: IO[bytes], name: str) -> bytes:
         if data and not data.endswith(b"\n"):
             data += handle.readline()
         return data
-    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+    except (_gzip().BadGzipFile, EOFError, zlib.error) as error:  # evaluated only when something is raised
         raise InputError(f"damaged or truncated gzip data ({error})", path=name,
                          fix="decompress it with gunzip to see what is wrong, or get a fresh copy") from None
 
@@ -494,7 +500,7 @@ def open_for_writing(path: str | os.PathLike) -> Iterator[IO[bytes]]:
         return
     with atomic_output(path) as raw:
         if path.endswith(".gz"):
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as handle:
+            with _gzip().GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as handle:
                 yield handle
         else:
             yield raw

@@ -8,7 +8,6 @@ import time
 
 from barley.conllu import read, write
 from barley.errors import BarleyError
-from barley.parallel import Progress, jobs_argument, parse_file
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
 from barley.tokenizer.reading import text_pieces
@@ -30,7 +29,7 @@ def register(subparsers) -> None:
     parser.add_argument("--retag", action="store_true",
                         help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
                              "where the input has them (by default tags in the input are kept)")
-    parser.add_argument("--jobs", "-j", type=jobs_argument, default=1, metavar="N",
+    parser.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
                         help="worker processes, each loading the model once; 'auto' = every core "
                              "(default 1; the output is the same byte for byte)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -41,6 +40,13 @@ def register(subparsers) -> None:
     parser.add_argument("--shard-mb", type=int, metavar="MB",
                         help="with --scheduler: cut files larger than this into shards of about this size (default 64)")
     parser.set_defaults(func=run)
+
+
+def _jobs(value: str) -> int:
+    """``--jobs``, read by :func:`barley.parallel.jobs_argument` (imported only when the option is given)."""
+    from barley.parallel import jobs_argument
+
+    return jobs_argument(value)
 
 
 GC_THRESHOLD = 100_000
@@ -71,6 +77,8 @@ def _parse(args) -> int:
             from barley.distributed import parse_on_cluster
 
             return parse_on_cluster(args)
+        from barley.parallel import Progress, parse_file
+
         stats = parse_file(args.model, args.input, args.output, args.jobs,
                            progress=None if args.quiet else Progress(args.input))
         if not args.quiet and stats is not None:
