@@ -119,10 +119,8 @@ class Sentence:
 
     def to_text(self) -> str:
         """The sentence as CoNLL text, ending with the blank line that closes it (in its own line ends)."""
-        lines = list(self.comments)
-        lines.extend("\t".join(row) for row in self.rows)
         newline = self.newline
-        text = newline.join(lines) + newline + newline
+        text = newline.join([*self.comments, *map("\t".join, self.rows)]) + newline + newline
         return "\ufeff" + text if self.bom else text
 
 
