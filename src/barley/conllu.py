@@ -109,8 +109,11 @@ class Sentence:
         if len(heads) != len(self.words) + 1 or len(deprels) != len(self.words) + 1:
             raise ValueError(f"set_tree needs {len(self.words) + 1} entries (root included), "
                              f"got {len(heads)} heads and {len(deprels)} labels")
+        n = len(self.words)
+        _valid_heads(n)  # the texts of 1..n, made once for all sentences
+        texts = ("0", *_WORD_IDS[:n])
         for word, head, deprel in zip(self.words, heads[1:], deprels[1:]):
-            word[HEAD] = str(int(head))
+            word[HEAD] = texts[head] if type(head) is int and 0 <= head <= n else str(int(head))
             word[DEPREL] = deprel
 
     def copy(self) -> Sentence:
