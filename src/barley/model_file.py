@@ -8,9 +8,9 @@ timestamps, sorted keys), so the same training gives the same file.
 Loading is cheap: ``arrays.npz`` is stored in the model zip as it is (its members
 carry their own compression), an array that deflate shrinks well (ids, keys) is
 compressed, and one it does not (float weights) is stored raw and memory-mapped
-when read: no copy and no decompression, and the pages are shared by the worker
-processes of ``--jobs N``. Files written before (``arrays.npz`` deflated as a
-whole) are read as before, into memory.
+when read: no copy and no decompression (an array used as it is costs no memory of
+its own, and its pages are shared by the worker processes of ``--jobs N``). Files
+written before (``arrays.npz`` deflated as a whole) are read as before, into memory.
 """
 
 from __future__ import annotations
