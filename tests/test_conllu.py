@@ -287,3 +287,15 @@ def test_a_carriage_return_that_ends_no_line_is_refused_since_it_could_not_be_wr
     text = RICH + PLAIN.replace("\n", ending, 1)
     with pytest.raises(InputError, match=r"in\.conllu:13: a carriage return \(\\r\) that does not end a line"):
         read_text(tmp_path, text)
+
+
+def test_set_tree_writes_heads_as_str_int_whatever_their_type():
+    import numpy as np
+
+    HEAD = conllu.HEAD
+    sentence = next(conllu.read_lines(["1\ta\ta\tX\tX\t_\t0\troot\t_\t_", "2\tb\tb\tX\tX\t_\t1\tdep\t_\t_",
+                                "3\tc\tc\tX\tX\t_\t1\tdep\t_\t_"]))
+    sentence.set_tree([-1, np.int64(3), True, 0], ["", "a", "b", "c"])
+    assert sentence.column(HEAD) == ["3", "1", "0"]
+    sentence.set_tree([-1, -1, 2.0, 7], ["", "a", "b", "c"])  # whatever a caller gives: as str(int(...)) did
+    assert sentence.column(HEAD) == ["-1", "2", "7"]

@@ -115,3 +115,18 @@ def test_weight_sums_is_the_gathered_sum():
     weights = rng.normal(size=(F + 1, 5)).astype(np.float32)
     ids = rng.integers(0, F + 1, size=(30, SLOTS))
     assert np.allclose(weight_sums(weights, ids), weights[ids].sum(axis=1), atol=1e-5)
+
+
+@pytest.mark.parametrize("batch, slots", [(1, 1), (7, 36), (300, 5)])
+def test_weight_sums_are_the_sparse_product_bit_for_bit(batch, slots):
+    """The numpy sums make the additions of the CSR product (ones × weights) barley used before."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(batch)
+    weights = rng.standard_normal((50, 9)).astype(np.float32) * 10.0 ** rng.integers(-6, 6, (50, 9))
+    weights[rng.random(weights.shape) < 0.5] = 0
+    weights[-1] = 0  # the "no feature" row
+    ids = rng.integers(0, 50, (batch, slots))
+    indicator = sp.csr_matrix((np.ones(ids.size, dtype=np.float32), ids.ravel(), np.arange(0, ids.size + 1, slots)),
+                              shape=(batch, len(weights)))
+    assert (indicator @ weights).tobytes() == weight_sums(weights, ids).tobytes()

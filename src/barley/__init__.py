@@ -7,7 +7,16 @@ and graph-based parsers, parse, and evaluate.
 __version__ = "0.1.0"
 
 from barley.conllu import Sentence, read, write  # noqa: E402
-from barley.parser import load, train  # noqa: E402
 from barley.evaluate import evaluate  # noqa: E402  (the function shadows the module name on purpose)
 
 __all__ = ["Sentence", "read", "write", "train", "load", "evaluate", "__version__"]
+
+
+def __getattr__(name: str):
+    """``barley.load`` and ``barley.train``, imported on first use: the parser (and what
+    training needs) is not loaded by commands that never parse, e.g. ``barley evaluate``."""
+    if name in ("load", "train"):
+        from barley import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module 'barley' has no attribute {name!r}")

@@ -18,8 +18,8 @@ but linking it into place is refused on many systems, this one included.)
 from __future__ import annotations
 
 import errno
+import functools
 import os
-import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,7 +37,14 @@ def disk_error(error: OSError, path: str) -> BarleyError:
                        fix="free some space or write to another disk; the previous file, if any, is unchanged")
 
 
-_HOST = socket.gethostname().replace("-", "_").replace(os.sep, "_") or "host"
+@functools.cache
+def _host() -> str:
+    """This machine's name as temporary names carry it (socket is imported on the first write)."""
+    import socket
+
+    return socket.gethostname().replace("-", "_").replace(os.sep, "_") or "host"
+
+
 _PREFIX = ".barley-"
 _SUFFIX = ".part"
 
@@ -63,7 +70,7 @@ def sweep(directory: str) -> list[str]:
         if not (name.startswith(_PREFIX) and name.endswith(_SUFFIX)):
             continue
         parts = name[len(_PREFIX):-len(_SUFFIX)].split("-")
-        if len(parts) != 3 or parts[0] != _HOST or not parts[1].isdigit() or _alive(int(parts[1])):
+        if len(parts) != 3 or parts[0] != _host() or not parts[1].isdigit() or _alive(int(parts[1])):
             continue
         try:
             os.unlink(os.path.join(directory, name))
@@ -74,7 +81,7 @@ def sweep(directory: str) -> list[str]:
 
 
 def _named(directory: str) -> tuple[int, str]:
-    fd, temporary = tempfile.mkstemp(prefix=f"{_PREFIX}{_HOST}-{os.getpid()}-", suffix=_SUFFIX, dir=directory)
+    fd, temporary = tempfile.mkstemp(prefix=f"{_PREFIX}{_host()}-{os.getpid()}-", suffix=_SUFFIX, dir=directory)
     umask = os.umask(0)
     os.umask(umask)
     os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes it private; the output should get the usual mode

@@ -41,24 +41,36 @@ def _one_line_warnings(command: str) -> None:
     warnings.simplefilter("always", BarleyWarning)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_names() -> list[str]:
+    """The sub-commands: the public modules of :mod:`barley.commands` (found without importing them)."""
+    import barley.commands as commands
+
+    return sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of every command, or of the command ``only`` alone.
+
+    Each command module imports what its work needs (numpy, the parser, a web
+    framework...), so a run registers just the command it runs: start-up pays only for it.
+    """
     parser = argparse.ArgumentParser(
         prog="barley",
         description="Data-driven dependency parsing: train, parse, evaluate, analyze treebanks.",
     )
     parser.add_argument("--version", action="version", version=f"barley {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    import barley.commands as commands
-
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"barley.commands.{info.name}").register(subparsers)
+    for name in command_names():
+        if only is None or name == only:
+            importlib.import_module(f"barley.commands.{name}").register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        parser = build_parser()
+        # the top level takes no option but --help and --version, so a command comes first or not at all
+        parser = build_parser(only=argv[0] if argv and argv[0] in command_names() else None)
     except KeyboardInterrupt:
         print("barley: interrupted", file=sys.stderr)
         return 130

@@ -24,7 +24,6 @@ as it is.
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
@@ -34,6 +33,7 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import IO
 
 import numpy as np
@@ -56,15 +56,17 @@ class Sentence:
     ``newline``: the line end it is written with, ``"\n"`` or ``"\r\n"`` (that of its file).
     ``bom``: whether it is written after a UTF-8 byte-order mark (the first sentence
     of a file that had one).
+    ``only_words``: the caller knows that every row is a word (no multiword token, no
+    empty node), so ``words`` is ``rows`` without looking (the reader's common case).
     """
 
     __slots__ = ("comments", "rows", "words", "line", "source", "newline", "bom")
 
     def __init__(self, comments: list[str], rows: list[list[str]], line: int = 0,
-                 source: str = "<memory>", newline: str = "\n", bom: bool = False):
+                 source: str = "<memory>", newline: str = "\n", bom: bool = False, *, only_words: bool = False):
         self.comments = comments
         self.rows = rows
-        self.words = [row for row in rows if row[ID].isdigit()]
+        self.words = list(rows) if only_words else [row for row in rows if row[ID].isdigit()]
         self.line = line
         self.source = source
         self.newline = newline
@@ -107,8 +109,11 @@ class Sentence:
         if len(heads) != len(self.words) + 1 or len(deprels) != len(self.words) + 1:
             raise ValueError(f"set_tree needs {len(self.words) + 1} entries (root included), "
                              f"got {len(heads)} heads and {len(deprels)} labels")
+        n = len(self.words)
+        _valid_heads(n)  # the texts of 1..n, made once for all sentences
+        texts = ("0", *_WORD_IDS[:n])
         for word, head, deprel in zip(self.words, heads[1:], deprels[1:]):
-            word[HEAD] = str(int(head))
+            word[HEAD] = texts[head] if type(head) is int and 0 <= head <= n else str(int(head))
             word[DEPREL] = deprel
 
     def copy(self) -> Sentence:
@@ -117,10 +122,8 @@ class Sentence:
 
     def to_text(self) -> str:
         """The sentence as CoNLL text, ending with the blank line that closes it (in its own line ends)."""
-        lines = list(self.comments)
-        lines.extend("\t".join(row) for row in self.rows)
         newline = self.newline
-        text = newline.join(lines) + newline + newline
+        text = newline.join([*self.comments, *map("\t".join, self.rows)]) + newline + newline
         return "\ufeff" + text if self.bom else text
 
 
@@ -132,12 +135,19 @@ def open_bytes(path: str | os.PathLike) -> Iterator[IO[bytes]]:
         yield sys.stdin.buffer
         return
     try:
-        handle = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+        handle = _gzip().open(path, "rb") if path.endswith(".gz") else open(path, "rb")
     except OSError as error:
         raise InputError(f"cannot open the file: {error.strerror}", path=path,
                          fix="check the path and the permissions") from None
     with handle:
         yield handle
+
+
+def _gzip():
+    """The gzip module, imported when a ``.gz`` file is met (not at start-up)."""
+    import gzip
+
+    return gzip
 
 
 CHUNK_BYTES = 1 << 20
@@ -309,7 +319,7 @@ def _read_chunk(read_some, handle: IO[bytes], name: str) -> bytes:
         if data and not data.endswith(b"\n"):
             data += handle.readline()
         return data
-    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+    except (_gzip().BadGzipFile, EOFError, zlib.error) as error:  # evaluated only when something is raised
         raise InputError(f"damaged or truncated gzip data ({error})", path=name,
                          fix="decompress it with gunzip to see what is wrong, or get a fresh copy") from None
 
@@ -334,10 +344,14 @@ def _sentence(lines: list[str], start: int, name: str, newline: str = "\n", bom:
     rows = [line.split("\t") for line in lines[count:]]
     n = len(rows)
     heads = _valid_heads(n)
-    if (set(map(len, rows)) != {10} or [row[ID] for row in rows] != _WORD_IDS[:n]
-            or not heads.issuperset([row[HEAD] for row in rows])):
-        _check(rows, start + count, name)
+    if (set(map(len, rows)) == {10} and list(map(_ID_OF, rows)) == _WORD_IDS[:n]
+            and heads.issuperset(map(_HEAD_OF, rows))):
+        return Sentence(lines[:count], rows, start, name, newline, bom, only_words=True)
+    _check(rows, start + count, name)
     return Sentence(lines[:count], rows, start, name, newline, bom)
+
+
+_ID_OF, _HEAD_OF = itemgetter(ID), itemgetter(HEAD)
 
 
 def _valid_heads(n: int) -> frozenset[str]:
@@ -487,7 +501,7 @@ def open_for_writing(path: str | os.PathLike) -> Iterator[IO[bytes]]:
         return
     with atomic_output(path) as raw:
         if path.endswith(".gz"):
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as handle:
+            with _gzip().GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as handle:
                 yield handle
         else:
             yield raw

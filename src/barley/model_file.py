@@ -1,17 +1,29 @@
 """Model files: one zip holding ``manifest.json`` and ``arrays.npz``; never pickle.
 
-Loading a model never runs code: the manifest is JSON and the arrays are read
-with ``np.load(..., allow_pickle=False)``, so an object array (a pickle payload)
-is refused. Files are written atomically and byte-for-byte reproducibly (fixed
-member timestamps, sorted keys), so the same training gives the same file.
+Loading a model never runs code: the manifest is JSON and the arrays are ``.npy``
+members read with ``allow_pickle=False``, so an object array (a pickle payload) is
+refused. Files are written atomically and byte-for-byte reproducibly (fixed member
+timestamps, sorted keys), so the same training gives the same file.
+
+Loading is cheap: ``arrays.npz`` is stored in the model zip as it is (its members
+carry their own compression), an array that deflate shrinks well (ids, keys) is
+compressed, and one it does not (float weights) is stored raw and memory-mapped
+when read: no copy and no decompression (an array used as it is costs no memory of
+its own, and its pages are shared by the worker processes of ``--jobs N``). Files
+written before (``arrays.npz`` deflated as a whole) are read as before, into memory.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
+import mmap
 import os
+import struct
 import zipfile
+import zlib
+from typing import IO
 
 import numpy as np
 
@@ -23,13 +35,22 @@ DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowE
 FORMAT = "barley-model"
 FORMAT_VERSION = 1
 _EPOCH = (1980, 1, 1, 0, 0, 0)
+WORTH_COMPRESSING = 0.5
+"""An array is deflated when that makes it at most this fraction of its size; otherwise it
+is stored raw, to be memory-mapped on loading."""
 
 
-def _member(name: str) -> zipfile.ZipInfo:
+def _member(name: str, compress_type: int = zipfile.ZIP_DEFLATED) -> zipfile.ZipInfo:
     info = zipfile.ZipInfo(name, date_time=_EPOCH)
-    info.compress_type = zipfile.ZIP_DEFLATED
+    info.compress_type = compress_type
     info.external_attr = 0o644 << 16
     return info
+
+
+def _compress_type(data: bytes) -> int:
+    """Deflate what deflate shrinks well; store the rest raw (see :data:`WORTH_COMPRESSING`)."""
+    worth = len(zlib.compress(data)) <= WORTH_COMPRESSING * len(data)
+    return zipfile.ZIP_DEFLATED if worth else zipfile.ZIP_STORED
 
 
 def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
@@ -42,7 +63,8 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
                 raise ValueError(f"array {name!r} holds Python objects; model files hold numbers only")
             member = io.BytesIO()
             np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
-            archive.writestr(_member(f"{name}.npy"), member.getvalue())
+            data = member.getvalue()
+            archive.writestr(_member(f"{name}.npy", _compress_type(data)), data)
     return buffer.getvalue()
 
 
@@ -53,7 +75,7 @@ def write(path: str | os.PathLike, manifest: dict, arrays: dict[str, np.ndarray]
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False)
     with atomic_output(path) as handle, zipfile.ZipFile(handle, "w") as archive:
         archive.writestr(_member("manifest.json"), text.encode("utf-8"))
-        archive.writestr(_member("arrays.npz"), _npz_bytes(arrays))
+        archive.writestr(_member("arrays.npz", zipfile.ZIP_STORED), _npz_bytes(arrays))
 
 
 def read_manifest(path: str | os.PathLike) -> dict:
@@ -62,33 +84,99 @@ def read_manifest(path: str | os.PathLike) -> dict:
 
 
 def read(path: str | os.PathLike, arrays: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
-    """The manifest and the arrays of a model file; any problem is a :class:`ModelError`."""
+    """The manifest and the arrays of a model file; any problem is a :class:`ModelError`.
+
+    Arrays stored raw are read-only views of the memory-mapped file (see the module's docstring).
+    """
     path = os.fspath(path)
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:
             manifest = json.loads(archive.read("manifest.json").decode("utf-8"))
-            payload = archive.read("arrays.npz") if arrays else None
+            _check_manifest(manifest, path)
+            loaded = _read_arrays(handle, archive, path) if arrays else {}
     except FileNotFoundError:
         raise ModelError("model file not found", path=path) from None
-    except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError) as error:
+    except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError,
+            struct.error) as error:
         raise ModelError(f"not a barley model file or damaged ({error})", path=path,
                          fix="train the model again with `barley train`") from None
+    return manifest, loaded
+
+
+def _check_manifest(manifest, path: str) -> None:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise ModelError("not a barley model file (its manifest is not a barley manifest)", path=path)
     if manifest.get("format_version") != FORMAT_VERSION:
         raise ModelError(f"model format version {manifest.get('format_version')} was written by barley "
                          f"{manifest.get('barley_version', '?')}; this barley reads version {FORMAT_VERSION}",
                          path=path, fix="retrain the model with this version of barley")
-    if payload is None:
-        return manifest, {}
+
+
+def _read_arrays(handle: IO[bytes], archive: zipfile.ZipFile, path: str) -> dict[str, np.ndarray]:
+    """The arrays of ``arrays.npz``: raw members mapped in place when the npz itself is stored raw."""
+    info = archive.getinfo("arrays.npz")
+    if info.compress_type == zipfile.ZIP_STORED:
+        npz_start = _data_offset(handle, info.header_offset)
+        npz = archive.open(info)
+    else:  # a file of an earlier barley: the whole npz deflated
+        npz_start, npz = None, io.BytesIO(archive.read(info))
+    mapped = None
+    loaded = {}
     try:
-        with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
-            loaded = {name: npz[name] for name in npz.files}
+        with zipfile.ZipFile(npz) as members:
+            for member in members.infolist():
+                if not member.filename.endswith(".npy"):
+                    raise ValueError(f"unexpected member {member.filename!r}")
+                name = member.filename[:-len(".npy")]
+                with members.open(member) as stream:
+                    if npz_start is None or member.compress_type != zipfile.ZIP_STORED:
+                        loaded[name] = np.lib.format.read_array(stream, allow_pickle=False)
+                        continue
+                    shape, fortran, dtype = _npy_header(stream)
+                    header_size = stream.tell()
+                if mapped is None:
+                    mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                start = npz_start + _data_offset(npz, member.header_offset) + header_size
+                count = math.prod(shape)
+                end = start + count * dtype.itemsize
+                if end > len(mapped) or end - start + header_size != member.file_size:
+                    raise EOFError(f"array {name} does not fit its member")
+                if zlib.crc32(memoryview(mapped)[start - header_size:end]) != member.CRC:
+                    raise zipfile.BadZipFile(f"bad CRC-32 for array {name}")  # as zipfile checks what it reads
+                array = np.frombuffer(mapped, dtype=dtype, count=count, offset=start)
+                loaded[name] = array.reshape(shape, order="F" if fortran else "C")
     except ValueError as error:
         if "allow_pickle" in str(error) or "Object arrays" in str(error):
             raise ModelError("model file carries a pickled object array; barley never loads pickles",
                              path=path, fix="only use model files written by barley") from None
         raise ModelError(f"damaged arrays in model file ({error})", path=path) from None
-    except (zipfile.BadZipFile, OSError, EOFError) as error:
+    except (zipfile.BadZipFile, OSError, EOFError, struct.error) as error:
         raise ModelError(f"damaged arrays in model file ({error})", path=path) from None
-    return manifest, loaded
+    return loaded
+
+
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _npy_header(stream: IO[bytes]) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """Shape, Fortran order and dtype from an ``.npy`` header (a literal, never code); no objects."""
+    version = np.lib.format.read_magic(stream)
+    if version not in _NPY_HEADERS:
+        raise ValueError(f"unsupported .npy format version {version}")
+    shape, fortran, dtype = _NPY_HEADERS[version](stream)
+    if dtype.hasobject:
+        raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
+    return shape, fortran, dtype
+
+
+_LOCAL_HEADER = struct.Struct("<4s22xHH")
+"""A zip member's local header: signature, ..., name length, extra field length (30 bytes)."""
+
+
+def _data_offset(handle: IO[bytes], header_offset: int) -> int:
+    """Where the data of the zip member whose local header is at ``header_offset`` begins."""
+    handle.seek(header_offset)
+    signature, name_length, extra_length = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
+    if signature != b"PK\x03\x04":
+        raise zipfile.BadZipFile("bad local file header")
+    return header_offset + _LOCAL_HEADER.size + name_length + extra_length

@@ -23,11 +23,14 @@ instances of rare values pooled into a default classifier (Nivre 2008 §6.1).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from barley.errors import BarleyError
+
+if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up
+    import scipy.sparse as sp
 
 LEARNERS = {
     "linear": "linear:LinearLearner",
@@ -72,6 +75,8 @@ def rows_to_csr(ids: np.ndarray | Iterable[np.ndarray], n_features: int) -> sp.c
     ``n_features`` mean "no feature" and are dropped, as are repeats within a row.
     Built directly, chunk by chunk, without a COO or dense intermediate (memory).
     """
+    import scipy.sparse as sp
+
     counts, indices = [], []
     for chunk in [ids] if isinstance(ids, np.ndarray) else ids:
         chunk = np.sort(np.minimum(chunk, n_features).astype(np.int32), axis=1)  # "none" sorts last
@@ -93,13 +98,16 @@ def rows_to_csr(ids: np.ndarray | Iterable[np.ndarray], n_features: int) -> sp.c
 def weight_sums(weights: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """``weights[ids].sum(axis=1)``: each row of ``ids`` (batch × slots) summed over its weight rows.
 
-    Computed as a sparse product (one CSR row of ones per instance), which reads each
-    weight row once without materialising the (batch × slots × classes) gather.
+    Summed slot by slot into zeros, in float32: the very additions, in the same order, of
+    the sparse product (one CSR row of ones per instance) barley used before, so scores are
+    the same bit for bit; and numpy alone, so parsing never imports scipy (start-up, and no
+    import midway through a parse for a Ctrl-C to land in). Never materialises the
+    (batch × slots × classes) gather.
     """
-    batch, slots = ids.shape
-    indicator = sp.csr_matrix((np.ones(ids.size, dtype=weights.dtype), ids.ravel(),
-                               np.arange(0, ids.size + 1, max(slots, 1))), shape=(batch, len(weights)))
-    return indicator @ weights
+    out = np.zeros((len(ids), weights.shape[1]), dtype=weights.dtype)
+    for slot in ids.T:
+        out += weights[slot]
+    return out
 
 
 class SplitLearner:

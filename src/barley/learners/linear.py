@@ -11,14 +11,19 @@ per class seen in training, so that scoring a batch is one gather and one sum.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from barley.errors import BarleyError
 from barley.learners import UNSEEN, weight_sums
 
+if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up
+    import scipy.sparse as sp
+
 SOLVERS = ("crammer-singer", "svm", "logistic")
+FILL_BLOCK = 1 << 16
+"""Weights placed at a time when the dense matrix is rebuilt on loading (bounds the index copies)."""
 
 
 class LinearLearner:
@@ -101,6 +106,11 @@ class LinearLearner:
         learner.n_classes = n_classes
         learner.classes = arrays["classes"].astype(np.int64)
         learner.weights = np.zeros((n_features + 1, len(learner.classes)), dtype=np.float32)
-        learner.weights[arrays["weight_rows"], arrays["weight_columns"]] = arrays["weight_values"]
+        rows, columns, values = arrays["weight_rows"], arrays["weight_columns"], arrays["weight_values"]
+        flat = learner.weights.reshape(-1)
+        for start in range(0, len(values), FILL_BLOCK):  # a block at a time: no index copies of every weight
+            at = rows[start:start + FILL_BLOCK].astype(np.int64) * len(learner.classes)
+            at += columns[start:start + FILL_BLOCK]
+            flat[at] = values[start:start + FILL_BLOCK]
         learner.bias = arrays["bias"].astype(np.float32, copy=False)
         return learner

@@ -9,10 +9,14 @@ the last step is W - U / c. Scoring is the same gather-and-sum as the linear lea
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import scipy.sparse as sp
 
 from barley.learners import UNSEEN, weight_sums
+
+if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up
+    import scipy.sparse as sp
 
 
 class AveragedWeights:

@@ -14,7 +14,6 @@ Every transform has the same small interface: ``fit(trees)`` (trees are pairs
 from __future__ import annotations
 
 import importlib
-import tomllib
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -51,6 +50,8 @@ def load_scheme(name: str) -> dict:
         if not source.is_file():
             raise BarleyError(f"unknown annotation scheme {name!r}", fix="choose ud, prague or a .toml file")
         text = source.read_text(encoding="utf-8")
+    import tomllib  # here, not at start-up: only the coordination transforms read schemes
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

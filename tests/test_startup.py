@@ -1,0 +1,63 @@
+"""Start-up: a command imports only what it needs, and model loading maps arrays without
+changing a single output byte (files written before mapping load and parse the same)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from barley import cli, model_file
+from barley.parser import train
+from test_model_file import _repacked_as_before
+from toy_language import treebank
+
+
+def _modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has imported after running ``code``."""
+    out = subprocess.run([sys.executable, "-c", f"{code}\nimport sys; print(' '.join(sorted(sys.modules)))"],
+                         capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+def test_importing_barley_and_its_command_line_loads_neither_scipy_nor_the_parser():
+    modules = _modules_after("import barley, barley.cli")
+    assert not {"scipy", "sklearn", "barley.parser", "barley.training"} & modules
+    assert not any(name.startswith("barley.commands.") for name in modules)
+
+
+def test_a_command_registers_alone_and_the_help_lists_them_all(capsys):
+    modules = _modules_after("from barley.cli import build_parser; build_parser(only='evaluate')")
+    assert {name for name in modules if name.startswith("barley.commands.")} == {"barley.commands.evaluate"}
+    assert not {"scipy", "sklearn", "barley.parser"} & modules
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in cli.command_names()) and "parse" in cli.command_names()
+
+
+def test_loading_a_linear_model_imports_neither_scipy_nor_scikit_learn(tmp_path):
+    treebank(tmp_path / "train.conllu", 40, seed=1)
+    train(str(tmp_path / "train.conllu"), system="arc-eager", log=lambda m: None).save(str(tmp_path / "m.barley"))
+    modules = _modules_after(f"from barley.pipeline import Pipeline; Pipeline.load({str(tmp_path / 'm.barley')!r})")
+    assert "barley.parser" in modules and not {"scipy", "sklearn"} & modules
+
+
+@pytest.mark.parametrize("system, learner", [("arc-eager", "linear"), ("swap-lazy", "perceptron")])
+def test_mapped_and_earlier_model_files_parse_byte_for_byte_the_same(tmp_path, capsys, system, learner):
+    treebank(tmp_path / "train.conllu", 60, seed=1)
+    treebank(tmp_path / "test.conllu", 20, seed=2)
+    model, old = tmp_path / "m.barley", tmp_path / "old.barley"
+    train(str(tmp_path / "train.conllu"), system=system, learner=learner, log=lambda m: None).save(str(model))
+    _repacked_as_before(model, old)
+    with zipfile.ZipFile(old) as archive:
+        assert archive.getinfo("arrays.npz").compress_type == zipfile.ZIP_DEFLATED
+    outputs = []
+    for path in (model, old):
+        assert cli.main(["parse", str(tmp_path / "test.conllu"), "-m", str(path), "-q",
+                         "-o", str(tmp_path / f"{path.stem}.conllu")]) == 0
+        outputs.append((tmp_path / f"{path.stem}.conllu").read_bytes())
+    assert outputs[0] == outputs[1] and outputs[0].count(b"\n\n") == 20
+    assert model_file.read_manifest(model) == model_file.read_manifest(old)
