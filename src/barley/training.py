@@ -18,6 +18,7 @@ Two ways, two policies:
 from __future__ import annotations
 
 import time
+from functools import cached_property
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,24 +30,31 @@ from barley.errors import InputError
 from barley.featurize import Featurizer
 from barley.learners import rows_to_csr
 from barley.learners.perceptron import AveragedWeights, PerceptronLearner
-from barley.systems.base import Action, OracleError, State, TransitionSystem
+from barley.systems.base import Action, Costs, OracleError, State, TransitionSystem
 
 BATCH = 256
 """Sentences advanced in lockstep while training (their features are computed together)."""
 
 
 class Oracle:
-    """The oracles of one gold tree, built once per tree (they precompute what they need).
+    """The oracles of one gold tree, each built once, when first asked (they precompute
+    what they need): the static oracle for :class:`FollowOracle`, the costs for :class:`Explore`.
 
-    ``next(state)``: the static oracle's action. ``costs(state)``: per move, the number
-    of gold arcs its best action loses (None = illegal), for systems with a dynamic
-    oracle (``system.costs``, a :class:`barley.systems.base.Costs`); built only when asked.
+    ``next(state)``: the static oracle's action. ``costs``: the dynamic oracle
+    (``system.costs``, a :class:`barley.systems.base.Costs`): ``costs(state)`` gives per
+    move the number of gold arcs its best action loses (None = illegal).
     """
 
-    def __init__(self, system: TransitionSystem, heads: Sequence[int], labels: Sequence[int],
-                 dynamic: bool = False):
-        self.next = system.oracle(heads, labels)
-        self.costs = system.costs(heads, labels) if dynamic else None
+    def __init__(self, system: TransitionSystem, heads: Sequence[int], labels: Sequence[int]):
+        self.system, self.heads, self.labels = system, heads, labels
+
+    @cached_property
+    def next(self) -> Callable[[State], Action]:
+        return self.system.oracle(self.heads, self.labels)
+
+    @cached_property
+    def costs(self) -> Costs:
+        return self.system.costs(self.heads, self.labels)
 
 
 @dataclass
@@ -173,17 +181,15 @@ class Explore:
         self.mistakes = self.explored = self.steps = 0
         self.targets = np.zeros(len(classes.table), dtype=bool)  # classes ever learned towards
 
-    def zero_cost(self, k: int) -> list[int]:
-        """The classes that are zero-cost actions in configuration ``k``."""
-        state, costs, classes = self.states[k], self.oracles[k].costs, self.classes
+    def zero_cost(self, k: int, per_move: list[int | None]) -> list[int]:
+        """The classes that are zero-cost actions in configuration ``k`` (``per_move``: its costs)."""
+        state, classes = self.states[k], self.classes
         zero: list[int] = []
-        for move, cost in enumerate(costs(state)):
-            if cost == 0:
-                label = costs.label(state, move)
-                if classes.system.labeled[move] and label == -1:
-                    zero += classes.of_move[move]  # every label costs the same
-                else:
-                    zero.append(classes.of(move, label))
+        for move, label in self.oracles[k].costs.zero_cost(state, per_move):
+            if classes.system.labeled[move] and label == -1:
+                zero += classes.of_move[move]  # every label costs the same
+            else:
+                zero.append(classes.of(move, label))
         if not zero:
             raise OracleError(f"{classes.system.name} dynamic oracle found no zero-cost action "
                               f"(after {state.transitions} transitions): a bug in barley")
@@ -197,7 +203,9 @@ class Explore:
         for i, k in enumerate(waiting):
             active = indices[indptr[i]:indptr[i + 1]]
             scores = online.scores(active)
-            legal, zero = self.classes.legal(legal_rows[i]), self.zero_cost(k)
+            costs = self.oracles[k].costs
+            per_move = costs(self.states[k])
+            legal, zero = self.classes.legal(legal_rows[i]), self.zero_cost(k, per_move)
             predicted = int(legal[scores[legal].argmax()])
             best = zero[int(scores[zero].argmax())]
             self.targets[best] = True
@@ -205,7 +213,8 @@ class Explore:
             if predicted not in zero:
                 online.update(active, best, predicted)
                 self.mistakes += 1
-                if self.rng.random() < self.p:
+                move = self.classes.actions[predicted][0]
+                if self.rng.random() < self.p and costs.explorable(self.states[k], move, per_move):
                     self.explored += 1
                 else:
                     chosen = best
@@ -221,7 +230,7 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
     """An averaged perceptron trained by exploration on ``trees`` ((sentence number, heads,
     label ids)), with the features of ``featurizer``'s index."""
     online = AveragedWeights(featurizer.index.size, len(classes.table))
-    oracles = [Oracle(system, heads, labels, dynamic=True) for _, heads, labels in trees]
+    oracles = [Oracle(system, heads, labels) for _, heads, labels in trees]
     rng = np.random.default_rng(seed)
     targets = np.zeros(len(classes.table), dtype=bool)
     started = time.perf_counter()
