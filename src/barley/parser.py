@@ -387,7 +387,7 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
             f"after {exploration.after})")
         the_learner = explore(plan.system, plan.featurizer, plan.classes, sentences, found.trees, epochs=epochs,
                               explore_after=exploration.after, p=exploration.p, seed=seed, log=log)
-        index = _pruned(the_learner, index, log)
+        index = _pruned(the_learner, plan.featurizer.index, log)  # grown by exploration
         training["exploration"] = {"after": exploration.after, "p": exploration.p}
     else:
         del id_trees, found.trees

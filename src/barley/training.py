@@ -27,6 +27,7 @@ import numpy as np
 from barley.batch import advance
 from barley.conllu import Sentence
 from barley.errors import InputError
+from barley.features.extract import FeatureIndex
 from barley.featurize import Featurizer
 from barley.learners import rows_to_csr
 from barley.learners.perceptron import AveragedWeights, PerceptronLearner
@@ -179,6 +180,7 @@ class Explore:
         self.states, self.oracles = states, oracles
         self.table = featurizer.table(sentences)
         self.mistakes = self.explored = self.steps = 0
+        self.unseen: list[np.ndarray] = []  # keys of the features not in the index yet
         self.targets = np.zeros(len(classes.table), dtype=bool)  # classes ever learned towards
 
     def zero_cost(self, k: int, per_move: list[int | None]) -> list[int]:
@@ -196,8 +198,10 @@ class Explore:
         return zero
 
     def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
-        ids, _ = self.featurizer.ids([self.featurizer.row(self.states[k]) for k in waiting],
-                                     self.table.offsets[waiting], self.table)
+        keys, _ = self.featurizer.keys([self.featurizer.row(self.states[k]) for k in waiting],
+                                       self.table.offsets[waiting], self.table)
+        ids = self.featurizer.ids_of(keys, self.table)
+        self.unseen.append(np.unique(keys[(ids == self.featurizer.index.size) & (keys >= 0)]))
         features = rows_to_csr(ids, self.featurizer.index.size)  # repeats and "no feature" dropped
         indptr, indices, online, actions = features.indptr, features.indices, self.online, []
         for i, k in enumerate(waiting):
@@ -228,7 +232,8 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
             sentences: Sequence[Sentence], trees: Sequence[tuple[int, list[int], list[int]]], *,
             epochs: int, explore_after: int, p: float, seed: int, log: Callable[[str], None]) -> PerceptronLearner:
     """An averaged perceptron trained by exploration on ``trees`` ((sentence number, heads,
-    label ids)), with the features of ``featurizer``'s index."""
+    label ids)), with the features of ``featurizer``'s index, which grows after each epoch
+    by the features of the configurations visited (:func:`grow_index`)."""
     online = AveragedWeights(featurizer.index.size, len(classes.table))
     oracles = [Oracle(system, heads, labels) for _, heads, labels in trees]
     rng = np.random.default_rng(seed)
@@ -236,6 +241,7 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
     started = time.perf_counter()
     for epoch in range(1, epochs + 1):
         steps = mistakes = explored = 0
+        unseen: list[np.ndarray] = []
         order = rng.permutation(len(trees)).tolist()
         for start in range(0, len(order), BATCH):
             batch = order[start:start + BATCH]
@@ -245,11 +251,31 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
             advance(system, states, policy)
             steps, mistakes, explored = steps + policy.steps, mistakes + policy.mistakes, explored + policy.explored
             targets |= policy.targets
+            unseen += policy.unseen
+        added = grow_index(featurizer, online, unseen)
         per_epoch = (time.perf_counter() - started) / epoch
         log(f"  exploration epoch {epoch}/{epochs}: {mistakes} of {steps} predictions cost something "
             f"({100.0 * mistakes / max(steps, 1):.2f}%), {explored} of them followed; "
-            f"about {per_epoch * (epochs - epoch):.0f} s left")
+            f"{added} new features; about {per_epoch * (epochs - epoch):.0f} s left")
     seen = np.flatnonzero(targets)
     weights = online.averaged()
     return PerceptronLearner.from_weights(epochs, len(classes.table), seen,
                                           np.ascontiguousarray(weights[:, seen]))
+
+
+def grow_index(featurizer: Featurizer, online: AveragedWeights, unseen: list[np.ndarray]) -> int:
+    """Add the feature keys ``unseen`` to ``featurizer``'s index and rows for them to ``online``;
+    how many were added.
+
+    The index starts with the features of the static oracle's configurations; those that
+    only mistakes lead to would otherwise be described without the features they do not
+    share with a gold configuration, and the perceptron could not learn what to do there
+    (Goldberg & Nivre 2012 learn with every feature of every configuration visited).
+    """
+    index = featurizer.index
+    added = np.setdiff1d(np.unique(np.concatenate(unseen)) if unseen else np.zeros(0, np.int64), index.keys)
+    if len(added):
+        grown = FeatureIndex(np.union1d(index.keys, added))
+        online.grow(np.searchsorted(grown.keys, index.keys), grown.size)
+        featurizer.use_index(grown)
+    return len(added)

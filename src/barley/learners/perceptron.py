@@ -35,6 +35,16 @@ class AveragedWeights:
         self.totals[features, right] += self.step
         self.totals[features, wrong] -= self.step
 
+    def grow(self, rows: np.ndarray, n_features: int) -> None:
+        """Renumber the features to ``n_features`` new ones, old feature f becoming ``rows[f]``;
+        the new ones start at zero ("none" stays the last row)."""
+        for name in ("weights", "totals"):
+            old = getattr(self, name)
+            new = np.zeros((n_features + 1, old.shape[1]), dtype=old.dtype)
+            new[rows] = old[:-1]
+            new[-1] = old[-1]
+            setattr(self, name, new)
+
     def averaged(self) -> np.ndarray:
         """The averaged weights (float32, "none" row zero); the online state is spent."""
         self.totals /= self.step  # in place: the weight matrices are the big arrays here (memory)
