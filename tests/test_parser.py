@@ -275,15 +275,15 @@ class _MarkLabels:
     """A reversible transform for the hook: decorates every label, and strips it again."""
 
     name = "mark-labels"
-    stats = Counts()
+    new_stats = staticmethod(Counts)
 
     def fit(self, trees):
         return self
 
-    def forward(self, heads, deprels):
+    def forward(self, heads, deprels, stats=None):
         return list(heads), [d + "|x" if d else d for d in deprels]
 
-    def inverse(self, heads, deprels):
+    def inverse(self, heads, deprels, stats=None):
         return list(heads), [d.removesuffix("|x") for d in deprels]
 
     def to_json(self):

@@ -75,6 +75,11 @@ class Parser:
     def index(self) -> FeatureIndex:
         return self.featurizer.index
 
+    def scores(self, ids: np.ndarray, split_values: np.ndarray | None) -> np.ndarray:
+        """The learner's scores of feature ids; the split feature's values (None without a
+        data split, :meth:`Featurizer.ids`) go to the split learner alone."""
+        return self.learner.scores(ids) if split_values is None else self.learner.scores(ids, split_values)
+
     def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them in input order, streaming.
 
@@ -413,12 +418,13 @@ def _fit(plan: _Plan, found: Instances, index: FeatureIndex, learner: str, split
         + (f" (seen at least {min_feature_count} times)" if min_feature_count > 1 else "")
         + f", classes seen: {seen_classes} of {n_classes}; "
         f"fitting the {learner} learner (about {_eta_seconds(learner, X.nnz, seen_classes):.0f} s)")
+    fit_started = time.perf_counter()
     if plan.split_feature:
         the_learner = SplitLearner(learner, split_threshold, **plan.learner_options)
+        the_learner.fit(X, y, n_classes, seed=seed, log=log, split_values=split_values)
     else:
         the_learner = make_learner(learner, **plan.learner_options)
-    fit_started = time.perf_counter()
-    the_learner.fit(X, y, n_classes, seed=seed, split_values=split_values, log=log)
+        the_learner.fit(X, y, n_classes, seed=seed, log=log)
     log(f"fitted in {time.perf_counter() - fit_started:.1f} s")
     return the_learner, _pruned(the_learner, index, log)
 

@@ -64,8 +64,7 @@ class PerceptronLearner:
         self.classes = np.zeros(0, dtype=np.int64)
         self.weights = np.zeros((1, 0), dtype=np.float32)
 
-    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0,
-            split_values=None, log=None) -> None:
+    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0, log=None) -> None:
         self.n_classes = n_classes
         self.classes, gold = np.unique(y, return_inverse=True)
         online = AveragedWeights(X.shape[1], len(self.classes))
@@ -96,7 +95,7 @@ class PerceptronLearner:
         learner.n_classes, learner.classes, learner.weights = n_classes, classes.astype(np.int64), weights
         return learner
 
-    def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
+    def scores(self, ids: np.ndarray) -> np.ndarray:
         out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
         out[:, self.classes] = weight_sums(self.weights, ids)
         return out
