@@ -24,8 +24,9 @@ import numpy as np
 
 from barley import __version__, model_file
 from barley.batch import ParseStats, parse_batch
-from barley.conllu import DEPREL, HEAD, Sentence, read
+from barley.conllu import Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
+from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
 from barley.features.vocabulary import Vocabulary, build_vocabularies
@@ -464,23 +465,12 @@ def _eta_seconds(learner: str, nonzeros: int, classes: int) -> float:
 
 
 def evaluate_parser(parser: Parser, data: str | Iterable[Sentence]) -> dict:
-    """LAS, UAS and LEM (labeled exact match) of ``parser`` on gold data, every word counted."""
+    """LAS, UAS and LEM (labeled exact match) of ``parser`` on gold data, every word counted:
+    the scores of :func:`barley.evaluate.evaluate`, rounded for the manifest and the log."""
     gold = list(read(data) if isinstance(data, str) else data)
-    copies = [s.copy() for s in gold]
-    words = heads_right = both_right = exact = 0
-    for reference, parsed in zip(gold, parser.parse(copies)):
-        sentence_exact = True
-        for ref, out in zip(reference.words, parsed.words):
-            head_ok = ref[HEAD] == out[HEAD]
-            label_ok = head_ok and ref[DEPREL] == out[DEPREL]
-            heads_right += head_ok
-            both_right += label_ok
-            sentence_exact &= label_ok
-            words += 1
-        exact += sentence_exact
-    percent = lambda count, total: round(100.0 * count / total, 2) if total else 0.0  # noqa: E731
-    return {"LAS": percent(both_right, words), "UAS": percent(heads_right, words),
-            "LEM": percent(exact, len(gold)), "words": words, "sentences": len(gold)}
+    scores = evaluate(gold, list(parser.parse([s.copy() for s in gold]))).scores
+    return {**{key: round(scores[key] or 0.0, 2) for key in ("LAS", "UAS", "LEM")},
+            "words": scores["tokens"], "sentences": scores["sentences"]}
 
 
 def describe_transition(manifest: dict) -> list[str]:
