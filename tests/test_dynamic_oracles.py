@@ -111,14 +111,18 @@ def gold_tree(data, single_root: bool, max_words: int):
     return heads, labels
 
 
-def random_configuration(system, n, data):
+def random_configuration(system, n, data, costs=None):
     """The initial configuration after a random number of random legal actions, with
-    gold or wrong labels."""
+    gold or wrong labels; with ``costs``, only those that training by exploration takes
+    (a costly one only where ``costs.explorable``: swap takes SWAP exactly when it is due)."""
     state = system.initial(n)
     for _ in range(data.draw(st.integers(0, 3 * n), label="steps")):
         if system.is_terminal(state):
             break
         legal = [move for move, ok in enumerate(system.legal(state)) if ok]
+        if costs is not None:
+            per_move = costs(state)
+            legal = [move for move in legal if per_move[move] == 0 or costs.explorable(state, move, per_move)]
         move = data.draw(st.sampled_from(legal))
         system.apply(state, move, data.draw(st.sampled_from([1, 2, WRONG_LABEL])) if system.labeled[move] else -1)
     return state
@@ -257,21 +261,6 @@ def test_on_the_static_path_the_one_zero_cost_action_is_the_static_oracles(name,
     assert state.heads == heads and state.labels == labels
 
 
-def explored_configuration(system, costs, n, data):
-    """A configuration that training by exploration can reach: random legal moves, except
-    that SWAP is taken exactly when it is due (``Costs.explorable``), with gold or wrong labels."""
-    state = system.initial(n)
-    for _ in range(data.draw(st.integers(0, 3 * n), label="steps")):
-        if system.is_terminal(state):
-            break
-        per_move = costs(state)
-        moves = [move for move, cost in enumerate(per_move)
-                 if cost == 0 or (cost is not None and costs.explorable(state, move, per_move))]
-        move = data.draw(st.sampled_from(moves))
-        system.apply(state, move, data.draw(st.sampled_from([1, 2, WRONG_LABEL])) if system.labeled[move] else -1)
-    return state
-
-
 @pytest.mark.parametrize("single_root", [False, True], ids=["multi-root", "single-root"])
 @pytest.mark.parametrize("name", STATIC_DYNAMIC)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK)
@@ -284,7 +273,7 @@ def test_zero_cost_arcs_are_optimal_where_exploration_goes(name, single_root, da
     heads, labels = gold_tree(data, single_root, 6)
     costs = system.costs(heads, labels)
     brute = BruteForce(system, heads, labels)
-    state = explored_configuration(system, costs, len(heads) - 1, data)
+    state = random_configuration(system, len(heads) - 1, data, costs)
     if system.is_terminal(state):
         return
     per_move = costs(state)

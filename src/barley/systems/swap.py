@@ -47,7 +47,9 @@ SHIFT* is dynamic. In a configuration (:meth:`Swap.move_costs`):
   head if that is not j and can still take it (it has no head itself, or is 0);
   RIGHT-ARC (i takes j) the same for j — the arc-decomposed costs of arc-hybrid's
   dynamic oracle (Goldberg & Nivre 2013), which the paper uses;
-* SHIFT costs 0 when no arc costs 0 (and no SWAP is due), else 1.
+* SHIFT costs 0 when no arc costs 0 (and no SWAP is due), else 1;
+* with the buffer empty and every arc costing something (after a mistake), SWAP costs
+  0 where it is legal: reordering the stack loses no arc yet.
 
 Costs are relative to the cheapest move (one move always costs 0). What is proven
 (``tests/test_dynamic_oracles.py``): on the static oracle's path the only zero-cost
@@ -157,6 +159,8 @@ class Swap(StackProjective):
             if legal[SWAP]:
                 result[SWAP] = int(not swap_due)
             cheapest = min(cost for cost in result if cost is not None)
+            if cheapest and legal[SWAP]:  # β empty, every arc costs: reordering loses nothing yet
+                result[SWAP], cheapest = 0, 0
             return [None if cost is None else cost - cheapest for cost in result]
 
         return costs
