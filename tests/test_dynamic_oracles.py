@@ -111,14 +111,18 @@ def gold_tree(data, single_root: bool, max_words: int):
     return heads, labels
 
 
-def random_configuration(system, n, data):
+def random_configuration(system, n, data, costs=None):
     """The initial configuration after a random number of random legal actions, with
-    gold or wrong labels."""
+    gold or wrong labels; with ``costs``, only those that training by exploration takes
+    (a costly one only where ``costs.explorable``: swap takes SWAP exactly when it is due)."""
     state = system.initial(n)
     for _ in range(data.draw(st.integers(0, 3 * n), label="steps")):
         if system.is_terminal(state):
             break
         legal = [move for move, ok in enumerate(system.legal(state)) if ok]
+        if costs is not None:
+            per_move = costs(state)
+            legal = [move for move in legal if per_move[move] == 0 or costs.explorable(state, move, per_move)]
         move = data.draw(st.sampled_from(legal))
         system.apply(state, move, data.draw(st.sampled_from([1, 2, WRONG_LABEL])) if system.labeled[move] else -1)
     return state
@@ -227,3 +231,57 @@ def test_zero_cost_actions_rebuild_treebank_trees(name, file):
         if state.heads != aim or state.labels != labels:
             problems.append(f"{sent_id}: built {state.heads}, aimed at {aim}")
     assert not problems, f"{name} on {file}: {len(problems)} trees not rebuilt, first: {problems[:3]}"
+
+
+STATIC_DYNAMIC = [name for name in EXPLORING if name not in EXACT]
+"""Systems whose costs are trustworthy only where they say (swap's static–dynamic oracle)."""
+
+
+def test_swap_has_the_static_dynamic_oracle():
+    assert STATIC_DYNAMIC == ["swap-eager", "swap-lazy"]
+
+
+@pytest.mark.parametrize("single_root", [False, True], ids=["multi-root", "single-root"])
+@pytest.mark.parametrize("name", STATIC_DYNAMIC)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_on_the_static_path_the_one_zero_cost_action_is_the_static_oracles(name, single_root, data):
+    """de Lhoneux, Stymne & Nivre (2017): static where the words are reordered, and on the
+    static oracle's path (any tree, non-projective ones included) the costs single out
+    its action, so zero-cost actions rebuild every tree."""
+    system = get_system(name, single_root=single_root)
+    heads, labels = gold_tree(data, single_root, 12)
+    costs, static = system.costs(heads, labels), system.oracle(heads, labels)
+    state = system.initial(len(heads) - 1)
+    while not system.is_terminal(state):
+        move, label = static(state)
+        assert costs.zero_cost(state) == [(move, label if system.labeled[move] else -1)], \
+            f"{name}: zero-cost {costs.zero_cost(state)}, static {move, label}, gold {heads}, state {key(state)}"
+        system.apply(state, move, label)
+    assert state.heads == heads and state.labels == labels
+
+
+@pytest.mark.parametrize("single_root", [False, True], ids=["multi-root", "single-root"])
+@pytest.mark.parametrize("name", STATIC_DYNAMIC)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK)
+@given(data=st.data())
+def test_zero_cost_arcs_are_optimal_where_exploration_goes(name, single_root, data):
+    """In every configuration exploration reaches, some action costs 0, and a zero-cost
+    arc loses no more gold arcs than the best completion (brute force over every
+    completion, swaps included)."""
+    system = get_system(name, single_root=single_root)
+    heads, labels = gold_tree(data, single_root, 6)
+    costs = system.costs(heads, labels)
+    brute = BruteForce(system, heads, labels)
+    state = random_configuration(system, len(heads) - 1, data, costs)
+    if system.is_terminal(state):
+        return
+    per_move = costs(state)
+    assert [cost is not None for cost in per_move] == system.legal(state)
+    assert 0 in per_move
+    here = brute.loss(state)
+    for move, label in costs.zero_cost(state, per_move):
+        if system.labeled[move]:
+            after = brute.loss(brute.after(state, move, label if label != -1 else WRONG_LABEL))
+            assert after == here, (f"{name}: zero-cost {system.moves[move]} loses {after - here} more; "
+                                   f"gold {heads} / {labels}, state {key(state)}")

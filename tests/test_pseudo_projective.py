@@ -188,13 +188,16 @@ def test_label_cap_keeps_the_most_frequent_new_labels_and_records_what_it_droppe
     over_c = ([-1, 3, 0, 2, 2], ["", "x", "root", "c", "y"])
     transform = PseudoProjective("head", label_cap=1).fit([over_b, over_b, over_c])
     assert transform.kept_labels == [f"x{LIFTED}b"]
-    assert transform.forward(*over_b)[1][1] == f"x{LIFTED}b"
-    heads, labels = transform.forward(*over_c)
+    stats = transform.new_stats()
+    assert transform.forward(*over_b, stats)[1][1] == f"x{LIFTED}b"
+    heads, labels = transform.forward(*over_c, stats)
     assert labels[1] == "x" and is_projective(heads)
-    assert transform.stats.dropped_labels == {f"x{LIFTED}c": 1}
-    assert transform.stats.new_labels == {f"x{LIFTED}b": 1}
-    assert (transform.stats.arcs_lifted, transform.stats.lift_steps, transform.stats.sentences) == (2, 2, 2)
-    assert "label cap dropped 1 labels" in "\n".join(transform.stats.lines())
+    assert stats.dropped_labels == {f"x{LIFTED}c": 1}
+    assert stats.new_labels == {f"x{LIFTED}b": 1}
+    assert (stats.arcs_lifted, stats.lift_steps, stats.sentences) == (2, 2, 2)
+    assert "label cap dropped 1 labels" in "\n".join(stats.lines())
+    transform.inverse(heads, labels)
+    assert not hasattr(transform, "stats"), "statistics belong to the caller, not the transform"
 
 
 def test_a_capped_transform_must_be_fitted():

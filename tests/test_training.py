@@ -13,7 +13,7 @@ from barley import cli
 from barley.batch import advance
 from barley.commands.info import describe
 from barley.errors import BarleyError
-from barley.parser import Exploration, evaluate_parser, train
+from barley.parser import Exploration, default_oracle, evaluate_parser, train
 from barley.systems import REGISTRY, get_system, run_oracle
 from barley.training import Classes, FollowOracle, Oracle
 from random_trees import any_tree
@@ -124,3 +124,19 @@ def test_classes_are_every_move_with_every_label_for_labeled_moves():
     assert all(classes.table[classes.of(m, l)].tolist() == [m, l if system.labeled[m] else -1]
                for m in range(len(system.moves)) for l in (0, 1))
     assert np.array_equal(classes.table[:, 1] >= 0, np.array(system.labeled)[classes.table[:, 0]])
+
+
+@pytest.mark.parametrize("system, learner, split, expected", [
+    ("arc-eager", "perceptron", "default", "dynamic"), ("swap-lazy", "perceptron", "default", "dynamic"),
+    ("arc-eager", "perceptron", "UPOS(Input[0])", "static"), ("planar", "perceptron", "default", "static"),
+    ("arc-eager", "linear", "default", "static"), ("arc-eager", "svm-poly2", "none", "static")])
+def test_the_default_oracle_is_the_best_measured(system, learner, split, expected):
+    """Exploration for the unsplit perceptron where the system has costs (README's figures)."""
+    assert default_oracle(system, learner, split) == expected
+
+
+def test_the_perceptron_trains_by_exploration_unless_told(toy):
+    parser = train(str(toy / "train.conllu"), learner="perceptron", epochs=2, log=lambda m: None)
+    assert parser.manifest["oracle"] == "dynamic"
+    with pytest.raises(BarleyError, match="apply to --oracle dynamic only"):
+        train(str(toy / "train.conllu"), explore_p=0.5, log=lambda m: None)  # the linear learner: static

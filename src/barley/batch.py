@@ -104,7 +104,7 @@ class FollowModel:
         parser, stats, row = self.parser, self.stats, self.parser.featurizer.row
         ids, split_values = parser.featurizer.ids([row(self.states[k]) for k in waiting],
                                                   self.table.offsets[waiting], self.table)
-        scores = parser.learner.scores(ids, split_values=split_values)
+        scores = parser.scores(ids, split_values)
         allowed = legal_classes(legal_rows, self.class_moves)
         top = scores.argmax(axis=1)
         stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())

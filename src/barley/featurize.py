@@ -92,7 +92,11 @@ class Featurizer:
             table: TokenTable) -> tuple[np.ndarray, np.ndarray | None]:
         """Like :meth:`keys`, with the keys turned into ids of the index (:meth:`use_index`)."""
         keys, split = self.keys(rows, offsets, table)
+        return self.ids_of(keys, table), split
+
+    def ids_of(self, keys: np.ndarray, table: TokenTable) -> np.ndarray:
+        """The ids of :meth:`keys`' keys in the index (``index.size`` for none or unseen)."""
         width = table.feats.shape[1] if table.feats is not None else 0
         if width not in self._slot_templates:
             self._slot_templates[width] = self.extractor.slot_templates(width)
-        return self.index.ids(keys, self._slot_templates[width]), split
+        return self.index.ids(keys, self._slot_templates[width])

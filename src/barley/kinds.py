@@ -48,7 +48,8 @@ class ParserKind:
 
 
 def options_of(train: Callable) -> frozenset[str]:
-    """The options of a kind's ``train``: its keyword parameters that have a default."""
+    """The options of a kind's ``train`` (or of any callable, e.g. a learner's class): its
+    keyword parameters that have a default."""
     import inspect
 
     return frozenset(name for name, parameter in inspect.signature(train).parameters.items()

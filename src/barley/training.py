@@ -18,6 +18,7 @@ Two ways, two policies:
 from __future__ import annotations
 
 import time
+from functools import cached_property
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,27 +27,35 @@ import numpy as np
 from barley.batch import advance
 from barley.conllu import Sentence
 from barley.errors import InputError
+from barley.features.extract import FeatureIndex
 from barley.featurize import Featurizer
 from barley.learners import rows_to_csr
 from barley.learners.perceptron import AveragedWeights, PerceptronLearner
-from barley.systems.base import Action, OracleError, State, TransitionSystem
+from barley.systems.base import Action, Costs, OracleError, State, TransitionSystem
 
 BATCH = 256
 """Sentences advanced in lockstep while training (their features are computed together)."""
 
 
 class Oracle:
-    """The oracles of one gold tree, built once per tree (they precompute what they need).
+    """The oracles of one gold tree, each built once, when first asked (they precompute
+    what they need): the static oracle for :class:`FollowOracle`, the costs for :class:`Explore`.
 
-    ``next(state)``: the static oracle's action. ``costs(state)``: per move, the number
-    of gold arcs its best action loses (None = illegal), for systems with a dynamic
-    oracle (``system.costs``, a :class:`barley.systems.base.Costs`); built only when asked.
+    ``next(state)``: the static oracle's action. ``costs``: the dynamic oracle
+    (``system.costs``, a :class:`barley.systems.base.Costs`): ``costs(state)`` gives per
+    move the number of gold arcs its best action loses (None = illegal).
     """
 
-    def __init__(self, system: TransitionSystem, heads: Sequence[int], labels: Sequence[int],
-                 dynamic: bool = False):
-        self.next = system.oracle(heads, labels)
-        self.costs = system.costs(heads, labels) if dynamic else None
+    def __init__(self, system: TransitionSystem, heads: Sequence[int], labels: Sequence[int]):
+        self.system, self.heads, self.labels = system, heads, labels
+
+    @cached_property
+    def next(self) -> Callable[[State], Action]:
+        return self.system.oracle(self.heads, self.labels)
+
+    @cached_property
+    def costs(self) -> Costs:
+        return self.system.costs(self.heads, self.labels)
 
 
 @dataclass
@@ -171,33 +180,36 @@ class Explore:
         self.states, self.oracles = states, oracles
         self.table = featurizer.table(sentences)
         self.mistakes = self.explored = self.steps = 0
+        self.unseen: list[np.ndarray] = []  # keys of the features not in the index yet
         self.targets = np.zeros(len(classes.table), dtype=bool)  # classes ever learned towards
 
-    def zero_cost(self, k: int) -> list[int]:
-        """The classes that are zero-cost actions in configuration ``k``."""
-        state, costs, classes = self.states[k], self.oracles[k].costs, self.classes
+    def zero_cost(self, k: int, per_move: list[int | None]) -> list[int]:
+        """The classes that are zero-cost actions in configuration ``k`` (``per_move``: its costs)."""
+        state, classes = self.states[k], self.classes
         zero: list[int] = []
-        for move, cost in enumerate(costs(state)):
-            if cost == 0:
-                label = costs.label(state, move)
-                if classes.system.labeled[move] and label == -1:
-                    zero += classes.of_move[move]  # every label costs the same
-                else:
-                    zero.append(classes.of(move, label))
+        for move, label in self.oracles[k].costs.zero_cost(state, per_move):
+            if classes.system.labeled[move] and label == -1:
+                zero += classes.of_move[move]  # every label costs the same
+            else:
+                zero.append(classes.of(move, label))
         if not zero:
             raise OracleError(f"{classes.system.name} dynamic oracle found no zero-cost action "
                               f"(after {state.transitions} transitions): a bug in barley")
         return zero
 
     def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
-        ids, _ = self.featurizer.ids([self.featurizer.row(self.states[k]) for k in waiting],
-                                     self.table.offsets[waiting], self.table)
+        keys, _ = self.featurizer.keys([self.featurizer.row(self.states[k]) for k in waiting],
+                                       self.table.offsets[waiting], self.table)
+        ids = self.featurizer.ids_of(keys, self.table)
+        self.unseen.append(np.unique(keys[(ids == self.featurizer.index.size) & (keys >= 0)]))
         features = rows_to_csr(ids, self.featurizer.index.size)  # repeats and "no feature" dropped
         indptr, indices, online, actions = features.indptr, features.indices, self.online, []
         for i, k in enumerate(waiting):
             active = indices[indptr[i]:indptr[i + 1]]
             scores = online.scores(active)
-            legal, zero = self.classes.legal(legal_rows[i]), self.zero_cost(k)
+            costs = self.oracles[k].costs
+            per_move = costs(self.states[k])
+            legal, zero = self.classes.legal(legal_rows[i]), self.zero_cost(k, per_move)
             predicted = int(legal[scores[legal].argmax()])
             best = zero[int(scores[zero].argmax())]
             self.targets[best] = True
@@ -205,7 +217,8 @@ class Explore:
             if predicted not in zero:
                 online.update(active, best, predicted)
                 self.mistakes += 1
-                if self.rng.random() < self.p:
+                move = self.classes.actions[predicted][0]
+                if self.rng.random() < self.p and costs.explorable(self.states[k], move, per_move):
                     self.explored += 1
                 else:
                     chosen = best
@@ -219,14 +232,16 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
             sentences: Sequence[Sentence], trees: Sequence[tuple[int, list[int], list[int]]], *,
             epochs: int, explore_after: int, p: float, seed: int, log: Callable[[str], None]) -> PerceptronLearner:
     """An averaged perceptron trained by exploration on ``trees`` ((sentence number, heads,
-    label ids)), with the features of ``featurizer``'s index."""
+    label ids)), with the features of ``featurizer``'s index, which grows after each epoch
+    by the features of the configurations visited (:func:`grow_index`)."""
     online = AveragedWeights(featurizer.index.size, len(classes.table))
-    oracles = [Oracle(system, heads, labels, dynamic=True) for _, heads, labels in trees]
+    oracles = [Oracle(system, heads, labels) for _, heads, labels in trees]
     rng = np.random.default_rng(seed)
     targets = np.zeros(len(classes.table), dtype=bool)
     started = time.perf_counter()
     for epoch in range(1, epochs + 1):
         steps = mistakes = explored = 0
+        unseen: list[np.ndarray] = []
         order = rng.permutation(len(trees)).tolist()
         for start in range(0, len(order), BATCH):
             batch = order[start:start + BATCH]
@@ -236,11 +251,31 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
             advance(system, states, policy)
             steps, mistakes, explored = steps + policy.steps, mistakes + policy.mistakes, explored + policy.explored
             targets |= policy.targets
+            unseen += policy.unseen
+        added = grow_index(featurizer, online, unseen)
         per_epoch = (time.perf_counter() - started) / epoch
         log(f"  exploration epoch {epoch}/{epochs}: {mistakes} of {steps} predictions cost something "
             f"({100.0 * mistakes / max(steps, 1):.2f}%), {explored} of them followed; "
-            f"about {per_epoch * (epochs - epoch):.0f} s left")
+            f"{added} new features; about {per_epoch * (epochs - epoch):.0f} s left")
     seen = np.flatnonzero(targets)
     weights = online.averaged()
     return PerceptronLearner.from_weights(epochs, len(classes.table), seen,
                                           np.ascontiguousarray(weights[:, seen]))
+
+
+def grow_index(featurizer: Featurizer, online: AveragedWeights, unseen: list[np.ndarray]) -> int:
+    """Add the feature keys ``unseen`` to ``featurizer``'s index and rows for them to ``online``;
+    how many were added.
+
+    The index starts with the features of the static oracle's configurations; those that
+    only mistakes lead to would otherwise be described without the features they do not
+    share with a gold configuration, and the perceptron could not learn what to do there
+    (Goldberg & Nivre 2012 learn with every feature of every configuration visited).
+    """
+    index = featurizer.index
+    added = np.setdiff1d(np.unique(np.concatenate(unseen)) if unseen else np.zeros(0, np.int64), index.keys)
+    if len(added):
+        grown = FeatureIndex(np.union1d(index.keys, added))
+        online.grow(np.searchsorted(grown.keys, index.keys), grown.size)
+        featurizer.use_index(grown)
+    return len(added)

@@ -35,14 +35,14 @@ def run(args) -> int:
     log = lambda line: print(line, file=sys.stderr)  # noqa: E731
     if args.inverse:
         for transform in reversed(transforms):
-            inverted = []
+            inverted, stats = [], transform.new_stats()
             for sentence, tree in zip(sentences, trees):
                 try:
-                    inverted.append(transform.inverse(*tree))
+                    inverted.append(transform.inverse(*tree, stats))
                 except BarleyError as error:
                     raise InputError(error.what, path=sentence.source, line=sentence.line, fix=error.fix) from None
             trees = inverted
-            for line in transform.stats.lines():
+            for line in stats.lines():
                 log(f"{transform.name}: {line}")
     else:
         trees = fit_forward(transforms, sentences, trees, log)

@@ -123,8 +123,27 @@ def _bjorkelund():
              "second-order comparison, and `folds = 10` in a spec gives the paper's cross-validation."])
 
 
+def _oracles2012():
+    systems = [("E", "arc-eager"), ("H", "arc-hybrid"), ("S", "arc-standard"), ("NP-L", "covington-nonprojective"),
+               ("Su", "swap-eager")]
+    parsers = [{"name": f"{short} {oracle}", "system": system, "learner": "perceptron", "oracle": oracle}
+               for short, system in systems for oracle in ("static", "dynamic")]
+    treebanks = [("UD_English-EWT", "train"), ("UD_Gothic-PROIEL", "train"), ("UD_Latin-Perseus", "train")]
+    return ("Goldberg & Nivre (2012): the averaged perceptron trained on the static oracle's transitions "
+            "against training by exploration with the dynamic oracle (after 2 epochs, the parser follows its "
+            "own costly prediction with p = 0.9), for every system with a dynamic oracle; train → test.",
+            treebanks, parsers,
+            ["Dynamic oracles: arc-eager and arc-hybrid (Goldberg & Nivre 2012, 2013), arc-standard (Goldberg, "
+             "Sartorio & Satta 2014), Covington non-projective (Gómez-Rodríguez & Fernández-González 2015), "
+             "all exact; Su, swap-eager, with the static–dynamic oracle of de Lhoneux, Stymne & Nivre (2017), "
+             "adapted (docs/oracles.md).",
+             "The projective systems learn the nearest projective tree of a non-projective one, with both "
+             "oracles; the perceptron's epochs are the same for both oracles (5 unless --epochs)."])
+
+
 PRESETS = {"nivre2008": _nivre2008, "nivre2009": _nivre2009, "planar2010": _planar2010,
-           "transforms2006": _transforms2006, "bjorkelund": _bjorkelund}
+           "transforms2006": _transforms2006, "bjorkelund": _bjorkelund,
+           "oracles2012": _oracles2012}
 
 
 def treebank_files(data: Path, folder: str, setting: str) -> dict | None:

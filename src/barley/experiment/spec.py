@@ -50,7 +50,7 @@ from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.graph.model import DECODERS, GraphOptions
 from barley.kinds import get_kind
 from barley.learners import LEARNERS
-from barley.parser import OUTSIDE_CLASS
+from barley.parser import ORACLES, OUTSIDE_CLASS
 from barley.systems import get_system
 from barley.transforms import REGISTRY as TRANSFORMS
 from barley.transforms import transform_class
@@ -108,7 +108,10 @@ class ParserSpec:
     decoder: str = "eisner"
     order: int = 1
     npa_threshold: float = DEFAULT_THRESHOLD
-    epochs: int = GraphOptions.epochs
+    epochs: int | None = None
+    """Perceptron epochs (graph parsers, transition parsers with the perceptron); None: the kind's default."""
+    oracle: str | None = None
+    """``static`` or ``dynamic`` (training by exploration); None: the kind's default."""
 
     def train_options(self) -> dict:
         """The options of :func:`barley.parser.train` that this parser's kind takes, where
@@ -126,9 +129,11 @@ class ParserSpec:
     def describe(self) -> str:
         """A short account of the parser for the report."""
         if self.is_graph:
-            what = f"graph-based, order {self.order}, {self.decoder}, {self.epochs} epochs"
+            what = f"graph-based, order {self.order}, {self.decoder}, {self.epochs or GraphOptions.epochs} epochs"
         else:
             what = f"{self.system}, {self.learner}" + (f", split {self.split}" if self.split != "default" else "")
+            what += f", {self.oracle} oracle" if self.oracle else ""
+            what += f", {self.epochs} epochs" if self.epochs and self.learner == "perceptron" else ""
         for transform in self.transforms:
             options = ", ".join(f"{key} {value}" for key, value in transform.items() if key != "name")
             what += f" + {transform['name']}" + (f" ({options})" if options else "")
@@ -150,9 +155,11 @@ class Spec:
     def with_options(self, *, learner: str | None = None, epochs: int | None = None,
                      max_train_sentences: int | None = None, folds: int | None = None) -> Spec:
         """The spec with command-line overrides: ``learner`` for transition parsers, ``epochs`` for
-        graph parsers, ``folds`` for cross-validated treebanks."""
-        parsers = tuple(replace(p, learner=learner) if learner and not p.is_graph else
-                        replace(p, epochs=epochs) if epochs and p.is_graph else p for p in self.parsers)
+        the perceptrons (graph parsers, and transition parsers after the ``learner`` override),
+        ``folds`` for cross-validated treebanks."""
+        parsers = tuple(replace(p, learner=learner) if learner and not p.is_graph else p for p in self.parsers)
+        parsers = tuple(replace(p, epochs=epochs) if epochs and (p.is_graph or p.learner == "perceptron") else p
+                        for p in parsers)
         treebanks = tuple(replace(t, folds=folds) if folds and t.cross_validated else t for t in self.treebanks)
         if learner:
             _check_choice(learner, LEARNERS, "learner")
@@ -307,11 +314,13 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     if spec.is_graph:
         _check_choice(spec.decoder, DECODERS, "decoder")
         GraphOptions(decoder=spec.decoder, order=spec.order, npa_threshold=spec.npa_threshold,
-                     epochs=spec.epochs).check()
+                     epochs=spec.epochs or GraphOptions.epochs).check()
     else:
         get_system(spec.system)
         _check_choice(spec.learner, LEARNERS, "learner")
         _check_choice(spec.outside_class, OUTSIDE_CLASS, "outside_class")
+        if spec.oracle is not None:
+            _check_choice(spec.oracle, ORACLES, "oracle")
     return spec
 
 

@@ -2,10 +2,10 @@
 
 Every learner has the same small interface:
 
-* ``fit(X, y, n_classes, seed=0, split_values=None, log=None)``: ``X`` a CSR matrix
+* ``fit(X, y, n_classes, seed=0, log=None)``: ``X`` a CSR matrix
   of binary features (instances × F), ``y`` the class id of each instance (a
   (move, label) pair of the parser);
-* ``scores(ids, split_values=None)``: ``ids`` an int array (batch × slots) of
+* ``scores(ids)``: ``ids`` an int array (batch × slots) of
   feature ids, where the id ``F`` (one past the last feature) means "no feature";
   returns a float32 array (batch × n_classes), higher is better, :data:`UNSEEN`
   for classes the classifier never saw (so a legal move always outranks them
@@ -17,7 +17,9 @@ Every learner has the same small interface:
 
 :class:`SplitLearner` wraps any learner with MaltParser's data split: one
 classifier per value of one feature (e.g. the part of speech of Input[0]),
-instances of rare values pooled into a default classifier (Nivre 2008 §6.1).
+instances of rare values pooled into a default classifier (Nivre 2008 §6.1). It alone
+takes the split feature's values, one per instance: ``fit(..., split_values=...)`` and
+``scores(ids, split_values)``.
 """
 
 from __future__ import annotations
@@ -57,10 +59,10 @@ def learner_class(name: str):
 
 def make_learner(name: str, **params):
     """A learner by name; an option it does not take is refused, never ignored."""
-    import inspect
+    from barley.kinds import options_of
 
     cls = learner_class(name)
-    takes = [p for p in inspect.signature(cls).parameters if p != "self"]
+    takes = sorted(options_of(cls))
     for option in params:
         if option not in takes:
             raise BarleyError(f"the {name} learner takes no option {option!r}",
@@ -136,8 +138,8 @@ class SplitLearner:
         self.n_features = 0
         self._scoring = None  # built by scoring_tables when first needed (at once by from_arrays)
 
-    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0,
-            split_values: np.ndarray | None = None, log=None) -> None:
+    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0, log=None, *,
+            split_values: np.ndarray) -> None:
         self.n_classes, self.n_features, self._scoring = n_classes, X.shape[1], None
         values, counts = np.unique(split_values, return_counts=True)
         large = values[counts >= self.threshold]
@@ -197,7 +199,7 @@ class SplitLearner:
             self._scoring = rows, first, weights, intercepts
         return self._scoring
 
-    def scores(self, ids: np.ndarray, split_values: np.ndarray | None = None) -> np.ndarray:
+    def scores(self, ids: np.ndarray, split_values: np.ndarray) -> np.ndarray:
         part_of = self._part_of(split_values)
         rows, first, weights, intercepts = self.scoring_tables()
         stacked = rows[part_of[:, None], ids]

@@ -36,8 +36,7 @@ class PolySVMLearner:
         self.intercept = np.zeros(0, dtype=np.float64)
         self.n_support = np.zeros(0, dtype=np.int64)
 
-    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0,
-            split_values=None, log=None) -> None:
+    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0, log=None) -> None:
         from sklearn.svm import SVC
 
         self.n_classes, self.n_features = n_classes, X.shape[1]
@@ -72,7 +71,7 @@ class PolySVMLearner:
         first, second = self._pairs()
         return (partial[first, :, second - 1] + partial[second, :, first]).T + self.intercept
 
-    def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
+    def scores(self, ids: np.ndarray) -> np.ndarray:
         out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
         k = len(self.classes)
         if k < 2:

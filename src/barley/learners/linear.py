@@ -53,8 +53,7 @@ class LinearLearner:
         multi_class = "crammer_singer" if self.solver == "crammer-singer" else "ovr"
         return LinearSVC(C=self.C, tol=self.tol, multi_class=multi_class, random_state=seed, max_iter=1000)
 
-    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0,
-            split_values=None, log=None) -> None:
+    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0, log=None) -> None:
         self.n_classes = n_classes
         self.classes = np.unique(y).astype(np.int64)
         self.bias = np.zeros(len(self.classes), dtype=np.float32)
@@ -78,7 +77,7 @@ class LinearLearner:
             self.weights[:-1] = coef.T  # straight into float32: no second float64 copy (memory)
         self.bias[:] = intercept
 
-    def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
+    def scores(self, ids: np.ndarray) -> np.ndarray:
         out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
         out[:, self.classes] = weight_sums(self.weights, ids) + self.bias
         return out

@@ -39,6 +39,16 @@ class AveragedWeights:
         self.totals[features, right] += self.step
         self.totals[features, wrong] -= self.step
 
+    def grow(self, rows: np.ndarray, n_features: int) -> None:
+        """Renumber the features to ``n_features`` new ones, old feature f becoming ``rows[f]``;
+        the new ones start at zero ("none" stays the last row)."""
+        for name in ("weights", "totals"):
+            old = getattr(self, name)
+            new = np.zeros((n_features + 1, old.shape[1]), dtype=old.dtype)
+            new[rows] = old[:-1]
+            new[-1] = old[-1]
+            setattr(self, name, new)
+
     def averaged(self) -> np.ndarray:
         """The averaged weights (float32, "none" row zero); the online state is spent."""
         self.totals /= self.step  # in place: the weight matrices are the big arrays here (memory)
@@ -58,8 +68,7 @@ class PerceptronLearner:
         self.classes = np.zeros(0, dtype=np.int64)
         self.weights = np.zeros((1, 0), dtype=np.float32)
 
-    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0,
-            split_values=None, log=None) -> None:
+    def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0, log=None) -> None:
         self.n_classes = n_classes
         self.classes, gold = np.unique(y, return_inverse=True)
         online = AveragedWeights(X.shape[1], len(self.classes))
@@ -90,7 +99,7 @@ class PerceptronLearner:
         learner.n_classes, learner.classes, learner.weights = n_classes, classes.astype(np.int64), weights
         return learner
 
-    def scores(self, ids: np.ndarray, split_values=None) -> np.ndarray:
+    def scores(self, ids: np.ndarray) -> np.ndarray:
         out = np.full((len(ids), self.n_classes), UNSEEN, dtype=np.float32)
         out[:, self.classes] = weight_sums(self.weights, ids)
         return out

@@ -221,7 +221,7 @@ class Tagger:
         ids = self.index.ids(np.hstack([keys, history_keys(*self._history_of(upos, batch), keys)]))
         for column, predicted in (("UPOS", upos), ("XPOS", None), ("FEATS", None)):
             if predicted is None:
-                predicted = self.classifiers[column].scores(ids, split_values=upos).argmax(axis=1)
+                predicted = self.classifiers[column].scores(ids, upos).argmax(axis=1)
             values = self.values[column]
             index = TAG_COLUMNS[column]
             for word, value in zip(words, predicted.tolist()):
@@ -302,10 +302,11 @@ class Tagger:
             fit_started = time.perf_counter()
             if column == "UPOS":
                 classifier = LinearLearner(C=options["C"])
+                classifier.fit(X, y, len(column_values), seed=seed)
                 upos_ids = y
             else:  # one classifier per UPOS: a few values each, so training is fast (and no worse)
                 classifier = SplitLearner("linear", options["split_threshold"], C=options["C"])
-            classifier.fit(X, y, len(column_values), seed=seed, split_values=upos_ids)
+                classifier.fit(X, y, len(column_values), seed=seed, split_values=upos_ids)
             classifiers[column], values[column] = classifier, column_values
             log(f"{column}: {len(column_values)} values, {int(classifier.used_features().sum())} features "
                 f"with a weight ({time.perf_counter() - fit_started:.1f} s)")

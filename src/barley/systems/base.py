@@ -38,7 +38,8 @@ including those reached by mistakes:
 ``exploration_oracle`` is True for every system whose ``costs`` may drive training
 by exploration: the systems with exact costs, and any system whose costs are
 trustworthy only in some configurations (e.g. a static–dynamic oracle, de Lhoneux,
-Stymne & Nivre 2017); such a system says in its docstring where they are exact.
+Stymne & Nivre 2017); such a system says in its docstring where they are exact, and
+its :meth:`TransitionSystem.explorable` keeps exploration where they are trustworthy.
 A system without either raises :class:`NoDynamicOracle` from ``costs``.
 Which systems have which is listed in ``docs/oracles.md``; the theorem is checked
 against brute force in ``tests/test_dynamic_oracles.py``.
@@ -119,8 +120,8 @@ class NoDynamicOracle(BarleyError, NotImplementedError):
 
     def __init__(self, system: str):
         super().__init__(f"transition system {system} has no dynamic oracle (transition costs)",
-                         fix="train it with the static oracle, or choose a system that has one "
-                             "(arc-eager, arc-hybrid, arc-standard, covington-nonprojective)")
+                         fix="train it with --oracle static, or choose a system that has one (arc-eager, "
+                             "arc-hybrid, arc-standard, covington-nonprojective, swap-eager, swap-lazy)")
 
 
 @dataclass(slots=True, eq=False)
@@ -252,6 +253,12 @@ class TransitionSystem(ABC):
         (which must allow it). Systems with ``exploration_oracle`` implement it."""
         raise NoDynamicOracle(self.name)
 
+    def explorable(self, state: State, move: int, costs: list[int | None]) -> bool:
+        """May training by exploration follow ``move``, a costly prediction, in ``state``
+        (``costs``: the per-move costs there)? Yes, unless the costs are trustworthy only
+        on some configurations (swap's static–dynamic oracle keeps the static reordering)."""
+        return True
+
     def move(self, name: str) -> int:
         return self.moves.index(name)
 
@@ -375,9 +382,15 @@ class Costs:
         best = self.label(state, move)
         return cost + (best != -1 and label != best)
 
-    def zero_cost(self, state: State) -> list[Action]:
-        """The actions of cost 0 (each labeled move with its best label)."""
-        return [(move, self.label(state, move)) for move, cost in enumerate(self(state)) if cost == 0]
+    def explorable(self, state: State, move: int, costs: list[int | None]) -> bool:
+        """May exploration follow the costly ``move`` here (:meth:`TransitionSystem.explorable`)?"""
+        return self.system.explorable(state, move, costs)
+
+    def zero_cost(self, state: State, costs: list[int | None] | None = None) -> list[Action]:
+        """The actions of cost 0 (each labeled move with its best label); pass ``costs`` =
+        ``self(state)`` when already computed."""
+        return [(move, self.label(state, move))
+                for move, cost in enumerate(self(state) if costs is None else costs) if cost == 0]
 
 
 @dataclass

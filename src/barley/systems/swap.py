@@ -31,15 +31,41 @@ Two static oracles, one class each (MaltParser's ``stackeager`` and ``stacklazy`
 * :class:`SwapLazy`, Nivre, Kuhlmann & Hall 2009: the same, but SWAP is postponed
   while the top of the stack and the front of the buffer belong to the same
   maximal projective component, so those are built first; it never swaps more.
+
+The static–dynamic oracle (de Lhoneux, Stymne & Nivre 2017, §3), adapted: the paper
+defines it for arc-hybrid with SWAP (UUParser); here the arcs join the two stack tops,
+as in arc-standard. Its idea is kept: *when* to swap stays static, *which arc or
+SHIFT* is dynamic. In a configuration (:meth:`Swap.move_costs`):
+
+* when the static oracle would swap here (the tops out of the projective order, no
+  gold arc between them ready, and for the lazy oracle not postponed), SWAP costs 0
+  and every other move at least 1 (the paper: SWAP is then the only correct transition);
+  otherwise SWAP costs 1: exploration never follows a costly SWAP, nor any other move
+  when SWAP is due (:meth:`Swap.explorable`), so the order of the words is always the
+  static oracle's, as in the paper's training;
+* LEFT-ARC (j takes i) loses i's gold dependents that have no head yet, and i's gold
+  head if that is not j and can still take it (it has no head itself, or is 0);
+  RIGHT-ARC (i takes j) the same for j — the arc-decomposed costs of arc-hybrid's
+  dynamic oracle (Goldberg & Nivre 2013), which the paper uses;
+* SHIFT costs 0 when no arc costs 0 (and no SWAP is due), else 1;
+* with the buffer empty and every arc costing something (after a mistake), SWAP costs
+  0 where it is legal: reordering the stack loses no arc yet.
+
+Costs are relative to the cheapest move (one move always costs 0). What is proven
+(``tests/test_dynamic_oracles.py``): on the static oracle's path the only zero-cost
+action is the static oracle's, so zero-cost actions rebuild every tree; in any
+configuration that exploration reaches, a zero-cost arc loses no more gold arcs than
+the best completion (checked against brute force). Like the paper's, the costs are
+not exact: a zero-cost SHIFT after a mistake may lose arcs, and a costly move may not.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from barley.systems.base import Action, State, dependent_counts
-from barley.systems.stack_projective import RIGHT_ARC, SHIFT, StackProjective
-from barley.tree import check_tree, projective_order
+from barley.systems.base import NO_HEAD, Action, State, dependent_counts
+from barley.systems.stack_projective import LEFT_ARC, RIGHT_ARC, SHIFT, StackProjective
+from barley.tree import check_tree, dependents_lists, projective_order
 
 SWAP = 3  # after stack-projective's LEFT-ARC, RIGHT-ARC, SHIFT
 
@@ -52,6 +78,7 @@ class Swap(StackProjective):
     moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT", "SWAP")
     labeled = (True, True, False, False)
     tree_class = "any"
+    exploration_oracle = True  # the static–dynamic oracle (module docstring)
 
     def legal(self, state: State) -> list[bool]:
         stack = state.stack
@@ -99,6 +126,49 @@ class Swap(StackProjective):
             return RIGHT_ARC, labels[stack[-1]]
 
         return next_action
+
+    def arc(self, state: State, move: int) -> tuple[int, int]:
+        i, j = state.stack[-2], state.stack[-1]
+        return (j, i) if move == LEFT_ARC else (i, j)
+
+    def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+        """The static–dynamic costs (de Lhoneux, Stymne & Nivre 2017; module docstring)."""
+        order = projective_order(heads)
+        swap_now = self._swap_now(heads)
+        dependents_of = dependents_lists(heads)
+
+        def arc_cost(state: State, head: int, dependent: int) -> int:
+            has_head = state.heads
+            missing = sum(has_head[d] == NO_HEAD for d in dependents_of[dependent])
+            gold = heads[dependent]
+            return missing + (gold != head and (gold == 0 or has_head[gold] == NO_HEAD))
+
+        def costs(state: State) -> list[int | None]:
+            legal = self.legal(state)
+            stack = state.stack
+            result: list[int | None] = [None] * 4
+            if legal[LEFT_ARC]:
+                result[LEFT_ARC] = arc_cost(state, stack[-1], stack[-2])
+            if legal[RIGHT_ARC]:
+                result[RIGHT_ARC] = arc_cost(state, stack[-2], stack[-1])
+            arc_ready = 0 in result[:2]
+            swap_due = (legal[SWAP] and not arc_ready and order[stack[-1]] < order[stack[-2]]
+                        and (swap_now is None or swap_now(state)))
+            if legal[SHIFT]:
+                result[SHIFT] = int(arc_ready or swap_due)
+            if legal[SWAP]:
+                result[SWAP] = int(not swap_due)
+            cheapest = min(cost for cost in result if cost is not None)
+            if cheapest and legal[SWAP]:  # β empty, every arc costs: reordering loses nothing yet
+                result[SWAP], cheapest = 0, 0
+            return [None if cost is None else cost - cheapest for cost in result]
+
+        return costs
+
+    def explorable(self, state: State, move: int, costs: list[int | None]) -> bool:
+        """Exploration follows neither a costly SWAP nor any other move when SWAP is due:
+        the words are always reordered as the static oracle reorders them."""
+        return move != SWAP and costs[SWAP] != 0
 
 
 class SwapEager(Swap):

@@ -2,9 +2,11 @@
 
 Every transform has the same small interface: ``fit(trees)`` (trees are pairs
 ``(heads, deprels)`` indexed 0..n; a no-op where nothing is learnt),
-``forward(heads, deprels) -> (heads, deprels)``, ``inverse(heads, deprels) ->
-(heads, deprels)``, and ``to_json()`` / :func:`from_json` for the model manifest
-(plain data, never pickle).
+``forward(heads, deprels, stats=None) -> (heads, deprels)``, ``inverse(heads, deprels,
+stats=None) -> (heads, deprels)``, ``new_stats()`` (what ``forward``/``inverse`` count
+into when given it: the caller's, so nothing piles up on the transform; ``lines()`` for
+the log), and ``to_json()`` / :func:`from_json` for the model manifest (plain data,
+never pickle).
 
 - :mod:`~barley.transforms.pseudo_projective`: Nivre and Nilsson (2005);
 - :mod:`~barley.transforms.coordination`: Nilsson, Nivre and Hall (2006), §3.1;
@@ -84,14 +86,14 @@ def fit_forward(transforms, sentences, trees: list, log) -> list:
             transform.fit(trees)
         except BarleyError as error:
             raise InputError(error.what, path=sentences[0].source if sentences else None, fix=error.fix) from None
-        changed = []
+        changed, stats = [], transform.new_stats()
         for sentence, (heads, deprels) in zip(sentences, trees):
             try:
-                heads, deprels = transform.forward(heads, deprels)
+                heads, deprels = transform.forward(heads, deprels, stats)
             except BarleyError as error:
                 raise InputError(error.what, path=sentence.source, line=sentence.line, fix=error.fix) from None
             changed.append(([int(h) for h in heads], list(deprels)))
         trees = changed
-        for line in transform.stats.lines():
+        for line in stats.lines():
             log(f"{transform.name}: {line}")
     return trees

@@ -67,36 +67,37 @@ class Coordination:
             self.plus = labels["dependent_suffix"]
             self.is_conjunction = label_matcher(labels["conjunction"], subtypes)
             self.prefers_conjunction = label_matcher(labels["conjunction_dependent"], subtypes)
-        self.stats = Counts()
 
     def fit(self, trees) -> Coordination:
         return self
 
-    def forward(self, heads, deprels) -> tuple[np.ndarray, list[str]]:
-        heads, labels = [int(h) for h in heads], list(deprels)
+    new_stats = staticmethod(Counts)
+
+    def forward(self, heads, deprels, stats: Counts | None = None) -> tuple[np.ndarray, list[str]]:
+        heads, labels, stats = [int(h) for h in heads], list(deprels), Counts() if stats is None else stats
         if self.style == "first-conjunct":
-            self._chain_first_conjunct(heads, labels)
+            self._chain_first_conjunct(heads, labels, stats)
         else:
-            self._chain_prague(heads, labels)
+            self._chain_prague(heads, labels, stats)
         return np.asarray(heads, dtype=np.int32), labels
 
-    def inverse(self, heads, deprels) -> tuple[np.ndarray, list[str]]:
-        heads, labels = [int(h) for h in heads], list(deprels)
+    def inverse(self, heads, deprels, stats: Counts | None = None) -> tuple[np.ndarray, list[str]]:
+        heads, labels, stats = [int(h) for h in heads], list(deprels), Counts() if stats is None else stats
         if self.style == "first-conjunct":
-            self._unchain_first_conjunct(heads, labels)
+            self._unchain_first_conjunct(heads, labels, stats)
         else:
-            self._unchain_prague(heads, labels)
+            self._unchain_prague(heads, labels, stats)
         return np.asarray(heads, dtype=np.int32), labels
 
     # --- Universal Dependencies ------------------------------------------------------------
 
-    def _chain_first_conjunct(self, heads: list[int], labels: list[str]) -> None:
+    def _chain_first_conjunct(self, heads: list[int], labels: list[str], stats: Counts) -> None:
         children = dependents_lists(heads)
         for first in range(1, len(heads)):
             conjuncts = [c for c in children[first] if c > first and self.is_conjunct(labels[c])]
             if not conjuncts:
                 continue
-            self.stats["coordinations chained"] += 1
+            stats["coordinations chained"] += 1
             previous = element = first
             for conjunct in conjuncts:
                 for separator in children[conjunct]:
@@ -106,7 +107,7 @@ class Coordination:
                 heads[conjunct] = element
                 previous = element = conjunct
 
-    def _unchain_first_conjunct(self, heads: list[int], labels: list[str]) -> None:
+    def _unchain_first_conjunct(self, heads: list[int], labels: list[str], stats: Counts) -> None:
         first_of: dict[int, int] = {}
         for conjunct in range(1, len(heads)):
             if not self.is_conjunct(labels[conjunct]):
@@ -121,7 +122,7 @@ class Coordination:
             first_of[conjunct] = heads[conjunct] = first_of.get(element, element)
             for separator in separators:
                 heads[separator] = conjunct
-            self.stats["conjuncts restored"] += 1
+            stats["conjuncts restored"] += 1
 
     # --- Prague style (Nilsson, Nivre and Hall 2006, §3.1) ------------------------------------
 
@@ -132,7 +133,7 @@ class Coordination:
         """Whether a D word's label gets the ``+`` mark in this variant."""
         return self.variant == "c+" or (self.variant == "c+*" and not self.prefers_conjunction(label))
 
-    def _chain_prague(self, heads: list[int], labels: list[str]) -> None:
+    def _chain_prague(self, heads: list[int], labels: list[str], stats: Counts) -> None:
         for label in labels[1:]:
             if self.variant in ("c+", "c+*") and label.endswith(self.plus):
                 raise BarleyError(f"label {label!r} already ends with {self.plus!r}, the mark of the "
@@ -143,7 +144,7 @@ class Coordination:
             children = dependents_lists(heads)[conjunction]
             conjuncts = [c for c in children if labels[c].endswith(self.suffix)]
             if len(conjuncts) < 2 or not conjuncts[0] < conjunction < conjuncts[-1]:
-                self.stats["coordinations left as they are"] += 1
+                stats["coordinations left as they are"] += 1
                 continue
             separators = [conjunction] + [s for s in children if conjuncts[0] < s < conjuncts[-1]
                                           and s not in conjuncts and self.is_separator(labels[s])]
@@ -160,9 +161,9 @@ class Coordination:
                 heads[dependent] = max((c for c in conjuncts if c < dependent), default=conjuncts[0])
                 if self._extends(labels[dependent]):
                     labels[dependent] += self.plus
-            self.stats["coordinations chained"] += 1
+            stats["coordinations chained"] += 1
 
-    def _unchain_prague(self, heads: list[int], labels: list[str]) -> None:
+    def _unchain_prague(self, heads: list[int], labels: list[str], stats: Counts) -> None:
         for conjunction in range(len(heads) - 1, 0, -1):
             if not self._is_base(labels[conjunction]):
                 continue
@@ -199,7 +200,7 @@ class Coordination:
                 preferred = self.variant in ("c*", "c+*") and self.prefers_conjunction(labels[dependent])
                 if marked or preferred:
                     heads[dependent] = conjunction
-            self.stats["coordinations restored"] += 1
+            stats["coordinations restored"] += 1
         if self.variant in ("c+", "c+*"):  # the + marks never leak into output
             for node in range(1, len(labels)):
                 labels[node] = labels[node].removesuffix(self.plus)

@@ -209,7 +209,8 @@ def deprojectivize(heads, deprels, encoding: str = "head") -> Deprojectivized:
 
 @dataclass
 class Statistics:
-    """What pseudo-projective parsing did, for the training log (counts accumulate)."""
+    """What pseudo-projective parsing did, for the training log: the counts of the calls
+    of :meth:`PseudoProjective.forward` and :meth:`PseudoProjective.inverse` given it."""
 
     sentences: int = 0
     nonprojective_sentences: int = 0
@@ -245,7 +246,8 @@ class PseudoProjective:
     ``label_cap`` m, keeps the m most frequent (ties: alphabetical);
     ``forward`` projectivizes one tree; ``inverse`` deprojectivizes one parsed tree;
     ``to_json``/``from_json`` keep the state as plain data for the model manifest.
-    ``stats`` accumulates over every forward and inverse call.
+    ``forward`` and ``inverse`` count what they do into the ``stats`` their caller gives
+    (a :meth:`new_stats`), so nothing piles up on the transform while it parses.
     """
 
     name = "pseudo-projective"
@@ -263,7 +265,10 @@ class PseudoProjective:
         self.lift = lift
         self.label_cap = label_cap
         self.kept_labels = None if kept_labels is None else list(kept_labels)
-        self.stats = Statistics()
+
+    @staticmethod
+    def new_stats() -> Statistics:
+        return Statistics()
 
     def fit(self, trees) -> PseudoProjective:
         """Choose the new labels to keep from training ``trees`` (pairs heads, deprels)."""
@@ -275,7 +280,8 @@ class PseudoProjective:
         self.kept_labels = ranked if self.label_cap is None else ranked[:self.label_cap]
         return self
 
-    def forward(self, heads, deprels) -> tuple[np.ndarray, list[str]]:
+    def forward(self, heads, deprels, stats: Statistics | None = None) -> tuple[np.ndarray, list[str]]:
+        stats = Statistics() if stats is None else stats
         if self.label_cap is not None and self.kept_labels is None:
             raise BarleyError("the pseudo-projective label cap needs fitting on training trees first")
         result = projectivize(heads, deprels, self.encoding, self.lift)
@@ -284,21 +290,22 @@ class PseudoProjective:
         for node in range(1, len(labels)):
             if labels[node] != deprels[node]:
                 if kept is not None and labels[node] not in kept:
-                    self.stats.dropped_labels[labels[node]] += 1
+                    stats.dropped_labels[labels[node]] += 1
                     labels[node] = deprels[node]
                 else:
-                    self.stats.new_labels[labels[node]] += 1
-        self.stats.sentences += 1
-        self.stats.nonprojective_sentences += bool(result.lifts)
-        self.stats.arcs += len(labels) - 1
-        self.stats.arcs_lifted += len(result.lifts)
-        self.stats.lift_steps += sum(lift.steps for lift in result.lifts)
+                    stats.new_labels[labels[node]] += 1
+        stats.sentences += 1
+        stats.nonprojective_sentences += bool(result.lifts)
+        stats.arcs += len(labels) - 1
+        stats.arcs_lifted += len(result.lifts)
+        stats.lift_steps += sum(lift.steps for lift in result.lifts)
         return result.heads, labels
 
-    def inverse(self, heads, deprels) -> tuple[np.ndarray, list[str]]:
+    def inverse(self, heads, deprels, stats: Statistics | None = None) -> tuple[np.ndarray, list[str]]:
         result = deprojectivize(heads, deprels, self.encoding)
-        self.stats.lowered += result.lowered
-        self.stats.not_found += result.not_found
+        stats = Statistics() if stats is None else stats
+        stats.lowered += result.lowered
+        stats.not_found += result.not_found
         return result.heads, result.deprels
 
     def to_json(self) -> dict:

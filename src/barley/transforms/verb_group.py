@@ -48,13 +48,14 @@ class VerbGroup:
     def __init__(self, scheme: str | dict = "ud"):
         self.scheme = load_scheme(scheme) if isinstance(scheme, str) else scheme
         self.is_auxiliary = label_matcher(self.scheme["verb_group"]["auxiliary"], self.scheme.get("subtypes", False))
-        self.stats = Counts()
 
     def fit(self, trees) -> VerbGroup:
         return self
 
-    def forward(self, heads, deprels) -> tuple[np.ndarray, list[str]]:
-        tree, labels = _Tree(heads), list(deprels)
+    new_stats = staticmethod(Counts)
+
+    def forward(self, heads, deprels, stats: Counts | None = None) -> tuple[np.ndarray, list[str]]:
+        tree, labels, stats = _Tree(heads), list(deprels), Counts() if stats is None else stats
         pending = {a for a in range(1, len(labels)) if tree.heads[a] > 0 and self.is_auxiliary(labels[a])}
         for auxiliary in sorted(pending):
             pending.discard(auxiliary)
@@ -66,11 +67,11 @@ class VerbGroup:
             for dependent in list(tree.children[main]):
                 if dependent not in pending:
                     tree.move(dependent, leftmost if dependent < rightmost else rightmost)
-            self.stats["auxiliaries made heads"] += 1
+            stats["auxiliaries made heads"] += 1
         return np.asarray(tree.heads, dtype=np.int32), labels
 
-    def inverse(self, heads, deprels) -> tuple[np.ndarray, list[str]]:
-        tree, labels = _Tree(heads), list(deprels)
+    def inverse(self, heads, deprels, stats: Counts | None = None) -> tuple[np.ndarray, list[str]]:
+        tree, labels, stats = _Tree(heads), list(deprels), Counts() if stats is None else stats
         restored: set[int] = set()
         for auxiliary in range(len(labels) - 1, 0, -1):
             children = sorted(tree.children[auxiliary])
@@ -84,7 +85,7 @@ class VerbGroup:
                 if dependent != main:
                     tree.move(dependent, main)
             restored.add(auxiliary)
-            self.stats["auxiliaries restored"] += 1
+            stats["auxiliaries restored"] += 1
         return np.asarray(tree.heads, dtype=np.int32), labels
 
     def to_json(self) -> dict:
