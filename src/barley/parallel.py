@@ -10,6 +10,12 @@ run (:func:`barley.conllu.read_bytes`, ``Parser.parse``, ``Sentence.to_text``) a
 sentences are parsed independently of each other, so the output is byte for byte
 the output of ``--jobs 1``.
 
+Raw text (``--input text`` or ``tokenized``) goes through the pipeline's tokenizer in
+the main process (a tenth of the work of tagging and parsing, and the only step
+whose state, the sentence numbers and the spaces around sentences, runs across
+the whole text); its sentences are cut into blocks of CoNLL-U that the workers tag
+and parse, so the output is again byte for byte that of one process.
+
 Interrupting (Ctrl-C, SIGTERM) stops the workers and leaves no output file; the
 workers ignore SIGINT and SIGTERM themselves (the main process decides, and stops
 them after their current block) and exit when the main process is gone (SIGKILL).
@@ -17,6 +23,7 @@ them after their current block) and exit when the main process is gone (SIGKILL)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import os
@@ -25,12 +32,12 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import IO
 
-from barley.conllu import open_bytes, open_for_writing, read_bytes
+from barley.conllu import Sentence, open_bytes, open_for_writing, read_bytes
 from barley.errors import BarleyError
 
 BLOCK_BYTES = 1 << 20
@@ -94,6 +101,23 @@ def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES) -> Iterator[Block]
         index += 1
 
 
+def sentence_blocks(sentences: Iterable[Sentence], block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+    """Sentences written as CoNLL-U, gathered into blocks of about ``block_bytes``."""
+    pieces: list[bytes] = []
+    size, line, index = 0, 1, 0
+    for sentence in sentences:
+        pieces.append(sentence.to_text().encode("utf-8"))
+        size += len(pieces[-1])
+        if size >= block_bytes:
+            block = Block(b"".join(pieces), line, index)
+            yield block
+            line += block.data.count(b"\n")
+            index += 1
+            pieces, size = [], 0
+    if pieces:
+        yield Block(b"".join(pieces), line, index)
+
+
 class Progress:
     """``progress(bytes_done)`` for :func:`parse_file`: a line on stderr every ``every`` seconds, with an ETA."""
 
@@ -133,10 +157,10 @@ def _start_worker(model: str, parent: int) -> None:
     global _parser
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal sends Ctrl-C to the whole job
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # so does `kill -- -PGID`; the main process stops us
-    from barley.parser import load
+    from barley.pipeline import Pipeline
 
     try:
-        _parser = load(model)
+        _parser = Pipeline.load(model)  # a parser model is a pipeline of one parser
     except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
         _parser = error
 
@@ -148,22 +172,25 @@ def _start_worker(model: str, parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _parse_block(data: bytes, first_line: int, name: str, newline: str | None) -> tuple[bytes, object]:
+def _parse_block(data: bytes, first_line: int, name: str, newline: str | None, retag: bool) -> tuple[bytes, object]:
     if isinstance(_parser, BarleyError):
         raise _parser
-    return parse_bytes(_parser, data, name, first_line, newline)
+    return parse_bytes(_parser, data, name, first_line, newline, retag)
 
 
-def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None):
+def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None,
+                retag: bool = False):
     """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`).
 
     Returns the output bytes and the parser's counts for this piece alone. The one
     place where a block or a shard becomes output, so that every way of cutting
-    a file gives the bytes of a one-process run.
+    a file gives the bytes of a one-process run. ``retag`` (a pipeline with a tagger):
+    tag again what the input has tagged.
     """
     parser.stats = type(parser.stats)()
     sentences = read_bytes(data, name, first_line, newline)
-    text = "".join(sentence.to_text() for sentence in parser.parse(sentences))
+    parsed = parser.parse(sentences, retag=True) if retag else parser.parse(sentences)
+    text = "".join(sentence.to_text() for sentence in parsed)
     return text.encode("utf-8"), parser.stats
 
 
@@ -179,11 +206,14 @@ def add_stats(total, part):
 
 
 def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
-               progress: Callable[[int], None] | None = None):
+               progress: Callable[[int], None] | None = None, input: str = "conllu", retag: bool = False):
     """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes.
 
-    Returns the summed parse statistics (``ParseStats`` or ``GraphParseStats``).
-    ``progress(bytes_done)`` is called after each block is written.
+    ``input``: ``"conllu"`` (CoNLL-U or CoNLL-X), or ``"text"`` / ``"tokenized"`` for a
+    pipeline with a tokenizer (:meth:`barley.pipeline.Pipeline.tokenize`); ``retag``:
+    tag again what the input has tagged. Returns the summed parse statistics
+    (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
+    each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
     """
     name = "<stdin>" if source == "-" else source
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
@@ -193,13 +223,19 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     in_flight: deque[tuple[int, Future]] = deque()
     done_bytes = 0
     try:
-        with open_bytes(source) as handle, open_for_writing(output) as out:
+        with contextlib.ExitStack() as stack:
+            if input == "conllu":
+                cut = blocks(stack.enter_context(open_bytes(source)), block_bytes)
+            else:
+                cut = sentence_blocks(_tokenized(model, source, input), block_bytes)
+                name = "<memory>"  # what a sentence read from text is named at --jobs 1
+            out = stack.enter_context(open_for_writing(output))
             newline = None
-            for block in blocks(handle, block_bytes):
+            for block in cut:
                 if block.index == 0:
                     newline = first_line_end(block.data)
                 future = executor.submit(_parse_block, block.data, block.first_line, name,
-                                         None if block.index == 0 else newline)
+                                         None if block.index == 0 else newline, retag)
                 in_flight.append((len(block.data), future))
                 while len(in_flight) >= 2 * jobs:
                     done_bytes, stats = _write_next(in_flight, out, done_bytes, stats, progress)
@@ -211,6 +247,21 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
     return stats
+
+
+def _tokenized(model: str, source: str, input: str) -> Iterator[Sentence]:
+    """The sentences of a text file by the model's tokenizer; the first one through the whole
+    pipeline here first, so a model that cannot analyse them fails at once, as with one process."""
+    from barley.pipeline import Pipeline
+    from barley.tokenizer.reading import text_pieces
+
+    pipeline = Pipeline.load(model)
+    sentences = pipeline.tokenize(text_pieces(source), input=input)
+    for sentence in sentences:
+        list(pipeline.parse([sentence.copy()]))
+        yield sentence
+        break
+    yield from sentences
 
 
 def _write_next(in_flight: deque, out: IO[bytes], done_bytes: int, stats, progress):

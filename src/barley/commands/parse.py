@@ -8,6 +8,7 @@ import time
 from barley.conllu import read, write
 from barley.distributed import parse_on_cluster
 from barley.errors import BarleyError
+from barley.model_file import read_manifest
 from barley.parallel import Progress, jobs_argument, parse_file
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
@@ -45,24 +46,24 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     started = time.perf_counter()
-    if args.scheduler or args.out_dir or args.shard_mb is not None or args.jobs > 1:
+    if args.scheduler or args.out_dir or args.shard_mb is not None:
         if args.input_format != "conllu" or args.retag:
-            raise BarleyError("--jobs N and --scheduler parse CoNLL-U input as it is (not yet --input "
+            raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "
                               f"{args.input_format}{' --retag' if args.retag else ''})",
-                              fix="leave out --jobs/--scheduler, or tokenize (barley tokenize) first")
-        if args.scheduler or args.out_dir or args.shard_mb is not None:
-            return parse_on_cluster(args)
-        stats = parse_file(args.model, args.input, args.output, args.jobs,
-                           progress=None if args.quiet else Progress(args.input))
+                              fix="leave out --scheduler, or tokenize (barley tokenize) first")
+        return parse_on_cluster(args)
+    if args.jobs > 1:
+        _check_retag(args, read_manifest(args.model).get("pipeline", {}).get("components", ()))
+        progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
+        stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
+                           input=args.input_format, retag=args.retag)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley parse: {stats.summary()}; {seconds:.1f} s, {stats.words / max(seconds, 1e-9):.0f} "
                   "words/s", file=sys.stderr)
         return 0
     pipeline = Pipeline.load(args.model)
-    if args.retag and "tag" not in pipeline:
-        raise BarleyError(f"--retag: the model {args.model} has no tagger",
-                          fix="leave --retag out, or train a model with --components tag,parse")
+    _check_retag(args, pipeline.names)
     counted = {"words": 0}
 
     def counting(sentences):
@@ -81,3 +82,9 @@ def run(args) -> int:
         summary = pipeline.stats.summary() if pipeline.stats is not None else f"{words} words tagged"
         print(f"barley parse: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s", file=sys.stderr)
     return 0
+
+
+def _check_retag(args, components) -> None:
+    if args.retag and "tag" not in components:
+        raise BarleyError(f"--retag: the model {args.model} has no tagger",
+                          fix="leave --retag out, or train a model with --components tag,parse")
