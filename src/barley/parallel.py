@@ -1,11 +1,12 @@
 """Parsing on every core of one machine: worker processes, blocks cut at sentence boundaries.
 
 The input is read as bytes and cut into blocks of about :data:`BLOCK_BYTES`, each
-ending right after a blank line, so every block holds whole sentences. Each worker
-process loads the model once (its initializer) and turns a block into its output
-text; the main process only cuts, sends, and writes the results back in input
-order. At most ``2 × jobs`` blocks are in flight, so memory is bounded whatever
-the size of the input. A block is parsed with exactly the code of a one-process
+ending right after a blank line, so every block holds whole sentences. The model is
+loaded once, by the main process before it forks the workers (on Linux; elsewhere
+each worker loads it), and each worker turns a block into its output text; the
+main process only cuts, sends, and writes the results back in input order. At
+most ``2 × jobs`` blocks are in flight, so memory is bounded whatever the size of
+the input. A block is parsed with exactly the code of a one-process
 run (:func:`barley.conllu.read_bytes`, ``Parser.parse``, ``Sentence.to_text``) and
 sentences are parsed independently of each other, so the output is byte for byte
 the output of ``--jobs 1``.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import multiprocessing
 import os
 import signal
@@ -150,19 +152,22 @@ def first_line_end(data: bytes) -> str:
 # --- in each worker process ---------------------------------------------------------------
 
 _parser = None
+"""The worker's pipeline: loaded by the main process before it forks the workers (Linux), so it is
+loaded once and its arrays are shared, not copied; or loaded by each worker (``spawn`` elsewhere)."""
 
 
-def _start_worker(model: str, parent: int) -> None:
-    """Load the model once; leave Ctrl-C and SIGTERM to the main process; exit when it is gone."""
+def _start_worker(model: str | None, parent: int) -> None:
+    """Load the model unless inherited; leave Ctrl-C and SIGTERM to the main process; exit when it is gone."""
     global _parser
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal sends Ctrl-C to the whole job
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # so does `kill -- -PGID`; the main process stops us
-    from barley.pipeline import Pipeline
+    if model is not None:
+        from barley.pipeline import Pipeline
 
-    try:
-        _parser = Pipeline.load(model)  # a parser model is a pipeline of one parser
-    except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
-        _parser = error
+        try:
+            _parser = Pipeline.load(model)  # a parser model is a pipeline of one parser
+        except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
+            _parser = error
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -215,10 +220,17 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
     each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
     """
+    global _parser
+    from barley.pipeline import Pipeline
+
     name = "<stdin>" if source == "-" else source
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                                   initargs=(model, os.getpid()))
+    fork = sys.platform == "linux"
+    pipeline = Pipeline.load(model) if fork or input != "conllu" else None
+    if fork:
+        _parser = pipeline  # the forked workers find it loaded
+        gc.freeze()  # and the collector leaves its objects alone, so their memory stays shared
+    executor = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+                                   initializer=_start_worker, initargs=(None if fork else model, os.getpid()))
     stats = None
     in_flight: deque[tuple[int, Future]] = deque()
     done_bytes = 0
@@ -227,7 +239,7 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
             if input == "conllu":
                 cut = blocks(stack.enter_context(open_bytes(source)), block_bytes)
             else:
-                cut = sentence_blocks(_tokenized(model, source, input), block_bytes)
+                cut = sentence_blocks(_tokenized(pipeline, source, input), block_bytes)
                 name = "<memory>"  # what a sentence read from text is named at --jobs 1
             out = stack.enter_context(open_for_writing(output))
             newline = None
@@ -246,16 +258,17 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
                           fix="run again, with fewer --jobs if memory is short; no output was written") from None
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+        if fork:
+            _parser = None
+            gc.unfreeze()
     return stats
 
 
-def _tokenized(model: str, source: str, input: str) -> Iterator[Sentence]:
-    """The sentences of a text file by the model's tokenizer; the first one through the whole
+def _tokenized(pipeline, source: str, input: str) -> Iterator[Sentence]:
+    """The sentences of a text file by the pipeline's tokenizer; the first one through the whole
     pipeline here first, so a model that cannot analyse them fails at once, as with one process."""
-    from barley.pipeline import Pipeline
     from barley.tokenizer.reading import text_pieces
 
-    pipeline = Pipeline.load(model)
     sentences = pipeline.tokenize(text_pieces(source), input=input)
     for sentence in sentences:
         list(pipeline.parse([sentence.copy()]))
