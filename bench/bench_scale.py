@@ -3,13 +3,16 @@
 Builds the large inputs by repeating a treebank into a temporary directory (never
 into the repository), trains a small model unless one is given, then runs the
 `barley parse` command itself (start-up included) on each input and reads the
-peak resident memory and CPU time of each run from the kernel (``wait4``). The
-machine may be shared: the load average before and after each run is printed
-beside it, and CPU seconds next to wall-clock seconds.
+peak resident memory and CPU time of each run from the kernel (``wait4``), and the
+CPU time of the main process apart from that of its worker processes. The machine
+may be shared: the load average before and after each run is printed beside it,
+and CPU seconds next to wall-clock seconds. A control run (two independent one-process
+parses side by side, each on half the input) shows what the machine itself gives two
+processes at once, whatever barley does: the ceiling for ``--jobs 2``.
 
     python bench/bench_scale.py                              # 0.2M, 1M, 2M words; --jobs 1 vs 2 on 2M
     python bench/bench_scale.py --sizes 200000 --jobs 1 2 4 --model ewt.barley
-    python bench/bench_scale.py --sizes 1000000 --dask 1 2 --shard-mb 8   # a Dask LocalCluster too
+    python bench/bench_scale.py --sizes 1000000 --dask 1 2   # a Dask LocalCluster too (shards of 4 MB)
 """
 
 from __future__ import annotations
@@ -25,7 +28,15 @@ import time
 from pathlib import Path
 
 UD = Path(os.environ.get("BARLEY_UD_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud"))
-BARLEY = [sys.executable, "-m", "barley"]
+BARLEY = [sys.executable, "-c",
+          "import resource, sys\n"
+          "from barley.cli import main\n"
+          "status = main(sys.argv[1:])\n"
+          "own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))\n"
+          "print(f'rusage {own.ru_utime + own.ru_stime:.2f} {children.ru_utime + children.ru_stime:.2f}',"
+          " file=sys.stderr)\n"
+          "sys.exit(status)"]
+"""``barley ARGS`` that ends by printing the CPU seconds of its own process and of its (waited) children."""
 
 
 def repeated(source: Path, words: int, target: Path) -> int:
@@ -44,19 +55,26 @@ def repeated(source: Path, words: int, target: Path) -> int:
     return written
 
 
-def run(command: list[str]) -> dict:
-    """Run a command; its wall-clock time, CPU time and peak memory (its own and its waited children's)."""
+def run(*commands: list[str]) -> list[dict] | dict:
+    """Run commands side by side; each one's wall-clock time, CPU time (all of it, and its main
+    process's alone) and peak memory (its own and its waited children's). One command: its dict."""
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - started
-    error = process.stderr.read().decode()
-    process.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"failed: {' '.join(command)}\n{error}")
-    return {"wall_s": round(seconds, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
-            "peak_mb": round(usage.ru_maxrss / 1024), "load": f"{load_before:.1f}→{os.getloadavg()[0]:.1f}"}
+    processes = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for command in commands]
+    results = []
+    for command, process in zip(commands, processes):
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        error = process.stderr.read().decode()
+        process.stderr.close()
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"failed: {' '.join(command)}\n{error}")
+        main_cpu = next((float(line.split()[1]) for line in error.splitlines() if line.startswith("rusage ")), None)
+        results.append({"wall_s": round(seconds, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+                        "main_cpu_s": main_cpu, "peak_mb": round(usage.ru_maxrss / 1024)})
+    for result in results:
+        result["load"] = f"{load_before:.1f}→{os.getloadavg()[0]:.1f}"
+    return results if len(commands) > 1 else results[0]
 
 
 def digest(path: Path) -> str:
@@ -65,6 +83,36 @@ def digest(path: Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             hasher.update(chunk)
     return hasher.hexdigest()
+
+
+def control(largest: Path, words: int, side: int, model: Path, folder: Path, results: dict) -> None:
+    """``side`` independent one-process parses of 1/side of the input, alone and then side by side."""
+    from barley.conllu import read
+
+    part = folder / "part.conllu"
+    with open(part, "wb") as out:
+        taken = 0
+        for sentence in read(largest):
+            if taken >= words // side:
+                break
+            out.write(sentence.to_text().encode("utf-8"))
+            taken += len(sentence)
+    command = BARLEY + ["parse", "-q", "-m", str(model), str(part)]
+    alone = run(command + ["-o", str(folder / "part-0.conllu")])
+    together = run(*(command + ["-o", str(folder / f"part-{k}.conllu")] for k in range(side)))
+    slowest = max(together, key=lambda figures: figures["wall_s"])
+    ceiling = side * alone["wall_s"] / slowest["wall_s"]
+    results["control"] = {"words_each": taken, "alone": alone, "side_by_side": together, "ceiling": round(ceiling, 2)}
+    print(f"\ncontrol: {side} independent `barley parse` (--jobs 1) of {taken} words each, side by side, "
+          "against one alone")
+    print(f"{'':>12} {'wall s':>7} {'CPU s':>6}  load")
+    print(f"{'alone':>12} {alone['wall_s']:>7} {alone['cpu_s']:>6}  {alone['load']}")
+    for k, figures in enumerate(together):
+        print(f"{f'together {k + 1}':>12} {figures['wall_s']:>7} {figures['cpu_s']:>6}  {figures['load']}")
+    print(f"so this machine runs {side} processes at {ceiling:.2f}x one (the ceiling of --jobs {side} here); "
+          f"CPU per process {sum(f['cpu_s'] for f in together) / side / max(alone['cpu_s'], 1e-9):.2f}x alone",
+          flush=True)
+    part.unlink()
 
 
 def main() -> None:
@@ -78,7 +126,8 @@ def main() -> None:
     options.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="compared on the largest size")
     options.add_argument("--dask", type=int, nargs="*", default=[],
                          help="also a Dask LocalCluster of N worker processes (--scheduler local:N), on the largest size")
-    options.add_argument("--shard-mb", type=int, default=16, help="shard size for --dask")
+    options.add_argument("--shard-mb", type=int, default=4,
+                         help="shard size for --dask (at least 8 shards per worker keeps the last round short)")
     options.add_argument("--json", type=Path, help="also write the figures here")
     args = options.parse_args()
     if not args.treebank.exists():
@@ -109,8 +158,10 @@ def main() -> None:
         words = results["memory"][-1]["words"]
         reference = digest(folder / "out-1.conllu")
         print(f"\nwords/s on {words} words, by --jobs (the same output, byte for byte, is checked)")
-        print(f"{'jobs':>5} {'wall s':>7} {'CPU s':>6} {'words/s':>8} {'speed-up':>8} {'peak MB/process':>15}  load")
-        base = None
+        print("(CPU s: all processes; main: the main process alone; CPU ×: CPU s against --jobs 1's)")
+        print(f"{'jobs':>5} {'wall s':>7} {'CPU s':>6} {'main':>5} {'CPU ×':>6} {'words/s':>8} {'speed-up':>8} "
+              f"{'peak MB/process':>15}  load")
+        base = base_cpu = None
         for jobs in args.jobs:
             if jobs == 1:
                 figures = dict(results["memory"][-1])
@@ -120,13 +171,17 @@ def main() -> None:
                 if digest(folder / "out-n.conllu") != reference:
                     raise SystemExit(f"--jobs {jobs} gave a different output than --jobs 1")
             rate = words / figures["wall_s"]
-            base = base or rate
+            base, base_cpu = base or rate, base_cpu or figures["cpu_s"]
             results["speed"].append({"jobs": jobs, **figures, "words_per_s": round(rate)})
-            print(f"{jobs:>5} {figures['wall_s']:>7} {figures['cpu_s']:>6} {rate:>8.0f} {rate / base:>7.2f}x "
+            print(f"{jobs:>5} {figures['wall_s']:>7} {figures['cpu_s']:>6} {figures['main_cpu_s']:>5} "
+                  f"{figures['cpu_s'] / base_cpu:>6.2f} {rate:>8.0f} {rate / base:>7.2f}x "
                   f"{figures['peak_mb']:>15}  {figures['load']}", flush=True)
+        side = max(args.jobs)
+        if side > 1:
+            control(largest, words, side, model, folder, results)
         if args.dask:
             print(f"\nDask LocalCluster on {words} words in shards of {args.shard_mb} MB (start-up included)")
-            print(f"{'workers':>7} {'wall s':>7} {'words/s':>8} {'speed-up':>8}  load")
+            print(f"{'workers':>7} {'wall s':>7} {'CPU s':>6} {'main':>5} {'CPU ×':>6} {'words/s':>8} {'speed-up':>8}  load")
             corpus = folder / "corpus"
             corpus.mkdir()
             largest.rename(corpus / largest.name)
@@ -139,7 +194,8 @@ def main() -> None:
                     raise SystemExit(f"the Dask run with {workers} workers gave a different output than --jobs 1")
                 rate = words / figures["wall_s"]
                 results.setdefault("dask", []).append({"workers": workers, **figures, "words_per_s": round(rate)})
-                print(f"{workers:>7} {figures['wall_s']:>7} {rate:>8.0f} {rate / base:>7.2f}x  {figures['load']}",
+                print(f"{workers:>7} {figures['wall_s']:>7} {figures['cpu_s']:>6} {figures['main_cpu_s']:>5} "
+                      f"{figures['cpu_s'] / base_cpu:>6.2f} {rate:>8.0f} {rate / base:>7.2f}x  {figures['load']}",
                       flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import urllib.request
 
 from barley.conllu import read, read_bytes, write
 from barley.parser import load
+from barley.service.process import start_server
 
 
 def blanked(path: str) -> str:
@@ -68,23 +68,12 @@ def main() -> None:
     text = blanked(args.file)
     sentences = text.split("\n\n")[:-1]
     words = sum(1 for line in text.splitlines() if line and line.split("\t")[0].isdigit())
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "barley", "serve", "--model", args.model, "--port", str(port),
-                               "--max-request-bytes", str(1 << 30)], stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                urllib.request.urlopen(url + "/models", timeout=1).read()
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("the server did not start")
-                time.sleep(0.2)
-
+        server, url = start_server(["--model", args.model, "--max-request-bytes", str(1 << 30)], timeout=120,
+                                   stderr=subprocess.DEVNULL)
+    except RuntimeError as error:
+        raise SystemExit(str(error)) from None
+    try:
         one = [s + "\n\n" for s in sentences if 15 <= s.count("\n") <= 30][:50] or [sentences[0] + "\n\n"]
         for k in range(args.warmup):
             post(url, one[k % len(one)])

@@ -106,3 +106,68 @@ def test_jobs_must_be_positive_or_auto(value, capsys):
     with pytest.raises(SystemExit):
         cli.main(["parse", "-m", "x", "--jobs", value])
     assert "positive number of processes or 'auto'" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def text_models(tmp_path_factory):
+    """A tokenize,tag,parse pipeline and a tokenize,parse one (no tagger), on a treebank with text."""
+    from test_tokenizer import write_treebank
+
+    folder = tmp_path_factory.mktemp("parallel-text")
+    write_treebank(folder / "train.conllu", 300, seed=1)
+    models = {}
+    for components in ("tokenize,tag,parse", "tokenize,parse"):
+        models[components] = folder / f"{components.replace(',', '-')}.barley"
+        assert cli.main(["train", "--train", str(folder / "train.conllu"), "--components", components,
+                         "--no-jackknife", "--seed", "1", "--model", str(models[components])]) == 0
+    text = "".join(f"Juan vio la casa del rey {n}. Ana come, y Pedro lee!\n{'' if n % 3 else chr(10)}"
+                   for n in range(150))
+    (folder / "in.txt").write_text(" \ufeffnada.\n\n" + text + "Maria tiene un libro", encoding="utf-8")
+    return folder, models
+
+
+@pytest.mark.parametrize("input_format", ["text", "tokenized"])
+def test_text_through_a_pipeline_gives_the_one_process_output_byte_for_byte(text_models, input_format, tmp_path):
+    folder, models = text_models
+    model, source = models["tokenize,tag,parse"], folder / "in.txt"
+    assert cli.main(["parse", "-q", "-m", str(model), "--input", input_format, str(source),
+                     "-o", str(tmp_path / "one.conllu")]) == 0
+    expected = (tmp_path / "one.conllu").read_bytes()
+    assert expected.count(b"# sent_id") > 100 and b"SpacesBefore" in expected
+    for block_bytes in (1, 3000, 1 << 20):
+        out = tmp_path / f"jobs-{block_bytes}.conllu"
+        stats = parallel.parse_file(str(model), str(source), str(out), jobs=2, block_bytes=block_bytes,
+                                    input=input_format)
+        assert out.read_bytes() == expected, block_bytes
+        assert stats.sentences == expected.count(b"# sent_id")
+    assert cli.main(["parse", "-q", "-j", "2", "-m", str(model), "--input", input_format, str(source),
+                     "-o", str(tmp_path / "cli.conllu")]) == 0
+    assert (tmp_path / "cli.conllu").read_bytes() == expected
+
+
+def test_retag_with_jobs_gives_the_one_process_output(text_models, tmp_path, capsys):
+    folder, models = text_models
+    model, source = models["tokenize,tag,parse"], tmp_path / "mistagged.conllu"
+    source.write_text((folder / "train.conllu").read_text(encoding="utf-8").replace("\tX\t", "\tNOUN\t"),
+                      encoding="utf-8")
+    outputs = {}
+    for jobs in ("1", "2"):
+        for retag in ([], ["--retag"]):
+            out = tmp_path / f"{jobs}{''.join(retag)}.conllu"
+            assert cli.main(["parse", "-q", "-j", jobs, *retag, "-m", str(model), str(source), "-o", str(out)]) == 0
+            outputs[jobs, bool(retag)] = out.read_bytes()
+    assert outputs["1", True] == outputs["2", True] and outputs["1", False] == outputs["2", False]
+    assert outputs["1", True] != outputs["1", False]  # the wrong tags are predicted again
+    assert cli.main(["parse", "-j", "2", "--retag", "-m", str(models["tokenize,parse"]), str(source)]) == 2
+    assert "has no tagger" in capsys.readouterr().err
+
+
+def test_a_pipeline_that_cannot_analyse_text_fails_as_with_one_process(text_models, tmp_path, capsys):
+    folder, models = text_models
+    errors = []
+    for jobs in ("1", "2"):
+        assert cli.main(["parse", "-j", jobs, "-m", str(models["tokenize,parse"]), "--input", "text",
+                         str(folder / "in.txt"), "-o", str(tmp_path / "out.conllu")]) == 2
+        errors.append(capsys.readouterr().err)
+    assert errors[0] == errors[1] and "has no UPOS" in errors[0] and errors[0].count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

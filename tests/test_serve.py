@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -22,16 +20,11 @@ pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip i
 
 from barley import cli  # noqa: E402
 from barley.conllu import read  # noqa: E402
+from barley.service.process import start_server  # noqa: E402
 from barley.parser import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
 
 LIMIT = 200_000  # --max-request-bytes of the test server
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -43,21 +36,11 @@ def served(tmp_path_factory):
     train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(folder / "toy.barley"))
     workdir = folder / "cwd"
     workdir.mkdir()
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "barley", "serve", "--model", f"toy={folder / 'toy.barley'}",
-                               "--port", str(port), "--max-request-bytes", str(LIMIT)],
-                              cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/models", timeout=1).read()
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                pytest.fail("the server did not start: " + server.stdout.read().decode(errors="replace"))
-            time.sleep(0.1)
+    try:
+        server, url = start_server(["--model", f"toy={folder / 'toy.barley'}", "--max-request-bytes", str(LIMIT)],
+                                   timeout=30, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except RuntimeError as error:
+        pytest.fail(str(error))
     yield folder, url, workdir
     server.terminate()
     server.wait(timeout=10)

@@ -37,7 +37,7 @@ from pathlib import Path
 from barley import __version__
 from barley.atomic import atomic_output
 from barley.errors import BarleyError
-from barley.parallel import first_line_end, parse_bytes
+from barley.parallel import BLOCK_BYTES, blocks, first_line_end, parse_bytes
 
 SHARD_BYTES = 64 << 20
 """About this many bytes of input per shard: ≈ 0.9 million words of UD CoNLL-U, about half a minute of one core."""
@@ -100,7 +100,8 @@ def plan(inputs: list[str], out_dir: str | os.PathLike, shard_bytes: int = SHARD
 
 
 def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
-    """Cut one file into shards ending right after a blank line; count lines so errors name the file's line."""
+    """Cut one file into shards of whole sentences: runs of :func:`barley.parallel.blocks` of at least
+    ``shard_bytes`` together (the blocks' line numbers go with them, so errors name the file's line)."""
     try:
         size = os.path.getsize(source)
     except OSError as error:
@@ -109,39 +110,15 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
         return [Shard(source, 0, None, 1, None, output, 0, 1)]
     cuts = [0]
     lines = [1]
+    newline = None
+    position = 0
     with open(source, "rb") as handle:
-        head = handle.read(1 << 16)
-        newline = first_line_end(head)
-        position, line = 0, 1
-        while True:
-            target = cuts[-1] + shard_bytes
-            if target >= size:
-                break
-            while position < target:  # count the lines up to the target, a chunk at a time
-                handle.seek(position)
-                chunk = handle.read(min(1 << 20, target - position))
-                line += chunk.count(b"\n")
-                position += len(chunk)
-            handle.seek(target)
-            window = b""
-            while True:  # the first blank line at or after the target ends the shard
-                more = handle.read(1 << 16)
-                if not more:
-                    cut = None
-                    break
-                window += more
-                found = [i for i in (window.find(b"\n\n"), window.find(b"\n\r\n")) if i >= 0]
-                if found:
-                    first = min(found)
-                    cut = target + first + (2 if window[first:first + 2] == b"\n\n" else 3)
-                    break
-            if cut is None or cut >= size:
-                break
-            handle.seek(position)
-            line += handle.read(cut - position).count(b"\n")
-            position = cut
-            cuts.append(cut)
-            lines.append(line)
+        for block in blocks(handle, max(1, min(BLOCK_BYTES, shard_bytes // 16))):  # a shard overshoots by a block
+            newline = newline or first_line_end(block.data)
+            position += len(block.data)
+            if position - cuts[-1] >= shard_bytes and position < size:
+                cuts.append(position)
+                lines.append(block.first_line + block.data.count(b"\n"))
     count = len(cuts)
     ends = cuts[1:] + [None]
     return [Shard(source, start, end, first, None if index == 0 else newline,

@@ -40,16 +40,19 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import zip_longest
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from barley import conllu
 from barley.conllu import FORM, UPOS, Sentence
 from barley.errors import InputError
-from barley.evaluate_conll18 import Conll18Evaluation, format_conll18
 from barley.tree import check_tree, is_planar, nonprojective_arcs
 
 LENGTH_BINS = ((1, 1), (2, 3), (4, 6), (7, 10), (11, math.inf))
+if TYPE_CHECKING:  # evaluate_conll18 takes Source, _percent and _show from here
+    from barley.evaluate_conll18 import Conll18Evaluation
+
 PUNCT_MODES = {"upos": "excluded: words with gold UPOS PUNCT",
                "form": "excluded: words whose gold FORM is all Unicode punctuation (CoNLL-X eval.pl)"}
 EXACT_BELOW = 25  # McNemar: exact binomial test below this many discordant words
@@ -267,6 +270,8 @@ def format_report(evaluation: Evaluation, gold: str, system: str, conll18: Conll
         lines.append(f"{name:<{width}}{row['gold']:>8}{row['system']:>8}{_show(row['recall']):>8}"
                      f"{_show(row['precision']):>8}")
     if conll18 is not None:
+        from barley.evaluate_conll18 import format_conll18
+
         lines += ["", format_conll18(conll18)]
     return "\n".join(lines)
 
@@ -365,5 +370,5 @@ def _percent(count, total) -> float | None:
     return None if total == 0 else 100.0 * float(count) / float(total)
 
 
-def _show(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+def _show(value: float | None, missing: str = "-") -> str:
+    return missing if value is None else f"{value:.2f}"

@@ -49,15 +49,15 @@ import os
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from barley import conllu
-from barley.conllu import DEPREL, FEATS, FORM, HEAD, ID, LEMMA, UPOS, XPOS, Sentence
+from barley.conllu import DEPREL, FEATS, FORM, HEAD, ID, LEMMA, UPOS, XPOS
 from barley.errors import InputError
+from barley.evaluate import Source, _percent, _show
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
            "UAS", "LAS", "CLAS", "MLAS", "BLEX")
@@ -78,9 +78,6 @@ UNIVERSAL_FEATURES = frozenset({
 ROOT = -1  # the head of a word attached to the root
 NOT_ALIGNED = -2  # a system head word that has no gold counterpart
 NO_HEAD = -3  # a system word whose HEAD is _
-
-Source = str | os.PathLike | Iterable[Sentence]
-
 
 class Word:
     """One syntactic word, with the columns the metrics compare already normalised."""
@@ -416,9 +413,3 @@ def format_conll18(evaluation: Conll18Evaluation) -> str:
     return "\n".join(lines)
 
 
-def _percent(count: int, total: int) -> float | None:
-    return None if total == 0 else 100.0 * count / total
-
-
-def _show(value: float | None, missing: str = "-") -> str:
-    return missing if value is None else f"{value:.2f}"

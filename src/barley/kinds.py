@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from barley.errors import BarleyError
+from barley.errors import BarleyError, ModelError
 
 KINDS = {
     "transition": "barley.parser:TRANSITION",
@@ -63,9 +63,13 @@ def get_kind(name: str) -> ParserKind:
     return getattr(importlib.import_module(module), attribute)
 
 
-def kind_of(manifest: dict) -> ParserKind:
+def kind_of(manifest: dict, path: str | None = None) -> ParserKind:
     """The kind of parser a model file holds (models before kinds were recorded are transition-based)."""
-    return get_kind(manifest.get("parser", "transition"))
+    name = manifest.get("parser", "transition")
+    if not isinstance(name, str):
+        raise ModelError(f"the model's parser kind is {type(name).__name__} {name!r}, not a name", path=path,
+                         fix="train the model again with this version of barley")
+    return get_kind(name)
 
 
 def all_kind_options() -> frozenset[str]:

@@ -1,14 +1,21 @@
 """Parsing on every core of one machine: worker processes, blocks cut at sentence boundaries.
 
 The input is read as bytes and cut into blocks of about :data:`BLOCK_BYTES`, each
-ending right after a blank line, so every block holds whole sentences. Each worker
-process loads the model once (its initializer) and turns a block into its output
-text; the main process only cuts, sends, and writes the results back in input
-order. At most ``2 × jobs`` blocks are in flight, so memory is bounded whatever
-the size of the input. A block is parsed with exactly the code of a one-process
+ending right after a blank line, so every block holds whole sentences. The model is
+loaded once, by the main process before it forks the workers (on Linux; elsewhere
+each worker loads it), and each worker turns a block into its output text; the
+main process only cuts, sends, and writes the results back in input order. At
+most ``2 × jobs`` blocks are in flight, so memory is bounded whatever the size of
+the input. A block is parsed with exactly the code of a one-process
 run (:func:`barley.conllu.read_bytes`, ``Parser.parse``, ``Sentence.to_text``) and
 sentences are parsed independently of each other, so the output is byte for byte
 the output of ``--jobs 1``.
+
+Raw text (``--input text`` or ``tokenized``) goes through the pipeline's tokenizer in
+the main process (a tenth of the work of tagging and parsing, and the only step
+whose state, the sentence numbers and the spaces around sentences, runs across
+the whole text); its sentences are cut into blocks of CoNLL-U that the workers tag
+and parse, so the output is again byte for byte that of one process.
 
 Interrupting (Ctrl-C, SIGTERM) stops the workers and leaves no output file; the
 workers ignore SIGINT and SIGTERM themselves (the main process decides, and stops
@@ -17,7 +24,9 @@ them after their current block) and exit when the main process is gone (SIGKILL)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import multiprocessing
 import os
 import signal
@@ -25,12 +34,12 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import IO
 
-from barley.conllu import open_bytes, open_for_writing, read_bytes
+from barley.conllu import Sentence, open_bytes, open_for_writing, read_bytes
 from barley.errors import BarleyError
 
 BLOCK_BYTES = 1 << 20
@@ -94,6 +103,23 @@ def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES) -> Iterator[Block]
         index += 1
 
 
+def sentence_blocks(sentences: Iterable[Sentence], block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+    """Sentences written as CoNLL-U, gathered into blocks of about ``block_bytes``."""
+    pieces: list[bytes] = []
+    size, line, index = 0, 1, 0
+    for sentence in sentences:
+        pieces.append(sentence.to_text().encode("utf-8"))
+        size += len(pieces[-1])
+        if size >= block_bytes:
+            block = Block(b"".join(pieces), line, index)
+            yield block
+            line += block.data.count(b"\n")
+            index += 1
+            pieces, size = [], 0
+    if pieces:
+        yield Block(b"".join(pieces), line, index)
+
+
 class Progress:
     """``progress(bytes_done)`` for :func:`parse_file`: a line on stderr every ``every`` seconds, with an ETA."""
 
@@ -126,19 +152,22 @@ def first_line_end(data: bytes) -> str:
 # --- in each worker process ---------------------------------------------------------------
 
 _parser = None
+"""The worker's pipeline: loaded by the main process before it forks the workers (Linux), so it is
+loaded once and its arrays are shared, not copied; or loaded by each worker (``spawn`` elsewhere)."""
 
 
-def _start_worker(model: str, parent: int) -> None:
-    """Load the model once; leave Ctrl-C and SIGTERM to the main process; exit when it is gone."""
+def _start_worker(model: str | None, parent: int) -> None:
+    """Load the model unless inherited; leave Ctrl-C and SIGTERM to the main process; exit when it is gone."""
     global _parser
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal sends Ctrl-C to the whole job
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # so does `kill -- -PGID`; the main process stops us
-    from barley.parser import load
+    if model is not None:
+        from barley.pipeline import Pipeline
 
-    try:
-        _parser = load(model)
-    except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
-        _parser = error
+        try:
+            _parser = Pipeline.load(model)  # a parser model is a pipeline of one parser
+        except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
+            _parser = error
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -148,22 +177,25 @@ def _start_worker(model: str, parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _parse_block(data: bytes, first_line: int, name: str, newline: str | None) -> tuple[bytes, object]:
+def _parse_block(data: bytes, first_line: int, name: str, newline: str | None, retag: bool) -> tuple[bytes, object]:
     if isinstance(_parser, BarleyError):
         raise _parser
-    return parse_bytes(_parser, data, name, first_line, newline)
+    return parse_bytes(_parser, data, name, first_line, newline, retag)
 
 
-def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None):
+def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None,
+                retag: bool = False):
     """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`).
 
     Returns the output bytes and the parser's counts for this piece alone. The one
     place where a block or a shard becomes output, so that every way of cutting
-    a file gives the bytes of a one-process run.
+    a file gives the bytes of a one-process run. ``retag`` (a pipeline with a tagger):
+    tag again what the input has tagged.
     """
     parser.stats = type(parser.stats)()
     sentences = read_bytes(data, name, first_line, newline)
-    text = "".join(sentence.to_text() for sentence in parser.parse(sentences))
+    parsed = parser.parse(sentences, retag=True) if retag else parser.parse(sentences)
+    text = "".join(sentence.to_text() for sentence in parsed)
     return text.encode("utf-8"), parser.stats
 
 
@@ -179,27 +211,43 @@ def add_stats(total, part):
 
 
 def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
-               progress: Callable[[int], None] | None = None):
+               progress: Callable[[int], None] | None = None, input: str = "conllu", retag: bool = False):
     """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes.
 
-    Returns the summed parse statistics (``ParseStats`` or ``GraphParseStats``).
-    ``progress(bytes_done)`` is called after each block is written.
+    ``input``: ``"conllu"`` (CoNLL-U or CoNLL-X), or ``"text"`` / ``"tokenized"`` for a
+    pipeline with a tokenizer (:meth:`barley.pipeline.Pipeline.tokenize`); ``retag``:
+    tag again what the input has tagged. Returns the summed parse statistics
+    (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
+    each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
     """
+    global _parser
+    from barley.pipeline import Pipeline
+
     name = "<stdin>" if source == "-" else source
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                                   initargs=(model, os.getpid()))
+    fork = sys.platform == "linux"
+    pipeline = Pipeline.load(model) if fork or input != "conllu" else None
+    if fork:
+        _parser = pipeline  # the forked workers find it loaded
+        gc.freeze()  # and the collector leaves its objects alone, so their memory stays shared
+    executor = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+                                   initializer=_start_worker, initargs=(None if fork else model, os.getpid()))
     stats = None
     in_flight: deque[tuple[int, Future]] = deque()
     done_bytes = 0
     try:
-        with open_bytes(source) as handle, open_for_writing(output) as out:
+        with contextlib.ExitStack() as stack:
+            if input == "conllu":
+                cut = blocks(stack.enter_context(open_bytes(source)), block_bytes)
+            else:
+                cut = sentence_blocks(_tokenized(pipeline, source, input), block_bytes)
+                name = "<memory>"  # what a sentence read from text is named at --jobs 1
+            out = stack.enter_context(open_for_writing(output))
             newline = None
-            for block in blocks(handle, block_bytes):
+            for block in cut:
                 if block.index == 0:
                     newline = first_line_end(block.data)
                 future = executor.submit(_parse_block, block.data, block.first_line, name,
-                                         None if block.index == 0 else newline)
+                                         None if block.index == 0 else newline, retag)
                 in_flight.append((len(block.data), future))
                 while len(in_flight) >= 2 * jobs:
                     done_bytes, stats = _write_next(in_flight, out, done_bytes, stats, progress)
@@ -210,7 +258,23 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
                           fix="run again, with fewer --jobs if memory is short; no output was written") from None
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+        if fork:
+            _parser = None
+            gc.unfreeze()
     return stats
+
+
+def _tokenized(pipeline, source: str, input: str) -> Iterator[Sentence]:
+    """The sentences of a text file by the pipeline's tokenizer; the first one through the whole
+    pipeline here first, so a model that cannot analyse them fails at once, as with one process."""
+    from barley.tokenizer.reading import text_pieces
+
+    sentences = pipeline.tokenize(text_pieces(source), input=input)
+    for sentence in sentences:
+        list(pipeline.parse([sentence.copy()]))
+        yield sentence
+        break
+    yield from sentences
 
 
 def _write_next(in_flight: deque, out: IO[bytes], done_bytes: int, stats, progress):

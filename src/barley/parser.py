@@ -192,7 +192,7 @@ def load(path: str):
 
 def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
     """A parser of any kind from its manifest and arrays (its ``to_files``)."""
-    return kind_of(manifest).load(manifest, arrays, path)
+    return kind_of(manifest, path).load(manifest, arrays, path)
 
 
 # --- training ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import time
 
 from barley.conllu import read, write
 from barley.errors import BarleyError
+from barley.model_file import read_manifest
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
 from barley.tokenizer.reading import text_pieces
@@ -68,19 +69,21 @@ def run(args) -> int:
 
 def _parse(args) -> int:
     started = time.perf_counter()
-    if args.scheduler or args.out_dir or args.shard_mb is not None or args.jobs > 1:
+    if args.scheduler or args.out_dir or args.shard_mb is not None:
         if args.input_format != "conllu" or args.retag:
-            raise BarleyError("--jobs N and --scheduler parse CoNLL-U input as it is (not yet --input "
+            raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "
                               f"{args.input_format}{' --retag' if args.retag else ''})",
-                              fix="leave out --jobs/--scheduler, or tokenize (barley tokenize) first")
-        if args.scheduler or args.out_dir or args.shard_mb is not None:
-            from barley.distributed import parse_on_cluster
+                              fix="leave out --scheduler, or tokenize (barley tokenize) first")
+        from barley.distributed import parse_on_cluster
 
-            return parse_on_cluster(args)
+        return parse_on_cluster(args)
+    if args.jobs > 1:
         from barley.parallel import Progress, parse_file
 
-        stats = parse_file(args.model, args.input, args.output, args.jobs,
-                           progress=None if args.quiet else Progress(args.input))
+        _check_retag(args, read_manifest(args.model).get("pipeline", {}).get("components", ()))
+        progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
+        stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
+                           input=args.input_format, retag=args.retag)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley parse: {stats.summary()}; {seconds:.1f} s, {stats.words / max(seconds, 1e-9):.0f} "
@@ -88,9 +91,7 @@ def _parse(args) -> int:
         return 0
     pipeline = Pipeline.load(args.model)
     gc.freeze()  # the model's objects are never garbage: no collection need look at them again
-    if args.retag and "tag" not in pipeline:
-        raise BarleyError(f"--retag: the model {args.model} has no tagger",
-                          fix="leave --retag out, or train a model with --components tag,parse")
+    _check_retag(args, pipeline.names)
     counted = {"words": 0}
 
     def counting(sentences):
@@ -109,3 +110,9 @@ def _parse(args) -> int:
         summary = pipeline.stats.summary() if pipeline.stats is not None else f"{words} words tagged"
         print(f"barley parse: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s", file=sys.stderr)
     return 0
+
+
+def _check_retag(args, components) -> None:
+    if args.retag and "tag" not in components:
+        raise BarleyError(f"--retag: the model {args.model} has no tagger",
+                          fix="leave --retag out, or train a model with --components tag,parse")

@@ -23,6 +23,7 @@ import textwrap
 from dataclasses import dataclass
 
 from barley.render import Drawing
+from barley.tree import dependents_lists
 
 # (joins from above, joins below, arm from the left) -> glyph
 DEPENDENT_GLYPH = {(True, True, False): "├", (False, True, False): "╭", (True, False, False): "╰",
@@ -48,11 +49,10 @@ def lanes(heads: list[int]) -> list[tuple[Lane, int]]:
     descendants. So in a projective tree no branch ever passes a lane, and a
     crossing is drawn only where an arc is non-projective.
     """
-    dependents: dict[int, list[int]] = {}
-    for dependent, head in enumerate(heads):
-        if dependent and head >= 0:
-            dependents.setdefault(head, []).append(dependent)
-    spans = [Lane(head, min(head, *deps), max(head, *deps), frozenset(deps)) for head, deps in dependents.items()]
+    dependents = dependents_lists(heads)
+    by_first_dependent = sorted((deps[0], head) for head, deps in enumerate(dependents) if deps)
+    spans = [Lane(head, min(head, *dependents[head]), max(head, *dependents[head]), frozenset(dependents[head]))
+             for _, head in by_first_dependent]
     depth = _depths(heads)
     spans.sort(key=lambda lane: (-depth[lane.head], lane.bottom - lane.top, lane.top))
     placed: list[tuple[Lane, int]] = []
