@@ -175,7 +175,7 @@ def test_a_saved_model_tokenizes_the_same(tokenizer, model):
 
 
 ODD_TEXT = st.text(st.sampled_from(list("abc Juan del.,!?'s\n\t\r\xa0\u2003\x00\x07\x1b\u2028\u2029é😀"))
-                   | st.characters(), max_size=300)
+                   | st.characters(exclude_categories=["Cs"]), max_size=300)  # lone surrogates: not UTF-8 text
 
 
 @settings(max_examples=80, deadline=None)
