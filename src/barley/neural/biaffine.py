@@ -83,14 +83,13 @@ def load(manifest: dict, arrays: dict, path: str):
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a biaffine parser."""
     from barley.commands.info import describe_transforms
+    from barley.graph.decoding import describe as describe_decoding
 
     decoding, encoder = manifest.get("decoding", {}), manifest.get("encoder", {})
     biaffine, training = manifest.get("biaffine", {}), manifest.get("training", {})
     vocabularies = manifest.get("vocabularies", {})
     return [
-        f"parser:      biaffine (Dozat & Manning 2017), decoder {decoding.get('decoder')}"
-        + (f" (threshold {decoding.get('npa_threshold')})" if decoding.get("decoder") == "eisner+npa" else "")
-        + (", single root" if decoding.get("single_root") else ""),
+        f"parser:      biaffine (Dozat & Manning 2017), {describe_decoding(decoding)}",
         describe_transforms(manifest),
         f"encoder:     BiLSTM {encoder.get('lstm_layers')} × {encoder.get('lstm_hidden')}; embeddings form "
         f"{encoder.get('form_dim')} (+ characters {encoder.get('char_hidden')}), lemma {encoder.get('lemma_dim')}, "

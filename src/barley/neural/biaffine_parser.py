@@ -47,24 +47,27 @@ class BiaffineParseStats:
                 f"approximation moves")
 
 
-def _minibatches(lengths: Sequence[int], batch_words: int, rng: np.random.Generator) -> list[np.ndarray]:
+def word_batches(indices: Sequence[int], lengths: Sequence[int], batch_words: int) -> list[list[int]]:
+    """``indices`` cut in order into batches of at most ``batch_words`` words (one longer sentence alone)."""
+    batches: list[list[int]] = []
+    words = 0
+    for k in indices:
+        if not batches or (words + lengths[k] > batch_words and batches[-1]):
+            batches.append([])
+            words = 0
+        batches[-1].append(k)
+        words += lengths[k]
+    return batches
+
+
+def _minibatches(lengths: Sequence[int], batch_words: int, rng: np.random.Generator) -> list[list[int]]:
     """Sentence indices in batches of about ``batch_words`` words of similar length, in random order."""
     order = rng.permutation(len(lengths))
     # sort by length inside chunks of 100 batches: little padding, yet a different mix each epoch
     chunk = max(1, 100 * batch_words // max(1, int(np.mean(lengths))))
-    batches: list[np.ndarray] = []
-    for start in range(0, len(order), chunk):
-        part = sorted(order[start:start + chunk], key=lambda k: lengths[k])
-        current: list[int] = []
-        words = 0
-        for k in part:
-            if current and words + lengths[k] > batch_words:
-                batches.append(np.array(current))
-                current, words = [], 0
-            current.append(k)
-            words += lengths[k]
-        if current:
-            batches.append(np.array(current))
+    batches = [batch for start in range(0, len(order), chunk)
+               for batch in word_batches(sorted(order[start:start + chunk], key=lambda k: lengths[k]), lengths,
+                                         batch_words)]
     return [batches[k] for k in rng.permutation(len(batches))]
 
 
@@ -99,17 +102,10 @@ class TrainedBiaffineParser:
             yield from self._parse_window(window, batch_words)
 
     def _parse_window(self, window: list[Sentence], batch_words: int) -> list[Sentence]:
-        order = sorted((k for k in range(len(window)) if len(window[k])), key=lambda k: len(window[k]))
-        batch: list[Sentence] = []
-        words = 0
-        for k in order:
-            if batch and words + len(window[k]) > batch_words:
-                self._parse_batch(batch)
-                batch, words = [], 0
-            batch.append(window[k])
-            words += len(window[k])
-        if batch:
-            self._parse_batch(batch)
+        lengths = [len(sentence) for sentence in window]
+        order = sorted((k for k in range(len(window)) if lengths[k]), key=lambda k: lengths[k])
+        for batch in word_batches(order, lengths, batch_words):
+            self._parse_batch([window[k] for k in batch])
         return window
 
     def _parse_batch(self, batch: list[Sentence]) -> None:
