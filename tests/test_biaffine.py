@@ -219,3 +219,15 @@ def test_command_line(data, tmp_path):
     refused = subprocess.run(barley + ["train", "--train", data["train"], "--lstm-hidden", "8", "-m", model],
                              capture_output=True, text=True)
     assert refused.returncode != 0 and "takes no option --lstm-hidden" in refused.stderr
+
+
+def test_in_a_pipeline_with_its_options(data, tmp_path):
+    """The parse component of a pipeline takes the biaffine kind's options and stores the same parser."""
+    from barley.pipeline import Pipeline
+
+    pipeline = Pipeline.train(data["train"], ["parse"], options={"parse": {"parser": "biaffine", "epochs": 1, **TINY}},
+                              jackknife=None, seed=2, **QUIET)
+    path = str(tmp_path / "pipeline.barley")
+    pipeline.save(path)
+    sentences = list(load(path).parse(read(data["test"])))
+    assert len(sentences) == 25 and all(check_tree(s.heads(), single_root=True) is None for s in sentences)
