@@ -220,6 +220,7 @@ def train_biaffine(sentences: list[Sentence], trees: list[tuple[list[int], list[
         torch.use_deterministic_algorithms(deterministic)
     parser.model.cpu()
     parser.device = "cpu"
+    parser.stats = BiaffineParseStats()  # the dev parses of training are not the user's
     parser.manifest["training"] = history
     return parser
 
