@@ -18,6 +18,7 @@ from barley.errors import BarleyError, ModelError
 KINDS = {
     "transition": "barley.parser:TRANSITION",
     "graph": "barley.graph.pipeline:GRAPH",
+    "biaffine": "barley.neural.biaffine:BIAFFINE",
 }
 
 
@@ -29,7 +30,8 @@ class ParserKind:
     on gold trees (``(heads, deprels)``, already transformed) and returns it with a
     ``manifest`` whose ``training`` entry it has begun; ``load(manifest, arrays, path)``
     restores one from a model file; ``describe(manifest)`` gives the lines of ``barley
-    info`` about it. ``options``: the keyword options its ``train`` takes.
+    info`` about it. ``options``: the keyword options its ``train`` takes. ``takes_dev``: its
+    ``train`` also gets the development sentences (``dev``, a list or None), e.g. for early stopping.
     """
 
     name: str
@@ -37,6 +39,7 @@ class ParserKind:
     train: Callable
     load: Callable
     describe: Callable[[dict], list[str]]
+    takes_dev: bool = False
 
     def check(self, options: Mapping[str, object]) -> None:
         """Refuse an option this kind does not take (never ignore it)."""

@@ -263,8 +263,10 @@ def train(train_data: str | Iterable[Sentence], *, parser: str = "transition", s
     trees = fit_forward(transforms, sentences, [_gold_tree(s) for s in sentences], log)
     single_root = all(sum(1 for h in heads[1:] if h == 0) == 1 for heads, _ in trees)
     counts = {"sentences": len(sentences), "words": sum(len(s) for s in sentences)}
+    if dev is not None:
+        dev = list(read(dev) if isinstance(dev, str) else dev)
     trained = kind.train(sentences, trees, source=source, single_root=single_root, seed=seed, tags=tags,
-                         transforms=transforms, log=log, **options)
+                         transforms=transforms, log=log, **({"dev": dev} if kind.takes_dev else {}), **options)
     trained.manifest["training"].update({"data": source, "tags": tags, "seed": seed, **counts})
     return _finish(trained, dev, started if record_time else None, log)
 

@@ -8,6 +8,7 @@ from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.graph.model import DECODERS, GraphOptions
 from barley.learners import LEARNERS
 from barley.learners.perceptron import PerceptronLearner
+from barley.neural import options as neural_options
 from barley.transforms import options as transform_options
 from barley.kinds import KINDS, all_kind_options
 from barley.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS, Exploration, train
@@ -70,7 +71,9 @@ def register(subparsers) -> None:
                        help=f"stop the non-projective approximation when a move gains less (default {DEFAULT_THRESHOLD})")
     graph.add_argument("--epochs", type=int, metavar="N", default=SUPPRESS,
                        help=f"perceptron epochs: of -l perceptron (default {PerceptronLearner().epochs}) or of "
-                            f"the graph parser (default {GraphOptions.epochs})")
+                            f"the graph parser (default {GraphOptions.epochs}); the biaffine parser's most "
+                            f"epochs (default {neural_options.Training.epochs})")
+    neural_options.add_arguments(parser)
     transform_options.add_arguments(parser)
     pipeline_options.add_arguments(parser)
     parser.set_defaults(func=run)

@@ -24,3 +24,9 @@ def decode(options: GraphOptions, scores: Scores) -> tuple[np.ndarray, int]:
                                            options.npa_threshold, options.single_root)
     return heads, 0
 
+
+def describe(decoding: dict) -> str:
+    """The decoder of a model's manifest entry (``decoder``, ``npa_threshold``, ``single_root``), for ``barley info``."""
+    return (f"decoder {decoding.get('decoder')}"
+            + (f" (threshold {decoding.get('npa_threshold')})" if decoding.get("decoder") == "eisner+npa" else "")
+            + (", single root" if decoding.get("single_root") else ""))

@@ -164,12 +164,11 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a graph-based parser."""
     from barley.commands.info import describe_transforms, describe_vocabularies
+    from barley.graph.decoding import describe as describe_decoding
 
     graph, training = manifest.get("graph", {}), manifest.get("training", {})
     return [
-        f"parser:      graph-based, order {graph.get('order')}, decoder {graph.get('decoder')}"
-        + (f" (threshold {graph.get('npa_threshold')})" if graph.get("decoder") == "eisner+npa" else "")
-        + (", single root" if graph.get("single_root") else ""),
+        f"parser:      graph-based, order {graph.get('order')}, {describe_decoding(graph)}",
         describe_transforms(manifest),
         f"learner:     averaged perceptron, {graph.get('epochs')} epochs, {graph.get('dims')} hashed weights, "
         f"seed {graph.get('seed')}",

@@ -1,0 +1,101 @@
+"""The options of the neural parsers, as data (no PyTorch needed): the encoder's sizes and
+regularisation, the biaffine scorer's, and training's; :func:`add_arguments` puts them on
+``barley train``.
+"""
+
+from __future__ import annotations
+
+from argparse import SUPPRESS
+from dataclasses import asdict, dataclass
+
+from barley.errors import BarleyError
+
+
+@dataclass(frozen=True)
+class EncoderOptions:
+    """Sizes and regularisation of the encoder; the defaults are sized for a CPU."""
+
+    form_dim: int = 100
+    lemma_dim: int = 50
+    upos_dim: int = 32
+    xpos_dim: int = 32
+    feats_dim: int = 32
+    char_dim: int = 32
+    char_hidden: int = 64
+    lstm_hidden: int = 128
+    lstm_layers: int = 2
+    dropout: float = 0.33
+    word_dropout: float = 0.25
+    min_form_count: int = 2
+
+    def check(self) -> None:
+        for name, value in asdict(self).items():
+            if name in ("dropout", "word_dropout"):
+                if not 0.0 <= value < 1.0:
+                    raise BarleyError(f"--{name.replace('_', '-')} must be in [0, 1), not {value}")
+            elif value < 1:
+                raise BarleyError(f"--{name.replace('_', '-')} must be at least 1, not {value}")
+
+    @property
+    def output_dim(self) -> int:
+        return 2 * self.lstm_hidden
+
+
+@dataclass(frozen=True)
+class BiaffineOptions:
+    arc_mlp: int = 256
+    label_mlp: int = 100
+
+    def check(self) -> None:
+        for name, value in (("arc-mlp", self.arc_mlp), ("label-mlp", self.label_mlp)):
+            if value < 1:
+                raise BarleyError(f"--{name} must be at least 1, not {value}")
+
+
+@dataclass(frozen=True)
+class Training:
+    """How the biaffine parser is trained (Dozat & Manning 2017 §4: Adam with β₂ = 0.9)."""
+
+    epochs: int = 30
+    patience: int = 5
+    batch_words: int = 1000
+    learning_rate: float = 2e-3
+    clip: float = 5.0
+
+    def check(self) -> None:
+        if self.epochs < 1 or self.patience < 1 or self.batch_words < 1:
+            raise BarleyError("--epochs, --patience and --batch-words must be at least 1")
+        if not self.learning_rate > 0:
+            raise BarleyError(f"--learning-rate must be positive, not {self.learning_rate}")
+
+
+HELP = {
+    "form_dim": "form embedding size (the pretrained vectors' when --pretrained is given)",
+    "lemma_dim": "LEMMA embedding size", "upos_dim": "UPOS embedding size", "xpos_dim": "XPOS embedding size",
+    "feats_dim": "FEATS embedding size (the mean of its atoms' embeddings)",
+    "char_dim": "character embedding size", "char_hidden": "character BiLSTM size (per direction)",
+    "lstm_hidden": "BiLSTM size per direction", "lstm_layers": "BiLSTM layers",
+    "dropout": "dropout on embeddings, between LSTM layers and in the MLPs",
+    "word_dropout": "probability of replacing a training form and lemma by the unknown word",
+    "min_form_count": "forms seen fewer times share the unknown form's embedding (the character model tells them apart)",
+    "arc_mlp": "arc MLP size", "label_mlp": "label MLP size",
+    "patience": "early stopping: stop after N epochs without a better dev LAS (needs --dev)",
+    "batch_words": "words per training minibatch",
+    "learning_rate": "Adam's learning rate",
+}
+
+
+def add_arguments(parser) -> None:
+    """The neural parsers' options on ``barley train`` (passed only when given, so other kinds refuse them)."""
+    group = parser.add_argument_group("neural parsing (--parser biaffine; PyTorch: pip install 'barley[neural]')")
+    group.add_argument("--device", choices=("cpu", "cuda"), default=SUPPRESS,
+                       help="where to train: cpu (default) or a CUDA GPU")
+    group.add_argument("--threads", type=int, metavar="N", default=SUPPRESS,
+                       help="CPU threads for training (default 1; the same seed and threads give the same model)")
+    group.add_argument("--pretrained", metavar="FILE", default=SUPPRESS,
+                       help="word vectors (word2vec/fastText text .vec file) to initialise the form embeddings")
+    defaults = {**asdict(EncoderOptions()), **asdict(BiaffineOptions()), **asdict(Training())}
+    for name, text in HELP.items():
+        kind = type(defaults[name])
+        group.add_argument("--" + name.replace("_", "-"), type=kind, default=SUPPRESS,
+                           metavar="P" if kind is float else "N", help=f"{text} (default {defaults[name]})")
