@@ -32,6 +32,7 @@ class ParseComponent:
     keeps_given = False
     needs = ("UPOS",)
     OPTIONS = OPTIONS
+    OPTIONAL = OPTIONAL
 
     def __init__(self, parser):
         self.parser = parser
