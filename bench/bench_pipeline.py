@@ -11,6 +11,11 @@ time of each part (jackknifing included). Prints a table and writes JSON.
     python bench/bench_pipeline.py --treebank UD_Gothic-PROIEL --train got_proiel-ud-train.conllu \\
         --test got_proiel-ud-test.conllu
     python bench/bench_pipeline.py --model en.barley                 # score a model trained before
+    python bench/bench_pipeline.py --model src/barley/models/en_ewt.barley --raw   # the shipped model, also from raw text
+
+``--raw`` (a model with a tokenizer) also scores the pipeline from the test set's raw text
+with the CoNLL 2018 metrics (Tokens, Sentences, Words, UPOS, ..., LAS, MLAS, BLEX) and
+times it end to end, text in, sentences out (wall clock and CPU time).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ def main() -> int:
     options.add_argument("--seed", type=int, default=1)
     options.add_argument("--model", help="score this model instead of training one")
     options.add_argument("--save", help="also write the trained model here")
+    options.add_argument("--raw", action="store_true", help="also score and time the pipeline from raw text")
     options.add_argument("--json", default="bench_pipeline.json")
     args = options.parse_args()
     folder = UD / args.treebank
@@ -75,6 +81,15 @@ def main() -> int:
         list(pipeline["tag"].process(sentences))
         result["tagger_words_per_second"] = round(scores["words"] / (time.perf_counter() - started))
         result["tagger_cpu_words_per_second"] = round(scores["words"] / max(time.process_time() - cpu, 1e-9))
+    if args.raw:
+        from barley.tokenizer.treebank_text import paragraphs
+
+        raw = pipeline.evaluate_text(test)
+        result.update({f"raw_{key}": value for key, value in raw.items()})
+        text = "\n\n".join(paragraph.text for paragraph in paragraphs(read(test))) + "\n"
+        cpu = time.process_time()
+        list(pipeline.parse(text))  # again, timed in CPU seconds: text in, analysed sentences out
+        result["raw_cpu_words_per_second"] = round(raw["words"] / max(time.process_time() - cpu, 1e-9))
     for key, value in result.items():
         print(f"{key:32} {value}")
     Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

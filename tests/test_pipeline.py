@@ -178,3 +178,34 @@ def test_options_for_components_not_trained_are_refused(toy):
         Pipeline.train(str(toy / "train.conllu"), ["tag"], options={"parse": {"system": "swap-lazy"}}, log=quiet)
     with pytest.raises(BarleyError, match="component 'tag' takes no option 'system'"):
         Pipeline.train(str(toy / "train.conllu"), ["tag"], options={"tag": {"system": "swap-lazy"}}, log=quiet)
+
+
+def test_the_parse_component_takes_the_options_of_its_kind_of_parser(toy):
+    pipeline = Pipeline.train(str(toy / "train.conllu"), ["parse"], options={"parse": {"system": "swap-lazy"}},
+                              jackknife=None, log=quiet)
+    assert pipeline.to_files()[0]["components"]["parse"]["system"]["name"] == "swap-lazy"
+    with pytest.raises(BarleyError, match="takes no option --decoder"):
+        Pipeline.train(str(toy / "train.conllu"), ["parse"], options={"parse": {"decoder": "eisner"}}, log=quiet)
+
+
+def test_the_service_describes_a_pipeline_model_from_one_reading(toy, tmp_path):
+    pytest.importorskip("fastapi", reason="the service needs barley[serve]")
+    from barley.service.models import ModelRegistry
+
+    Pipeline.train(str(toy / "train.conllu"), ["tag", "parse"], jackknife=None, log=quiet).save(str(tmp_path / "p.barley"))
+    train(str(toy / "train.conllu"), log=quiet).save(str(tmp_path / "parser.barley"))
+    registry = ModelRegistry([("p", str(tmp_path / "p.barley")), ("parser", str(tmp_path / "parser.barley"))])
+    pipeline, parser = registry.describe()["models"]
+    assert pipeline["components"] == ["tag", "parse"] and pipeline["parser"] == "transition"
+    assert pipeline["system"] == "arc-eager" and pipeline["training"]["sentences"] == 150
+    assert parser["components"] == ["parse"] and parser["system"] == "arc-eager" and parser["decoder"] is None
+    assert isinstance(registry.get("p").parser, Pipeline)
+
+
+def test_evaluate_text_scores_the_pipeline_from_raw_text(toy):
+    pipeline = Pipeline.train(str(toy / "train.conllu"), ["tokenize", "tag", "parse"], jackknife=None, log=quiet)
+    scores = pipeline.evaluate_text(str(toy / "test.conllu"))
+    assert {"Tokens", "Sentences", "Words", "UPOS", "Lemmas", "LAS", "MLAS", "BLEX", "words_per_second"} <= set(scores)
+    assert scores["Tokens"] > 95 and scores["LAS"] <= scores["UAS"] <= 100
+    gold_tokenization = pipeline.evaluate(str(toy / "test.conllu"))
+    assert abs(scores["UPOS"] - gold_tokenization["UPOS"]) < 5

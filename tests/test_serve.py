@@ -195,10 +195,15 @@ def _unparsed_text(text: str) -> str:
                      for line in text.split("\n"))
 
 
-def test_serve_without_a_model_says_how_to_give_one(capsys):
+def test_serve_without_a_model_serves_the_shipped_one_or_says_how_to_give_one(tmp_path, monkeypatch, capsys):
+    from barley import shipped
+    from barley.service.models import model_specs
+
+    assert model_specs(None) == [("en_ewt", shipped.default_model_path())]
+    monkeypatch.setattr(shipped, "MODELS_DIR", tmp_path)  # an installation that lost its model
     assert cli.main(["serve"]) == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "no default model yet" in error and "--model FILE" in error
+    assert error.count("\n") == 1 and "default model" in error and "--model FILE" in error
 
 
 CHROMIUM = shutil.which("chromium")

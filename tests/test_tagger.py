@@ -9,7 +9,7 @@ import toy_language
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, read
 from barley.pipeline import Pipeline
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, replaces_whole
-from barley.pipeline.tagger import Tagger, WordFeatures, mix, shape
+from barley.pipeline.tagger import TAGS, TYPE_SLOTS, Tagger, WordFeatures, mix, shape, tag_dictionary
 from conftest import ud_file
 
 PAIRS = [("walked", "walk"), ("Studies", "study"), ("went", "go"), ("is", "be"), ("The", "the"),
@@ -92,12 +92,37 @@ def test_context_features_depend_on_the_neighbours_and_sentence_edges():
     two = next(read_lines(["1\tcats\t_\t_\t_\t_\t_\t_\t_\t_", "2\tbark\t_\t_\t_\t_\t_\t_\t_\t_", ""]))
     keys = features.keys([one, two])
     assert keys.shape[0] == 4
-    assert (keys[1, :15] == keys[3, :15]).all()  # the same word in itself
+    assert (keys[1, :TYPE_SLOTS] == keys[3, :TYPE_SLOTS]).all()  # the same word in itself
     assert (keys[1] != keys[3]).any()  # but not the same context
-    assert (keys[0, 15] == keys[2, 15])  # both start a sentence: same word two before
+    assert (keys[0, TYPE_SLOTS] == keys[2, TYPE_SLOTS])  # both start a sentence: same word two before
     assert (keys >= -1).all()
     assert shape("Paris-12") == "Xx-d"
     assert (mix(np.array([-1, 5]), 3)[0] == -1) and mix(np.array([5]), 3)[0] != mix(np.array([5]), 4)[0]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 5000])
+def test_the_key_table_gives_the_feature_index_ids(count):
+    from barley.features.extract import FeatureIndex
+    from barley.pipeline.tagger import KeyTable
+
+    rng = np.random.default_rng(count)
+    index = FeatureIndex(np.unique(rng.integers(0, 2**63 - 1, count, dtype=np.int64)))
+    crowded = np.arange(count, dtype=np.int64) * 1024  # equal low bits: every key probes past the others
+    for keys in (index.keys, np.unique(crowded)):
+        index = FeatureIndex(keys)
+        queries = np.concatenate([keys, rng.integers(0, 2**63 - 1, 300, dtype=np.int64), [-1, 0, 1024]])
+        queries = rng.permutation(queries).reshape(-1, 1)
+        assert (KeyTable(index).lookup(queries) == index.ids(queries)).all()
+
+
+def test_the_tag_dictionary_holds_the_frequent_forms_ambiguity_classes():
+    words = [[f"{k}", form, "_", upos] for k, (form, upos) in enumerate(
+        [("That", "PRON"), ("that", "SCONJ"), ("that", "PRON"), ("once", "ADV"), ("dogs", "NOUN"), ("dogs", "NOUN")])]
+    assert tag_dictionary(words, 2) == {"dogs": "NOUN", "that": "PRON|SCONJ"}
+    assert tag_dictionary(words, 1)["once"] == "ADV"
+    features = WordFeatures(tag_dictionary(words, 2))
+    assert features.row("THAT")[TAGS] == features.row("that")[TAGS] != features.row("dogs")[TAGS]
+    assert features.row("once")[TAGS] == features.row("zebras")[TAGS]  # rare in training looks unknown
 
 
 def test_a_tag_parse_pipeline_round_trips_and_is_deterministic(toy, tmp_path):

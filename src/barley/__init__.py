@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 from barley.conllu import Sentence, read, write  # noqa: E402
 from barley.evaluate import evaluate  # noqa: E402  (the function shadows the module name on purpose)
 
-__all__ = ["Sentence", "read", "write", "train", "load", "evaluate", "__version__"]
+__all__ = ["Sentence", "read", "write", "train", "load", "parse", "evaluate", "__version__"]
 
 
 def __getattr__(name: str):
@@ -20,3 +20,19 @@ def __getattr__(name: str):
 
         return getattr(parser, name)
     raise AttributeError(f"module 'barley' has no attribute {name!r}")
+
+
+_default_pipeline = None
+
+
+def parse(text: str) -> list[Sentence]:
+    """The sentences of ``text`` (plain text, paragraphs separated by blank lines), tokenized,
+    tagged, lemmatized and parsed by the default model that ships with barley (loaded once).
+    With another model: ``barley.load(path).parse(text)``."""
+    global _default_pipeline
+    if _default_pipeline is None:
+        from barley.pipeline import Pipeline
+        from barley.shipped import default_model_path
+
+        _default_pipeline = Pipeline.load(default_model_path())
+    return list(_default_pipeline.parse(text))

@@ -182,7 +182,11 @@ def _transform_from_json(entry: dict):
 def load(path: str):
     """Load a model file: a parser written by :func:`train` (of any kind), or a pipeline
     (:mod:`barley.pipeline`, written by ``barley train --components``)."""
-    manifest, arrays = model_file.read(path)
+    return model_from_files(*model_file.read(path), path)
+
+
+def model_from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
+    """A pipeline or a parser of any kind from a model file's manifest and arrays."""
     if "pipeline" in manifest:
         from barley.pipeline import Pipeline
 

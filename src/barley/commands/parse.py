@@ -11,19 +11,24 @@ from barley.errors import BarleyError
 from barley.model_file import read_manifest
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
-from barley.tokenizer.reading import text_pieces
+from barley.shipped import default_model_path
+from barley.tokenizer.reading import guess_input, text_pieces
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("parse", help="parse with a trained model",
-                                   description="Parse a CoNLL-U or CoNLL-X file (default stdin) with a model from "
-                                               "`barley train`; only HEAD and DEPREL are replaced.")
+                                   description="Parse plain text or a CoNLL-U or CoNLL-X file (default stdin) with a "
+                                               "model from `barley train` or the one that ships; in CoNLL-U input, "
+                                               "only the columns the model predicts are replaced.")
     parser.add_argument("input", nargs="?", default="-", metavar="IN", help="input file (default: stdin)")
-    parser.add_argument("--model", "-m", "-c", required=True, metavar="MODEL", help="model file")
+    parser.add_argument("--model", "-m", "-c", metavar="MODEL",
+                        help="model file (default: the English model that ships with barley, `barley models`)")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
-    parser.add_argument("--input", dest="input_format", choices=("conllu", *INPUTS), default="conllu",
-                        help="what the input is: conllu (CoNLL-U or CoNLL-X, tokenized; the default), text "
+    parser.add_argument("--input", dest="input_format", choices=("auto", "conllu", *INPUTS), default="auto",
+                        help="what the input is: auto (the default: conllu if the first line that is not a "
+                             "comment starts with a word ID and a tab, else text), conllu (CoNLL-U or CoNLL-X, "
+                             "tokenized), text "
                              "(UTF-8 plain text, paragraphs separated by blank lines) or tokenized (one sentence "
                              "per line, tokens separated by spaces); text and tokenized need a model with a "
                              "tokenizer (--components tokenize,...)")
@@ -69,6 +74,10 @@ def run(args) -> int:
 
 def _parse(args) -> int:
     started = time.perf_counter()
+    args.model = args.model or default_model_path()
+    if args.input_format == "auto":  # --scheduler reads CoNLL-U files
+        cluster = args.scheduler or args.out_dir or args.shard_mb is not None
+        args.input_format = "conllu" if cluster else guess_input(args.input)
     if args.scheduler or args.out_dir or args.shard_mb is not None:
         if args.input_format != "conllu" or args.retag:
             raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "

@@ -15,7 +15,7 @@ def register(subparsers) -> None:
                     "Each model is loaded once. Listens on 127.0.0.1 unless --host says otherwise.")
     parser.add_argument("--model", "-m", action="append", metavar="[NAME=]FILE",
                         help="a model to serve, named NAME (default: the file name); repeat for several, the first "
-                             "is the default. Required: barley has no default model yet")
+                             "is the default (default: the English model that ships with barley, `barley models`)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", "-p", type=int, default=8080, help="port (default 8080)")

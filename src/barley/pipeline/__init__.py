@@ -264,6 +264,24 @@ class Pipeline:
         scores.update({"words": words, "words_per_second": round(words / max(seconds, 1e-9))})
         return scores
 
+    def evaluate_text(self, data: str | Iterable[Sentence]) -> dict:
+        """CoNLL 2018 F1 scores (Tokens, Sentences, Words, UPOS, ..., LAS, MLAS, BLEX) of the
+        pipeline from raw text: the gold sentences' text (rebuilt from ``# text``, paragraphs as
+        the treebank marks them, separated by blank lines) is tokenized and analysed, and the
+        output is aligned with the gold on its characters (:mod:`barley.evaluate_conll18`)."""
+        from barley.evaluate_conll18 import evaluate_conll18
+        from barley.tokenizer.treebank_text import paragraphs
+
+        gold = list(read(data) if isinstance(data, str) else data)
+        text = "\n\n".join(paragraph.text for paragraph in paragraphs(gold)) + "\n"
+        started = time.perf_counter()
+        predicted = list(self.parse(text))
+        seconds = time.perf_counter() - started
+        evaluation = evaluate_conll18(gold, predicted)
+        scores = {metric: None if score.f1 is None else round(score.f1, 2) for metric, score in evaluation.scores.items()}
+        words = sum(len(s) for s in predicted)
+        return {**scores, "words": words, "words_per_second": round(words / max(seconds, 1e-9))}
+
     # --- training --------------------------------------------------------------------
 
     @classmethod
@@ -384,14 +402,16 @@ class Pipeline:
     @classmethod
     def load(cls, path: str) -> Pipeline:
         """A pipeline model file; a parser model file is read as a pipeline of one parser."""
-        manifest, arrays = model_file.read(path)
-        if "pipeline" in manifest:
-            return cls.from_files(manifest, arrays, path)
-        return cls.of_parser(component_class("parse").from_files(manifest, arrays, path))
+        from barley.parser import load
+
+        return cls.of(load(path))
 
     @classmethod
-    def of_parser(cls, parse_component) -> Pipeline:
-        return cls([parse_component], {"pipeline": {"components": ["parse"], "jackknife": None}})
+    def of(cls, model) -> Pipeline:
+        """``model`` (a pipeline, or a parser of any kind) as a pipeline."""
+        if isinstance(model, Pipeline):
+            return model
+        return cls([component_class("parse")(model)], {"pipeline": {"components": ["parse"], "jackknife": None}})
 
 
 def _prefixed(name: str, log: Callable[[str], None]) -> Callable[[str], None]:

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
 
-_DEFAULTS: dict = {}
-_NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "func", "command"}
+_NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "func", "command",
+               "default_of"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,14 +29,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def remember_defaults(parser: argparse.ArgumentParser) -> None:
-    """Note the default of every option, to tell which ones the user set."""
-    _DEFAULTS.update(vars(parser.parse_args(["--train", "-", "--model", "-"])))
+    """Let the parsed arguments look up each option's default (``args.default_of``), to tell which
+    ones the user set; nothing is parsed until ``barley train`` runs."""
+    parser.set_defaults(default_of=parser.get_default)
 
 
 def _parser_options_set(args: argparse.Namespace) -> list[str]:
     # an option without a default (argparse.SUPPRESS) is in ``args`` only when given
     return ["--" + name.replace("_", "-") for name, value in sorted(vars(args).items())
-            if name not in _NOT_PARSER and (name not in _DEFAULTS or value != _DEFAULTS[name])]
+            if name not in _NOT_PARSER and value != args.default_of(name)]
 
 
 def refuse_without_components(args: argparse.Namespace) -> None:

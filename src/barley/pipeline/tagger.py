@@ -54,17 +54,18 @@ def shape(form: str) -> str:
     return _SHAPE_RUNS.sub(r"\1", classes)
 
 
-TYPE_SLOTS = 15
+TYPE_SLOTS = 16
 """Type feature slots (missing affixes of short words leave their slot empty)."""
-LOWER, SHAPE, SUFFIX3 = 1, 2, 10  # slots in the type rows: "l=", "sh=", "s3=" (see type_keys)
+LOWER, SHAPE, SUFFIX3, TAGS = 1, 2, 10, 15  # slots in the type rows: "l=", "sh=", "s3=", "ac=" (see type_keys)
 
 
 def hash_key(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little") & int(MASK)
 
 
-def type_keys(form: str) -> np.ndarray:
-    """The hashed type features of ``form`` in fixed slots (-1: none), for vectorised context."""
+def type_keys(form: str, tags: str = "?") -> np.ndarray:
+    """The hashed type features of ``form`` in fixed slots (-1: none), for vectorised context;
+    ``tags``: its entry in the tag dictionary (:func:`tag_dictionary`)."""
     lower = form.lower()
     row = np.full(TYPE_SLOTS, -1, dtype=np.int64)
     row[0] = hash_key(f"w={form}")
@@ -78,7 +79,20 @@ def type_keys(form: str) -> np.ndarray:
     for n in range(1, 6):
         if len(lower) > n:
             row[8 + n] = hash_key(f"s{n}={lower[-n:]}")
+    row[TAGS] = hash_key(f"ac={tags}")
     return row
+
+
+def tag_dictionary(words: list[list[str]], min_count: int) -> dict[str, str]:
+    """The UPOS values each lower-cased form took in training (its *ambiguity class*, e.g.
+    ``ADP|SCONJ``), for the forms seen at least ``min_count`` times: rarer forms look, in
+    training, like the unknown words of new text (both have no entry)."""
+    counts = Counter(word[FORM].lower() for word in words)
+    seen: dict[str, set[str]] = defaultdict(set)
+    for word in words:
+        if counts[word[FORM].lower()] >= min_count:
+            seen[word[FORM].lower()].add(word[UPOS])
+    return {form: "|".join(sorted(tags)) for form, tags in sorted(seen.items())}
 
 
 def mix(keys: np.ndarray, salt: int) -> np.ndarray:
@@ -105,8 +119,44 @@ def layout(sentences: list[Sentence]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return lengths, first, np.arange(int(lengths.sum())) - np.repeat(first, lengths)
 
 
-HISTORY_SLOTS = 4
 BEGIN_TAG = hash_key("t=<s>")
+
+
+class KeyTable:
+    """The ids of a :class:`FeatureIndex`'s keys by open addressing with linear probing: the
+    tagger's keys are random 63-bit hashes, so their low bits address a table at most half
+    full, and a lookup costs one or two memory accesses where the index's binary search
+    (``FeatureIndex.ids``) costs about twenty. Same ids: ``index.size`` for absent keys."""
+
+    def __init__(self, index: FeatureIndex):
+        keys = index.keys
+        self.index, self.size = index, index.size
+        self.mask = (1 << max(4, (2 * len(keys)).bit_length())) - 1
+        self.keys = np.full(self.mask + 1, -1, dtype=np.int64)
+        self.ids = np.full(self.mask + 1, self.size, dtype=np.int32)
+        pending = np.arange(len(keys))
+        slot = keys & self.mask
+        while len(pending):
+            free = np.flatnonzero(self.keys[slot] == -1)
+            taken, first = np.unique(slot[free], return_index=True)  # one key per free slot, the first
+            self.keys[taken] = keys[pending[free[first]]]
+            self.ids[taken] = pending[free[first]]
+            waiting = np.ones(len(pending), dtype=bool)
+            waiting[free[first]] = False
+            pending, slot = pending[waiting], (slot[waiting] + 1) & self.mask
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        flat = keys.ravel()
+        out = np.full(len(flat), self.size, dtype=np.int64)
+        pending = np.flatnonzero(flat >= 0)
+        slot = flat[pending] & self.mask
+        while len(pending):
+            found = self.keys[slot]
+            hit = found == flat[pending]
+            out[pending[hit]] = self.ids[slot[hit]]
+            going_on = ~hit & (found != -1)
+            pending, slot = pending[going_on], (slot[going_on] + 1) & self.mask
+        return out.reshape(keys.shape)
 
 
 def history_keys(previous: np.ndarray, before: np.ndarray, own: np.ndarray) -> np.ndarray:
@@ -129,8 +179,9 @@ class WordFeatures:
 
     BOS, EOS = "<s>", "</s>"
 
-    def __init__(self):
+    def __init__(self, tags: dict[str, str] | None = None):
         self.cache: dict[str, np.ndarray] = {}
+        self.tags = tags or {}
 
     def row(self, form: str) -> np.ndarray:
         """The type keys of ``form`` (remembered)."""
@@ -138,16 +189,17 @@ class WordFeatures:
         if found is None:
             if len(self.cache) > CACHE_LIMIT:
                 self.cache.clear()
-            found = self.cache[form] = type_keys(form)
+            found = self.cache[form] = type_keys(form, self.tags.get(form.lower(), "?"))
         return found
 
-    def keys(self, sentences: list[Sentence]) -> np.ndarray:
-        """(words × slots) int64 keys, -1 for none; rows in sentence then word order."""
+    def keys(self, sentences: list[Sentence], laid_out: tuple | None = None) -> np.ndarray:
+        """(words × slots) int64 keys, -1 for none; rows in sentence then word order.
+        ``laid_out``: :func:`layout` of ``sentences`` if known."""
         forms = [word[FORM] for sentence in sentences for word in sentence.words]
         types: dict[str, int] = {self.BOS: 0, self.EOS: 1}
         type_of = np.fromiter((types.setdefault(f, len(types)) for f in forms), dtype=np.int64, count=len(forms))
         table = np.stack([self.row(form) for form in types])
-        lengths, _, position = layout(sentences)
+        lengths, _, position = laid_out or layout(sentences)
         length = np.repeat(lengths, lengths)
 
         def neighbour(offset: int) -> np.ndarray:
@@ -164,6 +216,10 @@ class WordFeatures:
             other = table[neighbour(offset)]
             columns.append(mix(other[:, SUFFIX3], salt)[:, None])
             columns.append(mix(other[:, SHAPE], salt + 5)[:, None])
+        if self.tags:  # the words' tag-dictionary entries around it: the right context's likely tags
+            for salt, offset in enumerate((-1, 1, 2), start=30):
+                columns.append(mix(table[neighbour(offset), TAGS], salt)[:, None])
+            columns.append(pair(own[:, TAGS], table[neighbour(1), TAGS], 34)[:, None])
         previous, following = table[neighbour(-1), LOWER], table[neighbour(1), LOWER]
         columns.append(pair(previous, own[:, LOWER], 20)[:, None])
         columns.append(pair(own[:, LOWER], following, 22)[:, None])
@@ -179,12 +235,12 @@ class Tagger:
     writes = ("UPOS", "XPOS", "FEATS", "LEMMA")
     keeps_given = True
     needs = ()
-    OPTIONS = {"C": 0.1, "min_feature_count": 1, "split_threshold": 100, "lemma_C": 0.1}
+    OPTIONS = {"C": 0.1, "min_feature_count": 1, "split_threshold": 100, "lemma_C": 0.1, "tag_dictionary_min_count": 5}
 
     def __init__(self, index: FeatureIndex, classifiers: dict[str, LinearLearner], values: dict[str, list[str]],
                  lemmas: dict[tuple[str, str], str], form_lemmas: dict[str, str], rules: list[str],
                  lemma_index: FeatureIndex, lemma_classifier: LinearLearner | None,
-                 options: dict, manifest: dict | None = None):
+                 options: dict, manifest: dict | None = None, tags: dict[str, str] | None = None):
         self.index = index
         self.classifiers = classifiers
         self.values = values
@@ -195,7 +251,9 @@ class Tagger:
         self.lemma_classifier = lemma_classifier
         self.options = options
         self.manifest = manifest or {}
-        self.features = WordFeatures()
+        self.tags = tags or {}
+        self.features = WordFeatures(self.tags)
+        self._table: KeyTable | None = None
         self.tag_keys = np.array([hash_key(f"t={value}") for value in values["UPOS"]], dtype=np.int64)
 
     # --- tagging ---------------------------------------------------------------------
@@ -216,9 +274,12 @@ class Tagger:
         words = [word for sentence in batch for word in sentence.words]
         if not words:
             return batch
-        keys = self.features.keys(batch)
-        upos = self._upos_left_to_right(batch, keys)
-        ids = self.index.ids(np.hstack([keys, history_keys(*self._history_of(upos, batch), keys)]))
+        lengths, first, position = laid_out = layout(batch)
+        keys = self.features.keys(batch, laid_out)
+        table = self._key_table()
+        key_ids = table.lookup(keys)  # looked up once: the window's features do not change with the tags
+        upos = self._upos_left_to_right(keys, key_ids, lengths, first)
+        ids = np.hstack([key_ids, table.lookup(history_keys(*self._history_of(upos, position), keys))])
         for column, predicted in (("UPOS", upos), ("XPOS", None), ("FEATS", None)):
             if predicted is None:
                 predicted = self.classifiers[column].scores(ids, upos).argmax(axis=1)
@@ -229,27 +290,30 @@ class Tagger:
         self._lemmatize(words)
         return batch
 
-    def _history_of(self, upos: np.ndarray, batch: list[Sentence]) -> tuple[np.ndarray, np.ndarray]:
-        _, _, position = layout(batch)
+    def _key_table(self) -> KeyTable:
+        """The :class:`KeyTable` of the current feature index (built at the first use)."""
+        if self._table is None or self._table.index is not self.index:
+            self._table = KeyTable(self.index)
+        return self._table
+
+    def _history_of(self, upos: np.ndarray, position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         tag_keys = self.tag_keys[upos]
         return (np.where(position >= 1, np.roll(tag_keys, 1), BEGIN_TAG),
                 np.where(position >= 2, np.roll(tag_keys, 2), BEGIN_TAG))
 
-    def _upos_left_to_right(self, batch: list[Sentence], keys: np.ndarray) -> np.ndarray:
+    def _upos_left_to_right(self, keys: np.ndarray, key_ids: np.ndarray, lengths: np.ndarray,
+                            first: np.ndarray) -> np.ndarray:
         """Greedy UPOS, position by position, all sentences of the batch in lockstep: the
         window's scores once, then at each position those of the tags just predicted."""
         classifier = self.classifiers["UPOS"]
-        none = self.index.size
-        without = np.hstack([keys, np.full((len(keys), HISTORY_SLOTS), -1, dtype=np.int64)])
-        window = classifier.scores(self.index.ids(without))
-        bias = classifier.scores(np.full((1, 1), none, dtype=np.int64))
-        lengths, first, _ = layout(batch)
+        window = classifier.scores(key_ids)  # the bias included, as in each position's history scores:
+        bias = classifier.scores(np.full((1, 1), self.index.size, dtype=np.int64))  # counted once
         upos = np.zeros(len(keys), dtype=np.int64)
         for t in range(int(lengths.max(initial=0))):
             rows = first[lengths > t] + t
             previous = self.tag_keys[upos[rows - 1]] if t >= 1 else np.full(len(rows), BEGIN_TAG)
             before = self.tag_keys[upos[rows - 2]] if t >= 2 else np.full(len(rows), BEGIN_TAG)
-            history = self.index.ids(history_keys(previous, before, keys[rows]))
+            history = self._key_table().lookup(history_keys(previous, before, keys[rows]))
             upos[rows] = (window[rows] + classifier.scores(history) - bias).argmax(axis=1)
         return upos
 
@@ -283,12 +347,15 @@ class Tagger:
     def train(cls, sentences: list[Sentence], options: dict, *, seed: int, log: Callable[[str], None]) -> Tagger:
         started = time.perf_counter()
         words = [word for sentence in sentences for word in sentence.words]
-        keys = WordFeatures().keys(sentences)
+        min_count = options.get("tag_dictionary_min_count", 0)
+        tags = tag_dictionary(words, min_count) if min_count else {}
+        laid_out = layout(sentences)
+        keys = WordFeatures(tags).keys(sentences, laid_out)
         upos_values = list(dict.fromkeys(word[UPOS] for word in words))
         tag_keys = np.array([hash_key(f"t={value}") for value in upos_values], dtype=np.int64)
         upos_of = {value: i for i, value in enumerate(upos_values)}
         gold = tag_keys[np.fromiter((upos_of[word[UPOS]] for word in words), dtype=np.int64, count=len(words))]
-        keys = np.hstack([keys, gold_history(keys, gold, layout(sentences)[2])])
+        keys = np.hstack([keys, gold_history(keys, gold, laid_out[2])])
         index = FeatureIndex.fit(keys, options["min_feature_count"])
         X = rows_to_csr(index.ids(keys), index.size)
         del keys
@@ -311,7 +378,7 @@ class Tagger:
             log(f"{column}: {len(column_values)} values, {int(classifier.used_features().sum())} features "
                 f"with a weight ({time.perf_counter() - fit_started:.1f} s)")
         tagger = cls(index, classifiers, values, *_lemma_tables(words), FeatureIndex(np.zeros(0, np.int64)), None,
-                     dict(options), {"training": {"words": len(words)}})
+                     dict(options), {"training": {"words": len(words)}}, tags)
         tagger._prune()
         tagger._train_lemmatizer(words, options, seed, log)
         return tagger
@@ -361,7 +428,7 @@ class Tagger:
         manifest = dict(self.manifest)
         manifest.update({"options": self.options, "values": self.values, "rules": self.rules,
                          "lemmas": [[form, upos, lemma] for (form, upos), lemma in self.lemmas.items()],
-                         "form_lemmas": self.form_lemmas,
+                         "form_lemmas": self.form_lemmas, "tag_dictionary": self.tags,
                          "classifiers": {}})
         arrays = {"feature_keys": self.index.keys, "lemma_feature_keys": self.lemma_index.keys}
         for column, classifier in self.classifiers.items():
@@ -387,7 +454,7 @@ class Tagger:
             return cls(FeatureIndex(arrays["feature_keys"]), classifiers, manifest["values"],
                        {(form, upos): lemma for form, upos, lemma in manifest["lemmas"]}, manifest["form_lemmas"],
                        manifest["rules"], FeatureIndex(arrays["lemma_feature_keys"]), lemma_classifier,
-                       manifest["options"], manifest)
+                       manifest["options"], manifest, manifest.get("tag_dictionary"))
         except (KeyError, TypeError, ValueError) as error:
             raise ModelError(f"incomplete or inconsistent tagger in the model ({type(error).__name__}: {error})",
                              path=path, fix="train the model again with this version of barley") from None

@@ -1,8 +1,8 @@
 """The models a service parses with, loaded once at start-up and named for requests.
 
-A request names a model by the name given here (never by a path). Today
-``barley serve`` needs ``--model``; when barley ships a default model,
-:func:`default_model_path` returns its path and ``--model`` becomes optional.
+A request names a model by the name given here (never by a path). Without ``--model``,
+``barley serve`` serves the default model that ships with barley
+(:func:`barley.shipped.default_model_path`).
 """
 
 from __future__ import annotations
@@ -11,16 +11,13 @@ import os
 import threading
 from dataclasses import dataclass, field
 
+from barley import model_file
 from barley.conllu import Sentence
 from barley.errors import BarleyError
-from barley.model_file import read_manifest
-from barley.parser import load
+from barley.kinds import kind_of
+from barley.parser import model_from_files
 from barley.service.inputs import INPUT_FORMATS
-
-
-def default_model_path() -> str | None:
-    """The model served when none is given: none ships yet."""
-    return None
+from barley.shipped import default_model_path
 
 
 @dataclass
@@ -40,13 +37,16 @@ class ServedModel:
             return list(self.parser.parse(sentences))
 
     def describe(self) -> dict:
-        manifest, training = self.manifest, self.manifest.get("training", {})
-        graph = manifest.get("parser") == "graph"
+        manifest = self.manifest
+        pipeline = manifest.get("pipeline")
+        parser = (manifest.get("components", {}).get("parse") if pipeline else manifest) or {}
+        training = (pipeline or manifest).get("training", {})
         return {"name": self.name, "file": os.path.basename(self.path),
-                "parser": "graph" if graph else "transition",
-                "system": None if graph else manifest.get("system", {}).get("name"),
-                "decoder": manifest.get("graph", {}).get("decoder") if graph else None,
-                "labels": len(manifest.get("labels", [])), "barley_version": manifest.get("barley_version"),
+                "components": pipeline["components"] if pipeline else ["parse"],
+                "parser": kind_of(parser).name if parser else None,
+                "system": parser.get("system", {}).get("name"),
+                "decoder": parser.get("graph", {}).get("decoder"),
+                "labels": len(parser.get("labels", [])), "barley_version": manifest.get("barley_version"),
                 "training": {"data": os.path.basename(str(training.get("data", ""))) or None,
                              **{key: training.get(key) for key in ("sentences", "words", "tags")}},
                 "dev": manifest.get("dev")}
@@ -56,11 +56,7 @@ def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
     """``(name, path)`` of each ``--model [NAME=]PATH`` (name: the file name without extension), or of the
     default model; a BarleyError if there is none."""
     if not given:
-        default = default_model_path()
-        if default is None:
-            raise BarleyError("no model to serve: barley has no default model yet",
-                              fix="give one with --model FILE, a model trained by barley train")
-        given = [default]
+        given = [default_model_path()]
     specs = []
     for spec in given:
         name, equals, path = spec.partition("=")
@@ -76,7 +72,10 @@ class ModelRegistry:
     """The served models by name; the first is the default."""
 
     def __init__(self, specs: list[tuple[str, str]]):
-        self.models = {name: ServedModel(name, path, load(path), read_manifest(path)) for name, path in specs}
+        self.models = {}
+        for name, path in specs:
+            manifest, arrays = model_file.read(path)  # once: the parser and its description
+            self.models[name] = ServedModel(name, path, model_from_files(manifest, arrays, path), manifest)
         self.default = specs[0][0]
 
     def get(self, name: str | None) -> ServedModel:

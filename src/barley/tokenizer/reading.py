@@ -6,19 +6,29 @@ stopped delivering), so memory holds one piece and what the tokenizer has not
 finished. Invalid UTF-8 raises an :class:`~barley.errors.InputError` with the
 byte offset and line of the first bad byte. A UTF-8 byte-order mark at the start
 is dropped (it is not text); nothing else is: CR, tabs, no-break spaces and
-control characters all reach the tokenizer.
+control characters all reach the tokenizer. Damaged ``.gz`` data is a one-line
+error too.
+
+:func:`guess_input` tells CoNLL-U from plain text by the first lines (``barley parse
+--input auto``).
 """
 
 from __future__ import annotations
 
 import codecs
+import gzip
 import os
+import re
+import zlib
 from collections.abc import Iterator
 
 from barley.conllu import _UTF8_FIX, open_bytes
 from barley.errors import InputError
 
 CHUNK_BYTES = 1 << 16
+SNIFF_BYTES = 1 << 16
+_CONLLU_LINE = re.compile(rb"\d+(?:-\d+|\.\d+)?\t")
+_GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
 def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iterator[str]:
@@ -32,9 +42,13 @@ def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iter
     with open_bytes(path) as handle:
         read_some = handle.read1 if path == "-" else handle.read
         while True:
-            data = read_some(chunk_bytes)
-            if data and path != "-" and not data.endswith(b"\n"):
-                data += handle.readline()
+            try:
+                data = read_some(chunk_bytes)
+                if data and path != "-" and not data.endswith(b"\n"):
+                    data += handle.readline()
+            except _GZIP_ERRORS as error:
+                raise InputError(f"damaged or truncated gzip data ({error})", path=name, line=lines,
+                                 fix="decompress it with gunzip to see what is wrong, or get a fresh copy") from None
             final = not data
             held = decoder.getstate()[0]  # the bytes of a character the last chunk left unfinished
             try:
@@ -54,3 +68,27 @@ def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iter
                 yield text
             if final:
                 return
+
+
+def guess_input(path: str | os.PathLike) -> str:
+    """``"conllu"`` or ``"text"``: what the start of ``path`` (``-``: stdin, looked at without
+    consuming it) is. CoNLL-U (or CoNLL-X) when the first line that is neither blank nor a
+    ``#`` comment starts with a word ID and a tab, or when there are only comments; text
+    otherwise. Input that cannot be looked at (unreadable, damaged) is left to the CoNLL-U
+    reader, whose errors say what is wrong."""
+    path = os.fspath(path)
+    try:
+        with open_bytes(path) as handle:
+            peek = getattr(handle, "peek", None) if path == "-" else None
+            if path == "-" and peek is None:
+                return "conllu"
+            sample = peek(SNIFF_BYTES)[:SNIFF_BYTES] if path == "-" else handle.read(SNIFF_BYTES)
+    except (InputError, OSError, *_GZIP_ERRORS):
+        return "conllu"
+    comments = False
+    for line in sample.removeprefix(b"\xef\xbb\xbf").splitlines():
+        if line.startswith(b"#"):
+            comments = True
+        elif line.strip():
+            return "conllu" if _CONLLU_LINE.match(line) else "text"
+    return "conllu" if comments else "text"
