@@ -175,8 +175,10 @@ def _scorer(learner, n_features: int, n_classes: int) -> dict | str:
                 "part_rows": rows}
     if learner.name not in ("linear", "perceptron"):
         return f"the {learner.name} learner has no compiled scorer"
-    if learner.weights.shape[0] != n_features + 1:
+    sparse = learner.sparse_rows() if learner.name == "linear" else None  # a loaded model: no dense matrix
+    if (learner.n_features if sparse is not None else learner.weights.shape[0] - 1) != n_features:
         return f"the {learner.name} learner's features are not the index's"
     bias = getattr(learner, "bias", np.zeros(len(learner.classes), dtype=np.float32))
-    return {**none, "n_classes": n_classes, "width": len(learner.classes), "weights": learner.weights,
-            "bias": bias, "columns": learner.classes}
+    return {**none, "n_classes": n_classes, "width": len(learner.classes),
+            "weights": learner.weights if sparse is None else None, "sparse": sparse, "bias": bias,
+            "columns": learner.classes}

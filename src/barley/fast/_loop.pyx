@@ -747,7 +747,9 @@ cdef class Program:
         self.index.direct = <int*> self._pointer(index["direct"], np.int32)
         self.scorer.n_classes = scorer["n_classes"]
         self.scorer.width = scorer["width"]
-        starts, entries = sparse_rows(np.ascontiguousarray(scorer["weights"], dtype=np.float32))
+        # a loaded linear model hands its stored rows over; otherwise they are read off the matrix
+        starts, entries = scorer.get("sparse") or sparse_rows(np.ascontiguousarray(scorer["weights"],
+                                                                                    dtype=np.float32))
         self.scorer.starts = <long long*> self._pointer(starts, np.int64)
         self.scorer.entries = <Entry*> self._pointer(entries, np.int32)
         self.scorer.bias = <float*> self._pointer(scorer["bias"], np.float32)
