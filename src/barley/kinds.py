@@ -19,6 +19,7 @@ KINDS = {
     "transition": "barley.parser:TRANSITION",
     "graph": "barley.graph.pipeline:GRAPH",
     "biaffine": "barley.neural.biaffine:BIAFFINE",
+    "neural-transition": "barley.neural.transition:NEURAL_TRANSITION",
 }
 
 

@@ -92,6 +92,20 @@ class Classes:
         return self.id[(move, label if self.system.labeled[move] else -1)]
 
 
+def zero_cost_classes(classes: Classes, costs: Costs, state: State, per_move: list[int | None]) -> list[int]:
+    """The classes that are zero-cost actions in ``state`` (``per_move``: ``costs(state)``)."""
+    zero: list[int] = []
+    for move, label in costs.zero_cost(state, per_move):
+        if classes.system.labeled[move] and label == -1:
+            zero += classes.of_move[move]  # every label costs the same
+        else:
+            zero.append(classes.of(move, label))
+    if not zero:
+        raise OracleError(f"{classes.system.name} dynamic oracle found no zero-cost action "
+                          f"(after {state.transitions} transitions): a bug in barley")
+    return zero
+
+
 class FollowOracle:
     """The static-oracle policy: the oracle's action; each decision is recorded as an
     instance (the configuration's row, the action's class), per sentence."""
@@ -185,17 +199,7 @@ class Explore:
 
     def zero_cost(self, k: int, per_move: list[int | None]) -> list[int]:
         """The classes that are zero-cost actions in configuration ``k`` (``per_move``: its costs)."""
-        state, classes = self.states[k], self.classes
-        zero: list[int] = []
-        for move, label in self.oracles[k].costs.zero_cost(state, per_move):
-            if classes.system.labeled[move] and label == -1:
-                zero += classes.of_move[move]  # every label costs the same
-            else:
-                zero.append(classes.of(move, label))
-        if not zero:
-            raise OracleError(f"{classes.system.name} dynamic oracle found no zero-cost action "
-                              f"(after {state.transitions} transitions): a bug in barley")
-        return zero
+        return zero_cost_classes(self.classes, self.oracles[k].costs, self.states[k], per_move)
 
     def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
         keys, _ = self.featurizer.keys([self.featurizer.row(self.states[k]) for k in waiting],

@@ -363,12 +363,15 @@ def check_addresses(model: FeatureModel, system) -> None:
     for feature, line in zip(model.features, model.lines or [None] * len(model.features)):
         for atom in feature.atoms:
             for address in atom.addresses:
-                if address.base not in system.addresses:
-                    raise InputError(f"feature {feature} uses {address}, but {system.name} configurations have "
-                                     f"no {address.base} (only {', '.join(system.addresses)})",
-                                     path=model.source, line=line,
-                                     fix=f"use the addresses of {system.name} (see `barley features --system "
-                                         f"{system.name}`)")
+                check_address(address, system, f"feature {feature}", model.source, line)
+
+
+def check_address(address: Address, system, user: str, source: str, line: int | None) -> None:
+    """Refuse ``address`` (used by ``user``, on ``source``'s ``line``) if ``system`` lacks its list."""
+    if address.base not in system.addresses:
+        raise InputError(f"{user} uses {address}, but {system.name} configurations have "
+                         f"no {address.base} (only {', '.join(system.addresses)})", path=source, line=line,
+                         fix=f"use the addresses of {system.name} (see `barley features --system {system.name}`)")
 
 
 TABLE_BUDGET = 1 << 23

@@ -220,6 +220,18 @@ def _atoms(term) -> list[Atom]:
     raise _Syntax(f"unknown attribute {name!r} (known: {', '.join(TOKEN_ATTRIBUTES + STATE_ATTRIBUTES)}, DIST)")
 
 
+def parse_address(text: str) -> Address:
+    """One address from its text (e.g. ``ldep(Stack[1])``); raises ValueError with the reason."""
+    try:
+        reader = _Reader(_tokens(text))
+        address = _address(reader.term())
+        if reader.peek() is not None:
+            raise _Syntax(f"unexpected {reader.peek()!r} after the address (one address per line)")
+    except _Syntax as error:
+        raise ValueError(str(error)) from None
+    return address
+
+
 def parse_feature(text: str) -> Feature:
     """One feature from its text; raises ValueError with the reason."""
     try:

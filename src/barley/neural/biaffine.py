@@ -17,7 +17,7 @@ from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import ParserKind, options_of
 from barley.neural import require_torch
-from barley.neural.options import BiaffineOptions, EncoderOptions, Training
+from barley.neural.options import BiaffineOptions, EncoderOptions, Training, describe_encoder, describe_training
 
 
 def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
@@ -91,16 +91,11 @@ def describe(manifest: dict) -> list[str]:
     return [
         f"parser:      biaffine (Dozat & Manning 2017), {describe_decoding(decoding)}",
         describe_transforms(manifest),
-        f"encoder:     BiLSTM {encoder.get('lstm_layers')} × {encoder.get('lstm_hidden')}; embeddings form "
-        f"{encoder.get('form_dim')} (+ characters {encoder.get('char_hidden')}), lemma {encoder.get('lemma_dim')}, "
-        f"UPOS {encoder.get('upos_dim')}, XPOS {encoder.get('xpos_dim')}, FEATS {encoder.get('feats_dim')}; "
-        f"dropout {encoder.get('dropout')}, word dropout {encoder.get('word_dropout')}",
+        describe_encoder(encoder),
         f"scorer:      arc MLP {biaffine.get('arc_mlp')}, label MLP {biaffine.get('label_mlp')}; "
         f"{len(manifest.get('labels', []))} labels",
         "vocabularies: " + ", ".join(f"{name} {len(values)}" for name, values in vocabularies.items()),
-        f"training:    {training.get('data')}: {training.get('sentences')} sentences, {training.get('words')} "
-        f"words; tags {training.get('tags')}; seed {training.get('seed')}; epoch {training.get('best_epoch')} "
-        f"of {training.get('epochs_run')} kept" + (f"; {training['seconds']} s" if "seconds" in training else ""),
+        describe_training(training),
     ]
 
 

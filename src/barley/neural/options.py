@@ -53,8 +53,19 @@ class BiaffineOptions:
 
 
 @dataclass(frozen=True)
+class TransitionOptions:
+    """The neural transition scorer: one hidden layer over the vectors at the positions."""
+
+    hidden: int = 256
+
+    def check(self) -> None:
+        if self.hidden < 1:
+            raise BarleyError(f"--hidden must be at least 1, not {self.hidden}")
+
+
+@dataclass(frozen=True)
 class Training:
-    """How the biaffine parser is trained (Dozat & Manning 2017 §4: Adam with β₂ = 0.9)."""
+    """How the neural parsers are trained (Dozat & Manning 2017 §4: Adam with β₂ = 0.9)."""
 
     epochs: int = 30
     patience: int = 5
@@ -79,6 +90,7 @@ HELP = {
     "word_dropout": "probability of replacing a training form and lemma by the unknown word",
     "min_form_count": "forms seen fewer times share the unknown form's embedding (the character model tells them apart)",
     "arc_mlp": "arc MLP size", "label_mlp": "label MLP size",
+    "hidden": "hidden layer size of the neural transition scorer (--parser neural-transition)",
     "patience": "early stopping: stop after N epochs without a better dev LAS (needs --dev)",
     "batch_words": "words per training minibatch",
     "learning_rate": "Adam's learning rate",
@@ -87,15 +99,35 @@ HELP = {
 
 def add_arguments(parser) -> None:
     """The neural parsers' options on ``barley train`` (passed only when given, so other kinds refuse them)."""
-    group = parser.add_argument_group("neural parsing (--parser biaffine; PyTorch: pip install 'barley[neural]')")
+    group = parser.add_argument_group("neural parsing (--parser biaffine or neural-transition; PyTorch: "
+                                      "pip install 'barley[neural]')")
     group.add_argument("--device", choices=("cpu", "cuda"), default=SUPPRESS,
                        help="where to train: cpu (default) or a CUDA GPU")
     group.add_argument("--threads", type=int, metavar="N", default=SUPPRESS,
                        help="CPU threads for training (default 1; the same seed and threads give the same model)")
     group.add_argument("--pretrained", metavar="FILE", default=SUPPRESS,
                        help="word vectors (word2vec/fastText text .vec file) to initialise the form embeddings")
-    defaults = {**asdict(EncoderOptions()), **asdict(BiaffineOptions()), **asdict(Training())}
+    group.add_argument("--positions", metavar="FILE", default=SUPPRESS,
+                       help="--parser neural-transition: the positions whose vectors the scorer reads, one "
+                            "address per line (default: the system's, see docs/results/neural.md)")
+    defaults = {**asdict(EncoderOptions()), **asdict(BiaffineOptions()), **asdict(TransitionOptions()),
+                **asdict(Training())}
     for name, text in HELP.items():
         kind = type(defaults[name])
         group.add_argument("--" + name.replace("_", "-"), type=kind, default=SUPPRESS,
                            metavar="P" if kind is float else "N", help=f"{text} (default {defaults[name]})")
+
+
+def describe_encoder(encoder: dict) -> str:
+    """The ``barley info`` line about a neural parser's encoder (its manifest entry)."""
+    return (f"encoder:     BiLSTM {encoder.get('lstm_layers')} × {encoder.get('lstm_hidden')}; embeddings form "
+            f"{encoder.get('form_dim')} (+ characters {encoder.get('char_hidden')}), lemma {encoder.get('lemma_dim')}, "
+            f"UPOS {encoder.get('upos_dim')}, XPOS {encoder.get('xpos_dim')}, FEATS {encoder.get('feats_dim')}; "
+            f"dropout {encoder.get('dropout')}, word dropout {encoder.get('word_dropout')}")
+
+
+def describe_training(training: dict) -> str:
+    """The ``barley info`` line about how a neural parser was trained (its manifest entry)."""
+    return (f"training:    {training.get('data')}: {training.get('sentences')} sentences, {training.get('words')} "
+            f"words; tags {training.get('tags')}; seed {training.get('seed')}; epoch {training.get('best_epoch')} "
+            f"of {training.get('epochs_run')} kept" + (f"; {training['seconds']} s" if "seconds" in training else ""))

@@ -1,0 +1,187 @@
+"""What the neural parsers share in training and in their model files: the encoder's
+vocabularies (with pretrained vectors), minibatches of sentences, deterministic set-up,
+the epoch loop (log with dev LAS, time per epoch and ETA; early stopping on dev LAS,
+keeping the best epoch) and the weights as numpy arrays.
+
+A parser kind brings only its model and one training step (:func:`fit_epochs`'s
+``step``): the biaffine parser (:mod:`barley.neural.biaffine_parser`) and the neural
+transition parser (:mod:`barley.neural.transition_parser`).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
+
+import numpy as np
+import torch
+
+from barley.conllu import FORM, Sentence
+from barley.errors import BarleyError
+from barley.neural.encoder import Encoder, EncoderVocabularies, read_pretrained
+from barley.neural.options import EncoderOptions, Training
+
+
+def word_batches(indices: Sequence[int], lengths: Sequence[int], batch_words: int) -> list[list[int]]:
+    """``indices`` cut in order into batches of at most ``batch_words`` words (one longer sentence alone)."""
+    batches: list[list[int]] = []
+    words = 0
+    for k in indices:
+        if not batches or (words + lengths[k] > batch_words and batches[-1]):
+            batches.append([])
+            words = 0
+        batches[-1].append(k)
+        words += lengths[k]
+    return batches
+
+
+SORT_WINDOW_SENTENCES = 4096
+"""Parsing reads this many sentences ahead and batches them by length (less padding)."""
+
+
+def by_length(sentences: Iterable[Sentence], parse_batch: Callable[[list[Sentence]], object],
+              batch_words: int) -> Iterator[Sentence]:
+    """Parse ``sentences`` (in place, ``parse_batch`` on batches of at most ``batch_words`` words of
+    similar length, read ``SORT_WINDOW_SENTENCES`` ahead) and yield them in input order."""
+    window: list[Sentence] = []
+    for sentence in sentences:
+        window.append(sentence)
+        if len(window) == SORT_WINDOW_SENTENCES:
+            yield from _by_length(window, parse_batch, batch_words)
+            window = []
+    if window:
+        yield from _by_length(window, parse_batch, batch_words)
+
+
+def _by_length(window: list[Sentence], parse_batch: Callable, batch_words: int) -> list[Sentence]:
+    lengths = [len(sentence) for sentence in window]
+    order = sorted((k for k in range(len(window)) if lengths[k]), key=lambda k: lengths[k])
+    for batch in word_batches(order, lengths, batch_words):
+        parse_batch([window[k] for k in batch])
+    return window
+
+
+def minibatches(lengths: Sequence[int], batch_words: int, rng: np.random.Generator) -> list[list[int]]:
+    """Sentence indices in batches of about ``batch_words`` words of similar length, in random order."""
+    order = rng.permutation(len(lengths))
+    # sort by length inside chunks of 100 batches: little padding, yet a different mix each epoch
+    chunk = max(1, 100 * batch_words // max(1, int(np.mean(lengths))))
+    batches = [batch for start in range(0, len(order), chunk)
+               for batch in word_batches(sorted(order[start:start + chunk], key=lambda k: lengths[k]), lengths,
+                                         batch_words)]
+    return [batches[k] for k in rng.permutation(len(batches))]
+
+
+@contextmanager
+def deterministic(seed: int, device: str, threads: int) -> Iterator[None]:
+    """Training on ``device`` with ``threads`` CPU threads, seeded, with PyTorch's deterministic
+    algorithms (the same seed and threads give the same model on CPU)."""
+    if device == "cuda" and not torch.cuda.is_available():
+        raise BarleyError("--device cuda, but PyTorch sees no CUDA device", fix="use --device cpu")
+    torch.set_num_threads(threads)
+    before = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        torch.manual_seed(seed)
+        yield
+    finally:
+        torch.use_deterministic_algorithms(before)
+
+
+def encoder_vocabularies(sentences: Sequence[Sentence], encoder: EncoderOptions, pretrained: str | None,
+                         log: Callable[[str], None]) -> tuple[EncoderOptions, EncoderVocabularies, dict]:
+    """The encoder's vocabularies from the training sentences, the pretrained vectors of their
+    forms (``pretrained``: a ``.vec`` file, or None) and the options with the vectors' size."""
+    vectors, dim = ({}, None) if pretrained is None else read_pretrained(
+        pretrained, {w[FORM].lower() for s in sentences for w in s.words})
+    if dim is not None and dim != encoder.form_dim:
+        log(f"form embeddings: {dim} dimensions, those of the pretrained vectors (not {encoder.form_dim})")
+        encoder = EncoderOptions(**{**asdict(encoder), "form_dim": dim})
+    return encoder, EncoderVocabularies.build(sentences, encoder.min_form_count, frozenset(vectors)), vectors
+
+
+def use_pretrained(encoder: Encoder, vocabularies: EncoderVocabularies, vectors: dict, pretrained: str | None,
+                   log: Callable[[str], None]) -> None:
+    if vectors:
+        found = encoder.set_pretrained(vocabularies.tables["form"], vectors)
+        log(f"pretrained vectors from {pretrained}: {found} of {len(vocabularies.tables['form']) - 3} forms")
+
+
+def log_sizes(vocabularies: EncoderVocabularies, labels: Sequence[str], model: torch.nn.Module, device: str,
+              threads: int, log: Callable[[str], None]) -> None:
+    log("vocabularies: " + ", ".join(f"{name} {size - 3}" for name, size in vocabularies.sizes().items())
+        + f", DEPREL {len(labels)}; {sum(p.numel() for p in model.parameters()):,} parameters; "
+        f"device {device}, {threads} threads")
+
+
+def fit_epochs(parser, model: torch.nn.Module, lengths: Sequence[int], step: Callable[[list[int]], torch.Tensor],
+               training: Training, dev: list[Sentence] | None, rng: np.random.Generator,
+               log: Callable[[str], None], evaluate: Callable, after_epoch: Callable[[int], str] | None = None
+               ) -> dict:
+    """Train ``model`` for up to ``training.epochs`` epochs of minibatches (of sentence indices,
+    :func:`minibatches` over ``lengths``); ``step(indices)`` returns a minibatch's loss. With
+    ``dev``, ``evaluate(parser, dev)`` scores each epoch, the epoch of the best dev LAS is kept
+    and training stops after ``training.patience`` epochs without a better one.
+    ``after_epoch(epoch)``: more words for the epoch's log line. Returns the history for the manifest."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=training.learning_rate, betas=(0.9, 0.9))
+    best_las, best_epoch, best_state, dev_las = -1.0, 0, None, []
+    spent = 0.0
+    log(f"training up to {training.epochs} epochs on minibatches of about {training.batch_words} words"
+        + (f", early stopping after {training.patience} epochs without a better dev LAS" if dev else
+           " (no --dev: the last epoch is kept)"))
+    for epoch in range(1, training.epochs + 1):
+        started = time.perf_counter()
+        model.train()
+        total = 0.0
+        batches = minibatches(lengths, training.batch_words, rng)
+        for number, indices in enumerate(batches, 1):
+            loss = step(indices)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip)
+            optimizer.step()
+            total += float(loss.detach())
+            if epoch == 1 and number == min(50, len(batches)) and number < len(batches):
+                per_epoch = (time.perf_counter() - started) * len(batches) / number
+                log(f"epoch 1: {number} of {len(batches)} batches; about {per_epoch:.0f} s per epoch, "
+                    f"at most {per_epoch * training.epochs / 60:.0f} min for {training.epochs} epochs")
+        line = f"epoch {epoch}/{training.epochs}: loss {total / len(batches):.4f}"
+        if after_epoch is not None:
+            line += after_epoch(epoch)
+        if dev:
+            scores = evaluate(parser, dev)
+            dev_las.append(scores["LAS"])
+            line += f", dev LAS {scores['LAS']:.2f} UAS {scores['UAS']:.2f}"
+            if scores["LAS"] > best_las:
+                best_las, best_epoch = scores["LAS"], epoch
+                best_state = copy.deepcopy(model.state_dict())
+                line += " (best)"
+        seconds = time.perf_counter() - started
+        spent += seconds
+        left = training.epochs - epoch
+        log(f"{line}; {seconds:.0f} s, ETA at most {spent / epoch * left / 60:.1f} min")
+        if dev and epoch - best_epoch >= training.patience:
+            log(f"stopping: no better dev LAS for {training.patience} epochs")
+            break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+        log(f"kept epoch {best_epoch} (dev LAS {best_las:.2f})")
+    else:
+        best_epoch = epoch
+    return {"epochs_run": epoch, "best_epoch": best_epoch, "dev_las_per_epoch": dev_las,
+            "options": asdict(training)}
+
+
+def weight_arrays(model: torch.nn.Module) -> dict[str, np.ndarray]:
+    """The model's weights as numpy arrays for its model file (``weights.NAME``)."""
+    return {f"weights.{name}": value.detach().cpu().numpy() for name, value in model.state_dict().items()}
+
+
+def load_weights(model: torch.nn.Module, arrays: dict[str, np.ndarray]) -> None:
+    """Weights from :func:`weight_arrays`' arrays, each one the model has and no other (strict)."""
+    state = {name[len("weights."):]: torch.from_numpy(np.array(value, dtype=np.float32))
+             for name, value in arrays.items() if name.startswith("weights.")}
+    model.load_state_dict(state, strict=True)

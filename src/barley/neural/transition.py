@@ -1,0 +1,121 @@
+"""The ``neural-transition`` kind of parser (:mod:`barley.kinds`): any transition system
+with a BiLSTM encoder and an MLP scorer over the vectors at the positions of a position
+model (Kiperwasser & Goldberg 2016), trained through the one loop with the dynamic oracle
+and exploration where the system has one, else the static oracle.
+
+This module imports PyTorch only when a parser is trained or loaded, so that its options
+and ``barley info`` work without it; :mod:`barley.neural.transition_parser` does the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+
+from barley.conllu import Sentence
+from barley.errors import BarleyError
+from barley.kinds import ParserKind, options_of
+from barley.neural import require_torch
+from barley.neural.options import EncoderOptions, Training, TransitionOptions, describe_encoder, describe_training
+
+
+def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
+               single_root: bool, seed: int, tags: str, transforms: Sequence, log: Callable[[str], None],
+               dev: list[Sentence] | None, system: str = "arc-hybrid", positions: str | None = None,
+               oracle: str | None = None, explore_after: int | None = None, explore_p: float | None = None,
+               hidden: int | None = None, epochs: int | None = None, patience: int | None = None,
+               batch_words: int | None = None, learning_rate: float | None = None, device: str = "cpu",
+               threads: int = 1, pretrained: str | None = None, form_dim: int | None = None,
+               lemma_dim: int | None = None, upos_dim: int | None = None, xpos_dim: int | None = None,
+               feats_dim: int | None = None, char_dim: int | None = None, char_hidden: int | None = None,
+               lstm_hidden: int | None = None, lstm_layers: int | None = None, dropout: float | None = None,
+               word_dropout: float | None = None, min_form_count: int | None = None):
+    """A neural transition parser (the ``neural-transition`` kind of :func:`barley.parser.train`).
+
+    ``system``: any transition system (default arc-hybrid, Kiperwasser & Goldberg's).
+    ``positions``: a position model file (:mod:`barley.neural.positions`; default the system's).
+    ``oracle``: ``dynamic`` (exploration, Goldberg & Nivre 2012: after ``explore_after`` epochs a
+    costly prediction is followed with probability ``explore_p``) or ``static``; default dynamic
+    where the system has a dynamic oracle. ``hidden``: the MLP's hidden layer. The encoder's and
+    training's options are the biaffine kind's (:func:`barley.neural.biaffine.train_kind`).
+    """
+    given = {name: value for name, value in locals().items() if value is not None}
+    require_torch()
+    from barley.neural.positions import load_positions
+    from barley.neural.transition_parser import train_neural_transition
+    from barley.parser import ORACLES, Exploration
+    from barley.systems import get_system
+    from barley.systems.base import NoDynamicOracle
+    from barley.tree import label_table
+
+    if device not in ("cpu", "cuda"):
+        raise BarleyError(f"unknown --device {device!r}", fix="choose cpu or cuda")
+    if threads < 1:
+        raise BarleyError(f"--threads must be at least 1, not {threads}")
+    the_system = get_system(system, single_root=single_root)
+    oracle = oracle or ("dynamic" if the_system.exploration_oracle else "static")
+    if oracle not in ORACLES:
+        raise BarleyError(f"unknown --oracle {oracle!r}", fix="choose " + " or ".join(ORACLES))
+    if oracle == "dynamic" and not the_system.exploration_oracle:
+        raise NoDynamicOracle(the_system.name)
+    if oracle == "static" and (explore_after, explore_p) != (None, None):
+        raise BarleyError("--explore-after and --explore-p apply to --oracle dynamic only",
+                          fix="add --oracle dynamic, or leave them out")
+    exploration = Exploration(Exploration.after if explore_after is None else explore_after,
+                              Exploration.p if explore_p is None else explore_p)
+    exploration.check()
+    position_model = load_positions(positions, the_system.name)
+    position_model.check(the_system)
+    encoder, scorer, training = (kind(**{f.name: given[f.name] for f in fields(kind) if f.name in given})
+                                 for kind in (EncoderOptions, TransitionOptions, Training))
+    for options in (encoder, scorer, training):
+        options.check()
+    labels, root_label = label_table(trees)
+    label_id = {label: i for i, label in enumerate(labels)}
+    id_trees = [(heads, [-1] + [label_id[d] for d in deprels[1:]]) for heads, deprels in trees]
+    log(f"training a neural {the_system.name} parser (Kiperwasser & Goldberg 2016) on {source}: "
+        f"{len(sentences)} sentences, {sum(len(s) for s in sentences)} words; tags {tags}; "
+        f"BiLSTM {encoder.lstm_layers} × {encoder.lstm_hidden}")
+    trained = train_neural_transition(
+        sentences, id_trees, labels, root_label, system=the_system, positions=position_model, encoder=encoder,
+        scorer=scorer, training=training, dynamic=oracle == "dynamic", explore_after=exploration.after,
+        explore_p=exploration.p, dev=dev, pretrained=pretrained, seed=seed, device=device, threads=threads,
+        log=log)
+    trained.transforms = list(transforms)
+    trained.manifest["oracle"] = oracle
+    trained.manifest["training"].update({"pretrained": pretrained, "threads": threads, "device": device,
+                                         **({"exploration": {"after": exploration.after, "p": exploration.p}}
+                                            if oracle == "dynamic" else {})})
+    return trained
+
+
+def load(manifest: dict, arrays: dict, path: str):
+    require_torch()
+    from barley.neural.transition_parser import NeuralTransitionParser
+
+    return NeuralTransitionParser.from_files(manifest, arrays, path)
+
+
+def describe(manifest: dict) -> list[str]:
+    """The lines of ``barley info`` about a neural transition parser."""
+    from barley.commands.info import describe_transforms
+
+    system, encoder, training = manifest.get("system", {}), manifest.get("encoder", {}), manifest.get("training", {})
+    exploration = training.get("exploration")
+    positions = [line.split("#")[0].strip() for line in manifest.get("positions", "").splitlines()]
+    return [
+        f"parser:      neural transition (Kiperwasser & Goldberg 2016), {system.get('name')} (oracle "
+        f"{manifest.get('oracle')}" + (f", exploring after {exploration['after']} epochs with p {exploration['p']}"
+                                       if exploration else "")
+        + (", single root" if system.get("single_root") else "") + ")",
+        describe_transforms(manifest),
+        describe_encoder(encoder),
+        f"scorer:      MLP, hidden layer {manifest.get('scorer', {}).get('hidden')}, over "
+        f"{', '.join(p for p in positions if p)} ({manifest.get('positions_source')}); "
+        f"{len(manifest.get('labels', []))} labels (root label {manifest.get('root_label')!r})",
+        describe_training(training),
+    ]
+
+
+NEURAL_TRANSITION = ParserKind("neural-transition", options_of(train_kind), train_kind, load, describe,
+                               takes_dev=True)

@@ -1,0 +1,286 @@
+"""The neural transition parser: training through the one loop (:func:`barley.batch.advance`)
+and batched greedy parsing.
+
+Training (Kiperwasser & Goldberg 2016, §5; Goldberg & Nivre 2012 for the dynamic
+oracle): a minibatch of sentences is encoded once, with gradient; then the sentences
+advance in lockstep through the loop, the policy (:class:`Learn`) reading the scores of
+the MLP on the detached vectors (no gradient) to choose moves and recording, at every
+step where a model is asked, the positions, the legal classes and the target classes —
+with the dynamic oracle the zero-cost actions (the model's own action is followed when
+it costs nothing, a costly one with probability ``p`` after ``explore_after`` epochs,
+else the best-scoring zero-cost one), with the static oracle its action. After the loop,
+one pass of the MLP over every recorded step, with gradient, gives the loss: the
+negative log of the summed probability of the target classes among the legal ones.
+
+Parsing (:class:`FollowScores`) batches sentences of similar length: the encoder runs
+once per batch and each lockstep step scores all waiting configurations at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict
+
+import numpy as np
+import torch
+
+from barley import __version__, model_file
+from barley.batch import ParseStats, advance, legal_classes
+from barley.conllu import Sentence
+from barley.errors import BarleyError, ModelError
+from barley.neural.encoder import EncoderVocabularies, make_batch
+from barley.neural.fitting import (by_length, deterministic, encoder_vocabularies, fit_epochs, load_weights,
+                                   log_sizes, use_pretrained, weight_arrays)
+from barley.neural.options import EncoderOptions, Training, TransitionOptions
+from barley.neural.positions import PositionModel, parse_positions
+from barley.neural.transition_model import TransitionScorer
+from barley.systems import get_system
+from barley.systems.base import Action, State, TransitionSystem
+from barley.training import Classes, Oracle, zero_cost_classes
+
+PARSE_BATCH_WORDS = 5000
+
+
+def position_index(row: Callable, states: Sequence[State], waiting: list[int], offsets: np.ndarray,
+                   padding: int) -> np.ndarray:
+    """The row of the scorer's ``parts`` at each position of each waiting configuration
+    (``offsets``: where each sentence's nodes start; ``padding``: the padding row)."""
+    nodes = np.array([row(states[k]) for k in waiting], dtype=np.int64)
+    return np.where(nodes >= 0, offsets[waiting][:, None] + nodes, padding)
+
+
+class _Scoring:
+    """What a policy needs to score a batch's configurations: the encoded batch's ``parts``."""
+
+    def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int, states: Sequence[State]):
+        self.parser, self.parts, self.states = parser, parts, states
+        self.offsets = np.arange(len(states), dtype=np.int64) * longest
+        self.padding = len(parts) - 1
+
+    def index(self, waiting: list[int]) -> np.ndarray:
+        return position_index(self.parser.row, self.states, waiting, self.offsets, self.padding)
+
+    def scores(self, index: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.parser.model.scores(self.parts, torch.from_numpy(index).to(self.parts.device)).cpu().numpy()
+
+
+class FollowScores(_Scoring):
+    """The parsing policy: the best-scoring legal action."""
+
+    def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int,
+                 states: Sequence[State], stats: ParseStats):
+        super().__init__(parser, parts, longest, states)
+        self.stats = stats
+
+    def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
+        classes = self.parser.classes.table
+        scores = self.scores(self.index(waiting))
+        allowed = legal_classes(legal_rows, classes[:, 0])
+        top = scores.argmax(axis=1)
+        self.stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
+        self.stats.scored += len(waiting)
+        return classes[np.where(allowed, scores, -np.inf).argmax(axis=1)].tolist()
+
+
+class Learn(_Scoring):
+    """The training policy (module docstring): with ``oracles``' costs when ``dynamic``, else their
+    static oracle; records per step the positions, legal and target classes (:meth:`recorded`)."""
+
+    def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int,
+                 states: Sequence[State], oracles: Sequence[Oracle], dynamic: bool, p: float,
+                 rng: np.random.Generator):
+        super().__init__(parser, parts, longest, states)
+        self.oracles, self.dynamic, self.p, self.rng = oracles, dynamic, p, rng
+        self.indices: list[np.ndarray] = []
+        self.legal: list[np.ndarray] = []
+        self.targets: list[np.ndarray] = []
+        self.steps = self.mistakes = self.explored = 0
+
+    def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
+        classes = self.parser.classes
+        index = self.index(waiting)
+        allowed = legal_classes(legal_rows, classes.table[:, 0])
+        target = np.zeros_like(allowed)
+        chosen = []
+        if self.dynamic:
+            scores = np.where(allowed, self.scores(index), -np.inf)
+            for i, k in enumerate(waiting):
+                state, costs = self.states[k], self.oracles[k].costs
+                per_move = costs(state)
+                zero = zero_cost_classes(classes, costs, state, per_move)
+                target[i, zero] = True
+                predicted = int(scores[i].argmax())
+                if target[i, predicted]:
+                    chosen.append(predicted)
+                    continue
+                self.mistakes += 1
+                if self.rng.random() < self.p and costs.explorable(state, classes.actions[predicted][0], per_move):
+                    self.explored += 1
+                    chosen.append(predicted)
+                else:
+                    chosen.append(zero[int(scores[i, zero].argmax())])
+        else:
+            for i, k in enumerate(waiting):
+                chosen.append(classes.of(*self.oracles[k].next(self.states[k])))
+                target[i, chosen[-1]] = True
+        self.indices.append(index)
+        self.legal.append(allowed)
+        self.targets.append(target)
+        self.steps += len(waiting)
+        return [classes.actions[c] for c in chosen]
+
+    def recorded(self, device: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return tuple(torch.from_numpy(np.concatenate(parts)).to(device)
+                     for parts in (self.indices, self.legal, self.targets))
+
+
+class NeuralTransitionParser:
+    """A greedy transition-based parser scored by :class:`TransitionScorer`."""
+
+    kind = "neural-transition"
+
+    def __init__(self, model: TransitionScorer, vocabularies: EncoderVocabularies, system: TransitionSystem,
+                 positions: PositionModel, labels: list[str], root_label: int, transforms: Sequence = (),
+                 manifest: dict | None = None, device: str = "cpu"):
+        self.model, self.vocabularies, self.system, self.positions = model, vocabularies, system, positions
+        self.labels, self.root_label = labels, root_label
+        self.classes = Classes(system, labels)
+        self.row = positions.reader(system)
+        self.transforms = list(transforms)
+        self.manifest = manifest or {}
+        self.device = device
+        self.stats = ParseStats()
+
+    # --- parsing -----------------------------------------------------------------------
+
+    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change."""
+        return by_length(sentences, self._parse_batch, batch_words)
+
+    def encode(self, batch: list[Sentence], word_dropout: float = 0.0,
+               rng: np.random.Generator | None = None) -> tuple[torch.Tensor, int]:
+        """The node vectors of a batch, ``[sentences · longest, width]``, and ``longest``."""
+        encoded = [self.vocabularies.encode(sentence) for sentence in batch]
+        tensors = make_batch(encoded, self.vocabularies, self.device, word_dropout, rng)
+        vectors = self.model.encoder(tensors)
+        return vectors.reshape(-1, vectors.shape[-1]), vectors.shape[1]
+
+    def _parse_batch(self, batch: list[Sentence]) -> None:
+        system, stats = self.system, self.stats
+        was_training = self.model.training
+        self.model.eval()
+        with torch.inference_mode():
+            vectors, longest = self.encode(batch)
+            states = [system.initial(len(sentence)) for sentence in batch]
+            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats)
+            stats.forced += advance(system, states, policy)
+        self.model.train(was_training)
+        for sentence, state in zip(batch, states):
+            stats.sentences += 1
+            stats.words += len(sentence)
+            stats.transitions += state.transitions
+            system.finalize(state, self.root_label)
+            heads, deprels = list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]]
+            for transform in reversed(self.transforms):
+                heads, deprels = transform.inverse(heads, deprels)
+            sentence.set_tree(heads, deprels)
+
+    # --- model files -------------------------------------------------------------------
+
+    def save(self, path: str) -> None:
+        model_file.write(path, *self.to_files())
+
+    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
+        manifest = dict(self.manifest)
+        manifest.update({
+            "barley_version": __version__,
+            "parser": self.kind,
+            "system": {"name": self.system.name, "single_root": self.system.single_root},
+            "positions": self.positions.text,
+            "positions_source": self.positions.source,
+            "encoder": asdict(self.model.encoder.options),
+            "scorer": {"hidden": self.model.hidden.out_features},
+            "labels": self.labels,
+            "root_label": self.labels[self.root_label],
+            "vocabularies": self.vocabularies.to_json(),
+            "transforms": [t.to_json() for t in self.transforms],
+        })
+        return manifest, weight_arrays(self.model)
+
+    @classmethod
+    def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> NeuralTransitionParser:
+        from barley import transforms as transform_module
+
+        try:
+            system = get_system(manifest["system"]["name"], single_root=manifest["system"]["single_root"])
+            positions = parse_positions(manifest["positions"], f"{path}:positions")
+            vocabularies = EncoderVocabularies.from_json(manifest["vocabularies"])
+            labels = manifest["labels"]
+            model = TransitionScorer(EncoderOptions(**manifest["encoder"]), TransitionOptions(**manifest["scorer"]),
+                                     vocabularies.sizes(), len(positions), len(Classes(system, labels).table))
+            load_weights(model, arrays)
+            transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
+            return cls(model, vocabularies, system, positions, labels, labels.index(manifest["root_label"]),
+                       transforms, manifest)
+        except (*model_file.DAMAGE, RuntimeError, BarleyError) as error:
+            if isinstance(error, ModelError):
+                raise
+            raise ModelError(f"incomplete or inconsistent neural transition model ({type(error).__name__}: "
+                             f"{str(error).splitlines()[0] if str(error) else ''})", path=path,
+                             fix="train the model again with this version of barley") from None
+
+
+# --- training ---------------------------------------------------------------------------
+
+def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[int], list[int]]],
+                            labels: list[str], root_label: int, *, system: TransitionSystem,
+                            positions: PositionModel, encoder: EncoderOptions, scorer: TransitionOptions,
+                            training: Training, dynamic: bool, explore_after: int, explore_p: float,
+                            dev: list[Sentence] | None, pretrained: str | None, seed: int, device: str,
+                            threads: int, log: Callable[[str], None]) -> NeuralTransitionParser:
+    """Fit a neural transition parser on (already transformed) gold trees (heads and label ids)."""
+    from barley.parser import evaluate_parser
+
+    with deterministic(seed, device, threads):
+        encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)
+        classes = Classes(system, labels)
+        model = TransitionScorer(encoder, scorer, vocabularies.sizes(), len(positions), len(classes.table))
+        model.to(device)
+        use_pretrained(model.encoder, vocabularies, vectors, pretrained, log)
+        parser = NeuralTransitionParser(model, vocabularies, system, positions, labels, root_label, device=device)
+        log_sizes(vocabularies, labels, model, device, threads, log)
+        oracle = (f"dynamic oracle, following costly predictions with p = {explore_p} after {explore_after} epochs"
+                  if dynamic else "static oracle")
+        log(f"scorer: {len(positions)} positions from {positions.source}, hidden layer {scorer.hidden}, "
+            f"{len(classes.table)} classes; {oracle}")
+        oracles = [Oracle(system, heads, label_ids) for heads, label_ids in trees]
+        rng = np.random.default_rng(seed)
+        epoch = {"number": 1, "steps": 0, "mistakes": 0, "explored": 0}
+
+        def step(indices: list[int]) -> torch.Tensor:
+            vectors, longest = parser.encode([sentences[k] for k in indices], encoder.word_dropout, rng)
+            with torch.no_grad():
+                parts = model.parts(vectors.detach())
+            states = [system.initial(len(trees[k][0]) - 1) for k in indices]
+            policy = Learn(parser, parts, longest, states, [oracles[k] for k in indices], dynamic,
+                           explore_p if epoch["number"] > explore_after else 0.0, rng)
+            advance(system, states, policy)
+            for name in ("steps", "mistakes", "explored"):
+                epoch[name] += getattr(policy, name)
+            return model.loss(model.parts(vectors), *policy.recorded(device))
+
+        def after_epoch(number: int) -> str:
+            text = (f", {epoch['mistakes']} of {epoch['steps']} predictions cost something "
+                    f"({100.0 * epoch['mistakes'] / max(epoch['steps'], 1):.1f}%), {epoch['explored']} followed"
+                    if dynamic else f", {epoch['steps']} steps")
+            epoch.update(number=number + 1, steps=0, mistakes=0, explored=0)
+            return text
+
+        history = fit_epochs(parser, model, [len(s) for s in sentences], step, training, dev, rng, log,
+                             evaluate_parser, after_epoch)
+    parser.model.cpu()
+    parser.device = "cpu"
+    parser.stats = ParseStats()  # the dev parses of training are not the user's
+    parser.manifest["training"] = history
+    return parser
