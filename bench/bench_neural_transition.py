@@ -1,0 +1,70 @@
+"""Parsing speed of a trained neural transition parser on one core, and where the time goes.
+
+Loads a model (``barley train --parser neural-transition``), parses a treebank in one
+process with one PyTorch thread, and prints words/s (wall clock and CPU time: the
+machine may be shared), then the time of the encoder (words to ids to BiLSTM vectors),
+of the MLP's precomputed first layer (once per batch), of reading the positions of the
+configurations, of the MLP scoring them (each lockstep step), and of the rest (the loop
+itself: legal moves, transitions, writing trees back), and LAS/UAS (every word,
+punctuation included).
+
+    python bench/bench_neural_transition.py MODEL TEST.conllu [--threads 1] [--batch-words 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model")
+    parser.add_argument("test")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--batch-words", type=int, default=5000)
+    args = parser.parse_args()
+
+    import torch
+
+    from barley.conllu import read
+    from barley.evaluate import evaluate
+    from barley.neural import transition_parser
+    from barley.parser import load
+
+    torch.set_num_threads(args.threads)
+    neural = load(args.model)
+    gold = list(read(args.test))
+    copies = [s.copy() for s in gold]
+    spent = {"encoder": 0.0, "first layer": 0.0, "positions": 0.0, "MLP": 0.0}
+
+    def timed(name, function):
+        def run(*arguments, **keywords):
+            started = time.perf_counter()
+            try:
+                return function(*arguments, **keywords)
+            finally:
+                spent[name] += time.perf_counter() - started
+        return run
+
+    neural.encode = timed("encoder", neural.encode)
+    neural.model.parts = timed("first layer", neural.model.parts)
+    scoring = transition_parser._Scoring
+    scoring.index = timed("positions", scoring.index)
+    scoring.scores = timed("MLP", scoring.scores)
+    wall, cpu = time.perf_counter(), time.process_time()
+    parsed = list(neural.parse(copies, batch_words=args.batch_words))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    words = sum(len(s) for s in gold)
+    scores = evaluate(gold, parsed).scores
+    print(f"{args.model} on {args.test}: {len(gold)} sentences, {words} words, {args.threads} thread(s)")
+    print(f"  LAS {scores['LAS']:.2f}  UAS {scores['UAS']:.2f} (every word, punctuation included)")
+    print(f"  {words / wall:.0f} words/s wall ({wall:.1f} s), {words / cpu:.0f} words/s CPU ({cpu:.1f} s)")
+    rest = wall - sum(spent.values())
+    print("  " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in spent.items())
+          + f", the loop and the rest {rest:.1f} s")
+    print(f"  {neural.stats.summary()}")
+
+
+if __name__ == "__main__":
+    main()
