@@ -1,10 +1,16 @@
-"""Parsing speed of a trained biaffine parser on one core, and where the time goes.
+"""Parsing speed of a trained neural parser on one core, and where the time goes.
 
-Loads a model (``barley train --parser biaffine``), parses a treebank in one process
-with one PyTorch thread, and prints words/s (wall clock and CPU time: the machine may
-be shared), the share of the encoder and scorer (``tree_scores``), of the decoders, and
-of the rest (encoding words as ids, writing trees back), the sentences that needed the
-decoder, and LAS/UAS (every word, punctuation included).
+Loads a model (``barley train --parser biaffine`` or ``--parser neural-transition``),
+parses a treebank in one process with one PyTorch thread, and prints words/s (wall clock
+and CPU time: the machine may be shared), LAS/UAS (every word, punctuation included)
+and where the time goes:
+
+* biaffine: the encoder and scorer (``tree_scores``), the decoders, and the rest
+  (encoding words as ids, writing trees back), and the sentences that needed the decoder;
+* neural-transition: the encoder (words to ids to BiLSTM vectors), the MLP's first layer
+  precomputed per batch, reading the positions of the configurations and the MLP scoring
+  them (each lockstep step), and the rest (the loop itself: legal moves, transitions,
+  writing trees back).
 
     python bench/bench_biaffine.py MODEL TEST.conllu [--threads 1] [--batch-words 5000]
 """
@@ -30,33 +36,43 @@ def main() -> None:
     from barley.parser import load
 
     torch.set_num_threads(args.threads)
-    biaffine = load(args.model)
+    neural = load(args.model)
     gold = list(read(args.test))
     copies = [s.copy() for s in gold]
-    spent = {"scores": 0.0, "decode": 0.0}
+    spent: dict[str, float] = {}
 
     def timed(name, function):
-        def run(*arguments):
+        spent[name] = 0.0
+
+        def run(*arguments, **keywords):
             started = time.perf_counter()
             try:
-                return function(*arguments)
+                return function(*arguments, **keywords)
             finally:
                 spent[name] += time.perf_counter() - started
         return run
 
-    biaffine.model.tree_scores = timed("scores", biaffine.model.tree_scores)
-    biaffine._decode = timed("decode", biaffine._decode)
+    if neural.kind == "biaffine":
+        neural.model.tree_scores = timed("encoder + scorer", neural.model.tree_scores)
+        neural._decode = timed("decoders", neural._decode)
+    else:
+        from barley.neural.transition_parser import BatchScorer
+
+        neural.encode = timed("encoder", neural.encode)
+        neural.model.parts = timed("first layer", neural.model.parts)
+        BatchScorer.index = timed("positions", BatchScorer.index)
+        BatchScorer.scores = timed("MLP", BatchScorer.scores)
     wall, cpu = time.perf_counter(), time.process_time()
-    parsed = list(biaffine.parse(copies, batch_words=args.batch_words))
+    parsed = list(neural.parse(copies, batch_words=args.batch_words))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     words = sum(len(s) for s in gold)
     scores = evaluate(gold, parsed).scores
     print(f"{args.model} on {args.test}: {len(gold)} sentences, {words} words, {args.threads} thread(s)")
     print(f"  LAS {scores['LAS']:.2f}  UAS {scores['UAS']:.2f} (every word, punctuation included)")
     print(f"  {words / wall:.0f} words/s wall ({wall:.1f} s), {words / cpu:.0f} words/s CPU ({cpu:.1f} s)")
-    rest = wall - spent["scores"] - spent["decode"]
-    print(f"  encoder + scorer {spent['scores']:.1f} s, decoders {spent['decode']:.1f} s, the rest {rest:.1f} s")
-    print(f"  {biaffine.stats.summary()}")
+    rest = wall - sum(spent.values())
+    print("  " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in spent.items()) + f", the rest {rest:.1f} s")
+    print(f"  {neural.stats.summary()}")
 
 
 if __name__ == "__main__":

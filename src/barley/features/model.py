@@ -254,31 +254,45 @@ def parse_feature(text: str) -> Feature:
 _XML_FEATURE = re.compile(r"<feature>(.*)</feature>")
 
 
-def parse_model(text: str, source: str = "<memory>") -> FeatureModel:
-    """A feature model from its text; errors name ``source:line``."""
-    features: list[Feature] = []
+def parse_lines(text: str, source: str, parse, noun: str, fix: str) -> tuple[list, list[int]]:
+    """The items of a model file listing one per line (``#`` starts a comment), each line read by
+    ``parse`` (None: a line without an item; ValueError: a bad one), and their line numbers.
+    Errors — a bad line, a repeated item, no item — name ``source:line``."""
+    items: list = []
     lines: list[int] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
-        if line.startswith("<"):
-            match = _XML_FEATURE.search(line)
-            if not match:
-                continue  # other MaltParser XML tags carry no feature
-            line = match.group(1).strip()
         if not line:
             continue
         try:
-            feature = parse_feature(line)
+            item = parse(line)
         except ValueError as error:
-            raise InputError(f"bad feature {line!r}: {error}", path=source, line=number,
-                             fix="see `barley features --system arc-eager` for the syntax") from None
-        if feature in features:
-            raise InputError(f"feature {feature} is listed twice", path=source, line=number,
+            raise InputError(f"bad {noun} {line!r}: {error}", path=source, line=number, fix=fix) from None
+        if item is None:
+            continue
+        if item in items:
+            raise InputError(f"{noun} {item} is listed twice", path=source, line=number,
                              fix="remove the duplicate line")
-        features.append(feature)
+        items.append(item)
         lines.append(number)
-    if not features:
-        raise InputError("the feature model lists no feature", path=source, fix="add one feature per line")
+    if not items:
+        raise InputError(f"the {noun} model lists no {noun}", path=source, fix=f"add one {noun} per line")
+    return items, lines
+
+
+def _feature_line(line: str) -> Feature | None:
+    if line.startswith("<"):
+        match = _XML_FEATURE.search(line)
+        if not match:
+            return None  # other MaltParser XML tags carry no feature
+        line = match.group(1).strip()
+    return parse_feature(line)
+
+
+def parse_model(text: str, source: str = "<memory>") -> FeatureModel:
+    """A feature model from its text; errors name ``source:line``."""
+    features, lines = parse_lines(text, source, _feature_line, "feature",
+                                  "see `barley features --system arc-eager` for the syntax")
     return FeatureModel(tuple(features), text, source, tuple(lines))
 
 

@@ -11,13 +11,13 @@ and ``barley info`` work without it; :mod:`barley.neural.biaffine_parser` does t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import ParserKind, options_of
 from barley.neural import require_torch
-from barley.neural.options import BiaffineOptions, EncoderOptions, Training, describe_encoder, describe_training
+from barley.neural.options import (BiaffineOptions, EncoderOptions, Training, describe_encoder, describe_training,
+                                   from_given)
 
 
 def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
@@ -45,19 +45,13 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     from barley.neural.biaffine_parser import train_biaffine
     from barley.tree import label_table
 
-    if device not in ("cpu", "cuda"):
-        raise BarleyError(f"unknown --device {device!r}", fix="choose cpu or cuda")
-    if threads < 1:
-        raise BarleyError(f"--threads must be at least 1, not {threads}")
+    encoder, biaffine, training = from_given(given, EncoderOptions, BiaffineOptions, Training, device=device,
+                                             threads=threads)
     if npa_threshold is not None and decoder != "eisner+npa":
         raise BarleyError("--npa-threshold applies to --decoder eisner+npa only", fix="leave it out")
     decoding = GraphOptions(decoder=decoder, npa_threshold=DEFAULT_THRESHOLD if npa_threshold is None
                             else npa_threshold, single_root=single_root)
     decoding.check()
-    encoder, biaffine, training = (kind(**{f.name: given[f.name] for f in fields(kind) if f.name in given})
-                                   for kind in (EncoderOptions, BiaffineOptions, Training))
-    for options in (encoder, biaffine, training):
-        options.check()
     labels, _ = label_table(trees)
     words = sum(len(s) for s in sentences)
     log(f"training a biaffine parser (Dozat & Manning 2017) on {source}: {len(sentences)} sentences, {words} "

@@ -9,25 +9,21 @@ improve) skips the decoder; only the others are decoded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from barley import __version__, model_file
 from barley.conllu import Sentence
-from barley.errors import BarleyError, ModelError
 from barley.graph.decoding import decode
 from barley.graph.model import GraphOptions, Scores
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.encoder import EncoderVocabularies, make_batch
-from barley.neural.fitting import (by_length, deterministic, encoder_vocabularies, fit_epochs, load_weights, log_sizes,
-                                    use_pretrained, weight_arrays)
+from barley.neural.fitting import (NeuralParser, deterministic, encoder_vocabularies, fit_epochs, load_weights,
+                                    loading, log_sizes, transforms_of, use_pretrained)
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.tree import check_tree, is_projective
-
-PARSE_BATCH_WORDS = 5000
 
 
 @dataclass
@@ -45,7 +41,7 @@ class BiaffineParseStats:
                 f"approximation moves")
 
 
-class TrainedBiaffineParser:
+class TrainedBiaffineParser(NeuralParser):
     """A biaffine parser with its vocabularies, labels, decoder and transforms."""
 
     kind = "biaffine"
@@ -53,20 +49,11 @@ class TrainedBiaffineParser:
     def __init__(self, model: BiaffineModel, vocabularies: EncoderVocabularies, labels: list[str],
                  decoding: GraphOptions, transforms: Sequence = (), manifest: dict | None = None,
                  device: str = "cpu"):
-        self.model = model
-        self.vocabularies = vocabularies
-        self.labels = labels
+        super().__init__(model, vocabularies, labels, transforms, manifest, device)
         self.decoding = decoding
-        self.transforms = list(transforms)
-        self.manifest = manifest or {}
-        self.device = device
         self.stats = BiaffineParseStats()
 
     # --- parsing -----------------------------------------------------------------------
-
-    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change."""
-        return by_length(sentences, self._parse_batch, batch_words)
 
     def _parse_batch(self, batch: list[Sentence]) -> None:
         was_training = self.model.training
@@ -79,10 +66,7 @@ class TrainedBiaffineParser:
             heads = self._decode(arc)
             nodes = np.arange(1, len(heads))
             deprels = [""] + [self.labels[label] for label in best_label[heads[1:], nodes]]
-            heads = [int(h) for h in heads]
-            for transform in reversed(self.transforms):
-                heads, deprels = transform.inverse(heads, deprels)
-            sentence.set_tree(heads, deprels)
+            self.set_tree(sentence, [int(h) for h in heads], deprels)
             self.stats.sentences += 1
             self.stats.words += len(sentence)
 
@@ -99,30 +83,15 @@ class TrainedBiaffineParser:
 
     # --- model files -------------------------------------------------------------------
 
-    def save(self, path: str) -> None:
-        model_file.write(path, *self.to_files())
-
-    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
-        manifest = dict(self.manifest)
-        manifest.update({
-            "barley_version": __version__,
-            "parser": "biaffine",
-            "decoding": {"decoder": self.decoding.decoder, "npa_threshold": self.decoding.npa_threshold,
-                         "single_root": self.decoding.single_root},
-            "encoder": asdict(self.model.encoder.options),
-            "biaffine": {"arc_mlp": self.model.arc_dep[0].out_features,
-                         "label_mlp": self.model.label_dep[0].out_features},
-            "labels": self.labels,
-            "vocabularies": self.vocabularies.to_json(),
-            "transforms": [t.to_json() for t in self.transforms],
-        })
-        return manifest, weight_arrays(self.model)
+    def own_manifest(self) -> dict:
+        return {"decoding": {"decoder": self.decoding.decoder, "npa_threshold": self.decoding.npa_threshold,
+                             "single_root": self.decoding.single_root},
+                "biaffine": {"arc_mlp": self.model.arc_dep[0].out_features,
+                             "label_mlp": self.model.label_dep[0].out_features}}
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedBiaffineParser:
-        from barley import transforms as transform_module
-
-        try:
+        with loading(path, "biaffine"):
             vocabularies = EncoderVocabularies.from_json(manifest["vocabularies"])
             labels = manifest["labels"]
             model = BiaffineModel(EncoderOptions(**manifest["encoder"]), BiaffineOptions(**manifest["biaffine"]),
@@ -130,14 +99,7 @@ class TrainedBiaffineParser:
             load_weights(model, arrays)
             decoding = GraphOptions(**manifest["decoding"])
             decoding.check()
-            transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
-            return cls(model, vocabularies, labels, decoding, transforms, manifest)
-        except (*model_file.DAMAGE, RuntimeError, BarleyError) as error:
-            if isinstance(error, ModelError):
-                raise
-            raise ModelError(f"incomplete or inconsistent biaffine model ({type(error).__name__}: "
-                             f"{str(error).splitlines()[0] if str(error) else ''})", path=path,
-                             fix="train the model again with this version of barley") from None
+            return cls(model, vocabularies, labels, decoding, transforms_of(manifest), manifest)
 
 
 # --- training ---------------------------------------------------------------------------

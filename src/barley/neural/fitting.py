@@ -1,11 +1,12 @@
-"""What the neural parsers share in training and in their model files: the encoder's
-vocabularies (with pretrained vectors), minibatches of sentences, deterministic set-up,
-the epoch loop (log with dev LAS, time per epoch and ETA; early stopping on dev LAS,
-keeping the best epoch) and the weights as numpy arrays.
+"""What the neural parsers share: parsing in batches of similar length and model files
+(:class:`NeuralParser`), and in training the encoder's vocabularies (with pretrained
+vectors), minibatches of sentences, deterministic set-up and the epoch loop (log with
+dev LAS, time per epoch and ETA; early stopping on dev LAS, keeping the best epoch).
 
-A parser kind brings only its model and one training step (:func:`fit_epochs`'s
-``step``): the biaffine parser (:mod:`barley.neural.biaffine_parser`) and the neural
-transition parser (:mod:`barley.neural.transition_parser`).
+A parser kind brings only its model, how it parses a batch, its own manifest entries
+and one training step (:func:`fit_epochs`'s ``step``): the biaffine parser
+(:mod:`barley.neural.biaffine_parser`) and the neural transition parser
+(:mod:`barley.neural.transition_parser`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,80 @@ from dataclasses import asdict
 import numpy as np
 import torch
 
+from barley import __version__, model_file
 from barley.conllu import FORM, Sentence
-from barley.errors import BarleyError
+from barley.errors import BarleyError, ModelError
 from barley.neural.encoder import Encoder, EncoderVocabularies, read_pretrained
 from barley.neural.options import EncoderOptions, Training
+
+PARSE_BATCH_WORDS = 5000
+
+
+class NeuralParser:
+    """A trained neural parser: its model, the encoder's vocabularies, labels and transforms.
+
+    A subclass names its ``kind``, parses a batch (``_parse_batch``, writing trees back with
+    :meth:`set_tree`), gives its own manifest entries (``own_manifest``) and restores itself
+    (``from_files``, inside :func:`loading`).
+    """
+
+    kind = ""
+
+    def __init__(self, model: torch.nn.Module, vocabularies: EncoderVocabularies, labels: list[str],
+                 transforms: Sequence = (), manifest: dict | None = None, device: str = "cpu"):
+        self.model = model
+        self.vocabularies = vocabularies
+        self.labels = labels
+        self.transforms = list(transforms)
+        self.manifest = manifest or {}
+        self.device = device
+
+    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change."""
+        return by_length(sentences, self._parse_batch, batch_words)
+
+    def _parse_batch(self, batch: list[Sentence]) -> None:
+        raise NotImplementedError
+
+    def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
+        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
+        for transform in reversed(self.transforms):
+            heads, deprels = transform.inverse(heads, deprels)
+        sentence.set_tree(heads, deprels)
+
+    def save(self, path: str) -> None:
+        model_file.write(path, *self.to_files())
+
+    def own_manifest(self) -> dict:
+        raise NotImplementedError
+
+    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
+        manifest = dict(self.manifest)
+        manifest.update({"barley_version": __version__, "parser": self.kind, **self.own_manifest(),
+                         "encoder": asdict(self.model.encoder.options), "labels": self.labels,
+                         "vocabularies": self.vocabularies.to_json(),
+                         "transforms": [t.to_json() for t in self.transforms]})
+        return manifest, weight_arrays(self.model)
+
+
+@contextmanager
+def loading(path: str, what: str) -> Iterator[None]:
+    """Restoring a ``what`` model from ``path``: whatever is missing or inconsistent in it is one
+    :class:`ModelError`."""
+    try:
+        yield
+    except (*model_file.DAMAGE, RuntimeError, BarleyError) as error:
+        if isinstance(error, ModelError):
+            raise
+        raise ModelError(f"incomplete or inconsistent {what} model ({type(error).__name__}: "
+                         f"{str(error).splitlines()[0] if str(error) else ''})", path=path,
+                         fix="train the model again with this version of barley") from None
+
+
+def transforms_of(manifest: dict) -> list:
+    from barley import transforms
+
+    return [transforms.from_json(entry) for entry in manifest.get("transforms", [])]
 
 
 def word_batches(indices: Sequence[int], lengths: Sequence[int], batch_words: int) -> list[list[int]]:

@@ -6,7 +6,7 @@ regularisation, the biaffine scorer's, and training's; :func:`add_arguments` put
 from __future__ import annotations
 
 from argparse import SUPPRESS
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 from barley.errors import BarleyError
 
@@ -78,6 +78,19 @@ class Training:
             raise BarleyError("--epochs, --patience and --batch-words must be at least 1")
         if not self.learning_rate > 0:
             raise BarleyError(f"--learning-rate must be positive, not {self.learning_rate}")
+
+
+def from_given(given: dict, *kinds: type, device: str = "cpu", threads: int = 1) -> tuple:
+    """The option dataclasses ``kinds`` of a neural kind, each from the options in ``given`` (the
+    others at their defaults) and checked; ``device`` and ``threads`` are checked too."""
+    if device not in ("cpu", "cuda"):
+        raise BarleyError(f"unknown --device {device!r}", fix="choose cpu or cuda")
+    if threads < 1:
+        raise BarleyError(f"--threads must be at least 1, not {threads}")
+    made = tuple(kind(**{f.name: given[f.name] for f in fields(kind) if f.name in given}) for kind in kinds)
+    for options in made:
+        options.check()
+    return made
 
 
 HELP = {

@@ -20,7 +20,7 @@ from importlib import resources
 
 from barley.errors import BarleyError, InputError
 from barley.features.extract import Extractor, check_address
-from barley.features.model import Address, Atom, Feature, FeatureModel, parse_address
+from barley.features.model import Address, Atom, Feature, FeatureModel, parse_address, parse_lines
 
 FOLDER = "position_models"
 
@@ -49,24 +49,8 @@ class PositionModel:
 
 def parse_positions(text: str, source: str = "<memory>") -> PositionModel:
     """A position model from its text; errors name ``source:line``."""
-    addresses: list[Address] = []
-    lines: list[int] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        try:
-            address = parse_address(line)
-        except ValueError as error:
-            raise InputError(f"bad position {line!r}: {error}", path=source, line=number,
-                             fix="write one address per line, e.g. Stack[0] or ldep(Stack[1])") from None
-        if address in addresses:
-            raise InputError(f"position {address} is listed twice", path=source, line=number,
-                             fix="remove the duplicate line")
-        addresses.append(address)
-        lines.append(number)
-    if not addresses:
-        raise InputError("the position model lists no position", path=source, fix="add one address per line")
+    addresses, lines = parse_lines(text, source, parse_address, "position",
+                                   "write one address per line, e.g. Stack[0] or ldep(Stack[1])")
     return PositionModel(tuple(addresses), text, source, tuple(lines))
 
 

@@ -3,20 +3,20 @@ with a BiLSTM encoder and an MLP scorer over the vectors at the positions of a p
 model (Kiperwasser & Goldberg 2016), trained through the one loop with the dynamic oracle
 and exploration where the system has one, else the static oracle.
 
-This module imports PyTorch only when a parser is trained or loaded, so that its options
-and ``barley info`` work without it; :mod:`barley.neural.transition_parser` does the work.
+PyTorch is imported only to train or load (as for the ``biaffine`` kind);
+:mod:`barley.neural.transition_parser` does the work.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import ParserKind, options_of
 from barley.neural import require_torch
-from barley.neural.options import EncoderOptions, Training, TransitionOptions, describe_encoder, describe_training
+from barley.neural.options import (EncoderOptions, Training, TransitionOptions, describe_encoder, describe_training,
+                                   from_given)
 
 
 def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
@@ -48,10 +48,8 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     from barley.systems.base import NoDynamicOracle
     from barley.tree import label_table
 
-    if device not in ("cpu", "cuda"):
-        raise BarleyError(f"unknown --device {device!r}", fix="choose cpu or cuda")
-    if threads < 1:
-        raise BarleyError(f"--threads must be at least 1, not {threads}")
+    encoder, scorer, training = from_given(given, EncoderOptions, TransitionOptions, Training, device=device,
+                                           threads=threads)
     the_system = get_system(system, single_root=single_root)
     oracle = oracle or ("dynamic" if the_system.exploration_oracle else "static")
     if oracle not in ORACLES:
@@ -66,10 +64,6 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     exploration.check()
     position_model = load_positions(positions, the_system.name)
     position_model.check(the_system)
-    encoder, scorer, training = (kind(**{f.name: given[f.name] for f in fields(kind) if f.name in given})
-                                 for kind in (EncoderOptions, TransitionOptions, Training))
-    for options in (encoder, scorer, training):
-        options.check()
     labels, root_label = label_table(trees)
     label_id = {label: i for i, label in enumerate(labels)}
     id_trees = [(heads, [-1] + [label_id[d] for d in deprels[1:]]) for heads, deprels in trees]

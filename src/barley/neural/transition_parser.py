@@ -18,28 +18,22 @@ once per batch and each lockstep step scores all waiting configurations at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
 
-from barley import __version__, model_file
 from barley.batch import ParseStats, advance, legal_classes
 from barley.conllu import Sentence
-from barley.errors import BarleyError, ModelError
 from barley.neural.encoder import EncoderVocabularies, make_batch
-from barley.neural.fitting import (by_length, deterministic, encoder_vocabularies, fit_epochs, load_weights,
-                                   log_sizes, use_pretrained, weight_arrays)
+from barley.neural.fitting import (NeuralParser, deterministic, encoder_vocabularies, fit_epochs, load_weights,
+                                   loading, log_sizes, transforms_of, use_pretrained)
 from barley.neural.options import EncoderOptions, Training, TransitionOptions
 from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
 from barley.systems.base import Action, State, TransitionSystem
 from barley.training import Classes, Oracle, zero_cost_classes
-
-PARSE_BATCH_WORDS = 5000
-
 
 def position_index(row: Callable, states: Sequence[State], waiting: list[int], offsets: np.ndarray,
                    padding: int) -> np.ndarray:
@@ -49,7 +43,7 @@ def position_index(row: Callable, states: Sequence[State], waiting: list[int], o
     return np.where(nodes >= 0, offsets[waiting][:, None] + nodes, padding)
 
 
-class _Scoring:
+class BatchScorer:
     """What a policy needs to score a batch's configurations: the encoded batch's ``parts``."""
 
     def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int, states: Sequence[State]):
@@ -65,7 +59,7 @@ class _Scoring:
             return self.parser.model.scores(self.parts, torch.from_numpy(index).to(self.parts.device)).cpu().numpy()
 
 
-class FollowScores(_Scoring):
+class FollowScores(BatchScorer):
     """The parsing policy: the best-scoring legal action."""
 
     def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int,
@@ -83,7 +77,7 @@ class FollowScores(_Scoring):
         return classes[np.where(allowed, scores, -np.inf).argmax(axis=1)].tolist()
 
 
-class Learn(_Scoring):
+class Learn(BatchScorer):
     """The training policy (module docstring): with ``oracles``' costs when ``dynamic``, else their
     static oracle; records per step the positions, legal and target classes (:meth:`recorded`)."""
 
@@ -135,7 +129,7 @@ class Learn(_Scoring):
                      for parts in (self.indices, self.legal, self.targets))
 
 
-class NeuralTransitionParser:
+class NeuralTransitionParser(NeuralParser):
     """A greedy transition-based parser scored by :class:`TransitionScorer`."""
 
     kind = "neural-transition"
@@ -143,20 +137,13 @@ class NeuralTransitionParser:
     def __init__(self, model: TransitionScorer, vocabularies: EncoderVocabularies, system: TransitionSystem,
                  positions: PositionModel, labels: list[str], root_label: int, transforms: Sequence = (),
                  manifest: dict | None = None, device: str = "cpu"):
-        self.model, self.vocabularies, self.system, self.positions = model, vocabularies, system, positions
-        self.labels, self.root_label = labels, root_label
+        super().__init__(model, vocabularies, labels, transforms, manifest, device)
+        self.system, self.positions, self.root_label = system, positions, root_label
         self.classes = Classes(system, labels)
         self.row = positions.reader(system)
-        self.transforms = list(transforms)
-        self.manifest = manifest or {}
-        self.device = device
         self.stats = ParseStats()
 
     # --- parsing -----------------------------------------------------------------------
-
-    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change."""
-        return by_length(sentences, self._parse_batch, batch_words)
 
     def encode(self, batch: list[Sentence], word_dropout: float = 0.0,
                rng: np.random.Generator | None = None) -> tuple[torch.Tensor, int]:
@@ -181,38 +168,19 @@ class NeuralTransitionParser:
             stats.words += len(sentence)
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
-            heads, deprels = list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]]
-            for transform in reversed(self.transforms):
-                heads, deprels = transform.inverse(heads, deprels)
-            sentence.set_tree(heads, deprels)
+            self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]])
 
     # --- model files -------------------------------------------------------------------
 
-    def save(self, path: str) -> None:
-        model_file.write(path, *self.to_files())
-
-    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
-        manifest = dict(self.manifest)
-        manifest.update({
-            "barley_version": __version__,
-            "parser": self.kind,
-            "system": {"name": self.system.name, "single_root": self.system.single_root},
-            "positions": self.positions.text,
-            "positions_source": self.positions.source,
-            "encoder": asdict(self.model.encoder.options),
-            "scorer": {"hidden": self.model.hidden.out_features},
-            "labels": self.labels,
-            "root_label": self.labels[self.root_label],
-            "vocabularies": self.vocabularies.to_json(),
-            "transforms": [t.to_json() for t in self.transforms],
-        })
-        return manifest, weight_arrays(self.model)
+    def own_manifest(self) -> dict:
+        return {"system": {"name": self.system.name, "single_root": self.system.single_root},
+                "positions": self.positions.text, "positions_source": self.positions.source,
+                "scorer": {"hidden": self.model.hidden.out_features},
+                "root_label": self.labels[self.root_label]}
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> NeuralTransitionParser:
-        from barley import transforms as transform_module
-
-        try:
+        with loading(path, "neural transition"):
             system = get_system(manifest["system"]["name"], single_root=manifest["system"]["single_root"])
             positions = parse_positions(manifest["positions"], f"{path}:positions")
             vocabularies = EncoderVocabularies.from_json(manifest["vocabularies"])
@@ -220,15 +188,8 @@ class NeuralTransitionParser:
             model = TransitionScorer(EncoderOptions(**manifest["encoder"]), TransitionOptions(**manifest["scorer"]),
                                      vocabularies.sizes(), len(positions), len(Classes(system, labels).table))
             load_weights(model, arrays)
-            transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
             return cls(model, vocabularies, system, positions, labels, labels.index(manifest["root_label"]),
-                       transforms, manifest)
-        except (*model_file.DAMAGE, RuntimeError, BarleyError) as error:
-            if isinstance(error, ModelError):
-                raise
-            raise ModelError(f"incomplete or inconsistent neural transition model ({type(error).__name__}: "
-                             f"{str(error).splitlines()[0] if str(error) else ''})", path=path,
-                             fix="train the model again with this version of barley") from None
+                       transforms_of(manifest), manifest)
 
 
 # --- training ---------------------------------------------------------------------------
