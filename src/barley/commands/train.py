@@ -41,9 +41,10 @@ def register(subparsers) -> None:
                              f"and less memory (default {MIN_FEATURE_COUNT})")
     parser.add_argument("--oracle", choices=ORACLES, default=SUPPRESS,
                         help="static: learn from the static oracle's transitions; dynamic: train the "
-                             "perceptron (-l perceptron) by exploration with the dynamic oracle (Goldberg & "
-                             "Nivre 2012), for systems that have one (see docs/oracles.md). Default: dynamic "
-                             "for the unsplit perceptron where the system has one, else static")
+                             "perceptron (-l perceptron) or --parser neural-transition by exploration with the "
+                             "dynamic oracle (Goldberg & Nivre 2012), for systems that have one (see "
+                             "docs/oracles.md). Default: dynamic for the unsplit perceptron and the neural "
+                             "transition parser where the system has one, else static")
     parser.add_argument("--explore-after", type=int, default=SUPPRESS, metavar="K",
                         help="--oracle dynamic: epochs before the perceptron follows its own mistakes "
                              f"(default {Exploration.after})")
