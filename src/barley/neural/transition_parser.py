@@ -32,8 +32,9 @@ from barley.neural.options import EncoderOptions, Training, TransitionOptions
 from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
-from barley.systems.base import Action, State, TransitionSystem
+from barley.systems.base import Action, OracleError, State, TransitionSystem
 from barley.training import Classes, Oracle, zero_cost_classes
+
 
 def position_index(row: Callable, states: Sequence[State], waiting: list[int], offsets: np.ndarray,
                    padding: int) -> np.ndarray:
@@ -117,6 +118,9 @@ class Learn(BatchScorer):
         else:
             for i, k in enumerate(waiting):
                 chosen.append(classes.of(*self.oracles[k].next(self.states[k])))
+                if not allowed[i, chosen[-1]]:
+                    raise OracleError(f"{classes.system.name} static oracle chose an illegal "
+                                      f"{classes.system.moves[classes.actions[chosen[-1]][0]]}: a bug in barley")
                 target[i, chosen[-1]] = True
         self.indices.append(index)
         self.legal.append(allowed)
