@@ -153,6 +153,25 @@ def test_costs_are_the_brute_force_loss(name, single_root, data):
                                      f"{expected}; gold {heads} / {labels}, state {key(state)}")
 
 
+FAST = [name for name in EXACT if hasattr(get_system(name), "reference_move_costs")]
+
+
+@pytest.mark.parametrize("single_root", [False, True], ids=["multi-root", "single-root"])
+@pytest.mark.parametrize("name", FAST)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_fast_costs_are_the_reference_costs(name, single_root, data):
+    """Where a system computes its costs by a fast path, they equal its readable definition
+    (which the brute-force test above checks on smaller trees), on larger trees too."""
+    system = get_system(name, single_root=single_root)
+    heads, labels = gold_tree(data, single_root, 14)
+    aim = target(system, heads)
+    fast, reference = system.move_costs(aim, labels), system.reference_move_costs(aim, labels)
+    state = random_configuration(system, len(heads) - 1, data)
+    if not system.is_terminal(state):
+        assert fast(state) == reference(state), f"{name}: gold {heads}, state {key(state)}"
+
+
 def follow_zero_costs(system, heads, labels, rng):
     """From the initial configuration, random zero-cost actions to the end."""
     costs = system.costs(heads, labels)

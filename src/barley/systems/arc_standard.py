@@ -43,7 +43,7 @@ word whose whole gold subtree is untouched and whose gold head is not on the sta
 is built whole and stands for its subtree (Eisner's tables then run over these
 units, per configuration), and heads with no gold arc left outside the item are
 interchangeable and merged. O(ℓ·u³ + ℓ·u²·H) per configuration for stack depth ℓ,
-u units and H live heads: about 130 ms per sentence of UD_English-EWT dev
+u units and H live heads: about 75 ms per sentence of UD_English-EWT dev
 (docs/oracles.md). Shrinking the units further, to the words joined to the stack
 by a gold arc, is *not* exact (an 11-word counter-example broke it).
 """
@@ -56,6 +56,8 @@ from barley.systems.base import Action, State, TransitionSystem, projective_gold
 from barley.tree import dependents_lists
 
 LEFT_ARC, RIGHT_ARC, SHIFT = range(3)
+MERGED = -2
+"""The head that stands for every head with no gold arc left outside its item."""
 
 
 class ArcStandard(TransitionSystem):
@@ -243,18 +245,23 @@ class _FutureArcs:
                 right[p][q] = max(to_right[p][r] + right[r][q] for r in range(p + 1, q + 1))
                 left[p][q] = max(left[p][r] + to_left[r][q] for r in range(p, q))
         index = {unit: k for k, unit in enumerate(units)}
-        merged = -2  # stands for every head with no gold arc left outside its item
         table: dict[tuple[int, int], int] = {(-1, spine[0]): 0}
         for i in range(len(spine)):
             deeper = set(spine[i + 1:])
             if i:
                 table = self._join_below(table, spine[i], m - 1)
+            alive_below: dict[int, int] = {}
 
-            def merge(h: int, k: int) -> int:
-                alive = h == 0 or h == merged or any(index.get(x, -1) > k or x in deeper for x in self.neighbours[h])
-                return h if alive else merged
+            def limit(h: int) -> int:
+                """The items (…, k) that keep head h apart are those with k below this: h has a
+                gold neighbour deeper on the stack, or in a unit after k; beyond, it is merged."""
+                if h not in alive_below:
+                    neighbours = self.neighbours[h] if h >= 0 else ()
+                    forever = h == 0 or h == MERGED or any(x in deeper for x in neighbours)
+                    alive_below[h] = m if forever else max((index.get(x, -1) for x in neighbours), default=-1)
+                return alive_below[h]
 
-            table = self._grow_right(table, units, right, left, merge)
+            table = self._grow_right(table, units, right, left, limit)
         return inside + max(value for (k, _), value in table.items() if k == m - 1)
 
     def _join_below(self, table: dict[tuple[int, int], int], below: int, last: int) -> dict[tuple[int, int], int]:
@@ -271,31 +278,39 @@ class _FutureArcs:
         return joined
 
     def _grow_right(self, table: dict[tuple[int, int], int], units: list[int], right, left,
-                    merge: Callable[[int, int], int]) -> dict[tuple[int, int], int]:
+                    limit: Callable[[int], int]) -> dict[tuple[int, int], int]:
         """Absorb constituents of the units k+1 … q, in order of their head g: an arc
-        h → g keeps the head h, an arc g → h makes g the head."""
-        heads, m = self.heads, len(units)
-        grown: dict[tuple[int, int], int] = {}
+        h → g keeps the head h, an arc g → h makes g the head. Items are kept per k
+        (``rows[k + 1]``: head → best value); a head beyond its ``limit`` is merged."""
+        heads, m, single_root = self.heads, len(units), self.single_root
+        rows: list[dict[int, int]] = [{} for _ in range(m + 1)]
+
+        def put(h: int, first: int, value: int, spans: list[int]) -> None:  # items (k2, h) for k2 ≥ first
+            stop = max(first, min(limit(h), m))
+            for k2 in range(first, m):
+                row, key, v = rows[k2 + 1], h if k2 < stop else MERGED, value + spans[k2]
+                if row.get(key, -1) < v:
+                    row[key] = v
+
         for (k, h), value in table.items():
-            key = (k, merge(h, k))
-            grown[key] = max(grown.get(key, -1), value)
+            row, key = rows[k + 1], h if k < limit(h) else MERGED
+            if row.get(key, -1) < value:
+                row[key] = value
         for t, g in enumerate(units):
             keep: dict[int, int] = {}  # h -> best value before absorbing a constituent headed by g
-            switch = -1
-            for (k, h), value in grown.items():
-                if k >= t:
-                    continue
-                base = value + left[k + 1][t]
-                if h != 0 or not self.single_root:
-                    keep[h] = max(keep.get(h, -1), base + (h >= 0 and heads[g] == h))
-                if h != 0:
-                    switch = max(switch, base + (h >= 0 and heads[h] == g))
-            for k2 in range(t, m):
-                span = right[t][k2]
-                for h, value in keep.items():
-                    key = (k2, merge(h, k2))
-                    grown[key] = max(grown.get(key, -1), value + span)
-                if switch >= 0:
-                    key = (k2, merge(g, k2))
-                    grown[key] = max(grown.get(key, -1), switch + span)
-        return grown
+            switch, head_of_g = -1, heads[g]
+            for k in range(-1, t):
+                gap = left[k + 1][t]
+                for h, value in rows[k + 1].items():
+                    base = value + gap
+                    if h != 0 or not single_root:
+                        v = base + (h >= 0 and head_of_g == h)
+                        if keep.get(h, -1) < v:
+                            keep[h] = v
+                    if h != 0:
+                        switch = max(switch, base + (h >= 0 and heads[h] == g))
+            for h, value in keep.items():
+                put(h, t, value, right[t])
+            if switch >= 0:
+                put(g, t, switch, right[t])
+        return {(k - 1, h): value for k, row in enumerate(rows) for h, value in row.items()}

@@ -64,7 +64,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from barley.systems.base import Action, State, TransitionSystem, projective_target, require_gold_arcs
-from barley.tree import check_tree
+from barley.tree import check_tree, dependents_lists
 
 LEFT_ARC, RIGHT_ARC, NO_ARC, SHIFT = range(4)
 
@@ -181,6 +181,72 @@ class CovingtonNonProjective(Covington):
         return (j, i) if move == LEFT_ARC else (i, j)
 
     def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+        """The costs of the four moves from one pass over the configuration: the graph
+        A ∪ I and its cycles (:func:`cycle_ids`), then what each move changes — NO-ARC and
+        SHIFT take arcs out of I, the arc moves also replace the dependent's edge and may
+        cut the arc whose dependent heads the other tree. Equal to the differences of ℓ
+        (:meth:`reference_move_costs`, the readable definition, tested against it)."""
+        n = len(heads) - 1
+        dependents_of = dependents_lists(heads)
+
+        def costs(state: CovingtonState) -> list[int | None]:
+            legal = self.legal(state)
+            lambda1, buffer, forest = state.lambda1, state.buffer, state.forest
+            j = buffer[0] if buffer else n + 1
+            last = lambda1[-1] if lambda1 else -1
+            parent, reach = reachable_graph(state, j, last)
+            cycle = cycle_ids(parent)
+
+            def cost(removed: set[int], dependent: int = -1, head: int = -1) -> int:
+                """ℓ(after) − ℓ(before) when the arcs of I into ``removed`` go and, for an arc
+                move, ``dependent`` takes ``head`` (its gold arc lost unless gold)."""
+                lost = len(removed) + (dependent != -1 and heads[dependent] != head and reach[dependent])
+                changed = removed | {dependent} if dependent != -1 else removed
+                broken = len({cycle[d] for d in changed if cycle[d] != -1})
+                closes = dependent != -1 and _walk_reaches(parent, head, dependent, removed, n)
+                return lost - broken + closes
+
+            result: list[int | None] = [None] * 4
+            if legal[SHIFT]:  # the arcs of I with j at their right end go
+                result[SHIFT] = cost({d for d in dependents_of[j] if d < j and reach[d]}
+                                     | ({j} if heads[j] < j and reach[j] else set()))
+            if not lambda1:
+                return result
+            i = last
+            between = {d for d, other in ((i, j), (j, i)) if buffer and heads[d] == other and reach[d]}
+            result[NO_ARC] = cost(between)
+            if legal[LEFT_ARC]:  # j → i: a root whose gold head is in i's tree now hangs under j's root
+                top = forest.root(j)
+                cut = {top} if top != i and reach[top] and forest.root(heads[top]) == i else set()
+                result[LEFT_ARC] = cost((between - {i}) | cut, i, j)
+            if legal[RIGHT_ARC]:  # i → j: likewise with the roles swapped; from 0, 0 is taken
+                top = forest.root(i)
+                cut = {top} if top != j and reach[top] and forest.root(heads[top]) == j else set()
+                if self.single_root and i == 0:
+                    cut |= {d for d in dependents_of[0] if d != j and reach[d]}
+                result[RIGHT_ARC] = cost((between - {j}) | cut, j, i)
+            return result
+
+        def reachable_graph(state: CovingtonState, j: int, last: int) -> tuple[list[int], list[bool]]:
+            """A ∪ I as a parent list, and per node whether its gold arc is in I."""
+            built, forest = state.heads, state.forest
+            root_free = self.can_attach_to_root(state)
+            parent, reach = [-1] * (n + 1), [False] * (n + 1)
+            for d in range(1, n + 1):
+                if built[d] != -1:
+                    parent[d] = built[d]
+                    continue
+                g = heads[d]
+                far, near = (d, g) if g < d else (g, d)
+                if (far > j or (far == j and near <= last)) and (g != 0 or root_free) and forest.root(g) != d:
+                    parent[d], reach[d] = g, True
+            return parent, reach
+
+        return costs
+
+    def reference_move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+        """The costs as the paper defines them, ℓ(t(c)) − ℓ(c), each ℓ computed whole:
+        the test oracle of :meth:`move_costs`."""
         n = len(heads) - 1
 
         def loss(state: CovingtonState, j: int, last: int, new_head: int = -1, new_dependent: int = -1) -> int:
@@ -225,6 +291,35 @@ class CovingtonNonProjective(Covington):
             ]
 
         return costs
+
+
+def _walk_reaches(parent: list[int], node: int, target: int, cut: set[int], n: int) -> bool:
+    """Does walking up from ``node`` along ``parent`` (the arcs into ``cut`` gone) reach
+    ``target``? At most n + 1 steps: the walk may enter a cycle that avoids ``target``."""
+    for _ in range(n + 2):
+        if node == target:
+            return True
+        if node == -1 or node in cut:
+            return False
+        node = parent[node]
+    return False
+
+
+def cycle_ids(parent: list[int]) -> list[int]:
+    """For each node of a graph in which node v has the one head ``parent[v]`` (-1: none),
+    the number of the cycle it lies on (-1: none); each path coloured once: O(n)."""
+    colour = [0] * len(parent)  # 0 unseen, else the number of the walk that saw it
+    cycle = [-1] * len(parent)
+    for start in range(len(parent)):
+        node, walk = start, start + 1
+        while node != -1 and colour[node] == 0:
+            colour[node] = walk
+            node = parent[node]
+        if node != -1 and colour[node] == walk and cycle[node] == -1:
+            while cycle[node] == -1:
+                cycle[node] = walk
+                node = parent[node]
+    return cycle
 
 
 def count_cycles(parent: list[int]) -> int:
