@@ -13,9 +13,10 @@ shard whose record matches its model, input and output, and parses the rest.
 
 A worker that dies in the middle loses nothing: Dask runs its tasks again on
 another worker, and since a task writes only complete files, under names that
-depend on the shard alone, a repeated task writes the same bytes. The shards of a
-file are then joined, in order, into one output file (atomically, records kept),
-which equals the output of a one-process ``barley parse`` byte for byte.
+depend on the shard alone, a repeated task writes the same bytes. The client
+appends the shards of a file, in order, to one output file as they finish (so the
+join overlaps the parse; the file is written atomically, its record last), which
+equals the output of a one-process ``barley parse`` byte for byte.
 
 Needs the optional extra ``dask`` (``pip install 'barley[dask]'``); the workers
 must see the input and output paths (a shared file system) and have barley installed.
@@ -23,6 +24,7 @@ must see the input and output paths (a shared file system) and have barley insta
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob
 import hashlib
@@ -56,6 +58,7 @@ class Shard:
     output: str
     index: int
     count: int
+    source_sha256: str | None = None  # of the whole file, when it is cut in several shards (read once, by the cut)
 
 
 def expand(patterns: Iterable[str]) -> list[str]:
@@ -112,8 +115,10 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     lines = [1]
     newline = None
     position = 0
+    hasher = hashlib.sha256()  # the joined output's record names the input's hash: taken here, not read again
     with open(source, "rb") as handle:
         for block in blocks(handle, max(1, min(BLOCK_BYTES, shard_bytes // 16))):  # a shard overshoots by a block
+            hasher.update(block.data)
             newline = newline or first_line_end(block.data)
             position += len(block.data)
             if position - cuts[-1] >= shard_bytes and position < size:
@@ -122,7 +127,8 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     count = len(cuts)
     ends = cuts[1:] + [None]
     return [Shard(source, start, end, first, None if index == 0 else newline,
-                  output if count == 1 else f"{output}.shard-{index:05d}-of-{count:05d}", index, count)
+                  output if count == 1 else f"{output}.shard-{index:05d}-of-{count:05d}", index, count,
+                  hasher.hexdigest())
             for index, (start, end, first) in enumerate(zip(cuts, ends, lines))]
 
 
@@ -245,20 +251,25 @@ def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.Path
     model_future = client.scatter(model_bytes, broadcast=True)
     # pure=False: fresh task keys every run, so a rerun never reuses results the scheduler still holds
     futures = client.map(parse_shard, [model_future] * len(shards), [model_sha] * len(shards), shards, pure=False)
+    shard_of = dict(zip(futures, shards))
     from distributed import as_completed
 
-    try:
-        for done, future in enumerate(as_completed(futures), start=1):
-            records.append(future.result())
-            if progress:
-                progress(done, len(futures))
-    except BarleyError:
-        raise
-    except Exception as error:  # KilledWorker (a shard killed its workers again and again), lost scheduler
-        raise BarleyError(f"the cluster failed: {type(error).__name__}: {error}",
-                          fix="run the same command again: finished shards are kept and skipped") from None
-    for output, group in to_join:
-        _join(output, group, model_sha)
+    with contextlib.ExitStack() as unfinished:  # joined outputs being written: discarded if the run fails
+        joiner_of = {shard.output: joiner for joiner in (_Joiner(output, group, model_sha, unfinished)
+                                                         for output, group in to_join) for shard in joiner.group}
+        try:
+            for done, future in enumerate(as_completed(futures), start=1):
+                records.append(future.result())
+                shard = shard_of[future]
+                if shard.output in joiner_of:
+                    joiner_of[shard.output].finished(shard, records[-1])
+                if progress:
+                    progress(done, len(futures))
+        except BarleyError:
+            raise
+        except Exception as error:  # KilledWorker (a shard killed its workers again and again), lost scheduler
+            raise BarleyError(f"the cluster failed: {type(error).__name__}: {error}",
+                              fix="run the same command again: finished shards are kept and skipped") from None
     return {"shards": sum(len(group) for group in by_output.values()), "files": len(by_output),
             "parsed": sum(not r["skipped"] for r in records),
             "skipped": sum(r["skipped"] for r in records), "sentences": sum(r["sentences"] for r in records),
@@ -280,28 +291,48 @@ def _joined(output: str, source: str, model_sha: str) -> dict | None:
     return record if _finished(record, model_sha, input_sha, output) else None
 
 
-def _join(output: str, group: list[Shard], model_sha: str) -> None:
-    """Concatenate a file's shard outputs, in order, into ``output`` (atomically); then remove them."""
-    hasher = hashlib.sha256()
-    total = sentences = words = 0
-    with atomic_output(output) as out:
-        for shard in group:
-            record = read_record(shard.output)
-            with open(shard.output, "rb") as handle:
-                for chunk in iter(lambda: handle.read(1 << 20), b""):
-                    out.write(chunk)
-                    hasher.update(chunk)
-                    total += len(chunk)
-            sentences += record["sentences"]
-            words += record["words"]
-    source = group[0].source
-    _write_record(output, {"barley_version": __version__, "model_sha256": model_sha, "input": source,
-                           "input_sha256": sha256_file(source), "input_size": os.path.getsize(source),
-                           "shard": "joined", "shards": len(group), "sentences": sentences, "words": words,
-                           "output_sha256": hasher.hexdigest(), "output_bytes": total})
-    for shard in group:
-        os.unlink(shard.output)
-        os.unlink(shard.output + RECORD_SUFFIX)
+class _Joiner:
+    """A file cut in shards: their outputs appended, in order, to its output as soon as they are
+    finished (so joining overlaps the parse), then its record written and the shards removed."""
+
+    def __init__(self, output: str, group: list[Shard], model_sha: str, unfinished: contextlib.ExitStack):
+        self.output, self.group, self.model_sha = output, group, model_sha
+        self.unfinished = unfinished
+        self.files: contextlib.ExitStack | None = None  # opened with the first shard: few files at a time
+        self.out = None
+        self.records: dict[int, dict] = {}  # finished shards not appended yet, by index
+        self.next = 0
+        self.hasher = hashlib.sha256()
+        self.size = self.sentences = self.words = 0
+
+    def finished(self, shard: Shard, record: dict) -> None:
+        self.records[shard.index] = record
+        while self.next in self.records:
+            self._append(self.group[self.next], self.records.pop(self.next))
+            self.next += 1
+        if self.next == len(self.group):
+            self.files.close()  # complete: the output takes its name
+            source = self.group[0].source
+            _write_record(self.output, {
+                "barley_version": __version__, "model_sha256": self.model_sha, "input": source,
+                "input_sha256": self.group[0].source_sha256, "input_size": os.path.getsize(source),
+                "shard": "joined", "shards": len(self.group), "sentences": self.sentences, "words": self.words,
+                "output_sha256": self.hasher.hexdigest(), "output_bytes": self.size})
+            for shard in self.group:
+                os.unlink(shard.output)
+                os.unlink(shard.output + RECORD_SUFFIX)
+
+    def _append(self, shard: Shard, record: dict) -> None:
+        if self.out is None:
+            self.files = self.unfinished.enter_context(contextlib.ExitStack())
+            self.out = self.files.enter_context(atomic_output(self.output))
+        with open(shard.output, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                self.out.write(chunk)
+                self.hasher.update(chunk)
+                self.size += len(chunk)
+        self.sentences += record["sentences"]
+        self.words += record["words"]
 
 
 def connect(scheduler: str):
