@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from barley import __version__
@@ -43,6 +44,9 @@ from barley.parallel import BLOCK_BYTES, blocks, first_line_end, parse_bytes
 
 SHARD_BYTES = 64 << 20
 """About this many bytes of input per shard: ≈ 0.9 million words of UD CoNLL-U, about half a minute of one core."""
+SHARDS_PER_THREAD = 8
+"""By default shards are made small enough for this many per worker thread (down to 1 MB): the last
+round, when some workers are idle while the others finish their shards, stays short."""
 RECORD_SUFFIX = ".barley.json"
 
 
@@ -58,7 +62,6 @@ class Shard:
     output: str
     index: int
     count: int
-    source_sha256: str | None = None  # of the whole file, when it is cut in several shards (read once, by the cut)
 
 
 def expand(patterns: Iterable[str]) -> list[str]:
@@ -81,6 +84,17 @@ def sha256_file(path: str | os.PathLike) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             hasher.update(chunk)
     return hasher.hexdigest()
+
+
+def shard_size(inputs: list[str], threads: int) -> int:
+    """The default shard size: :data:`SHARD_BYTES`, halved until the inputs make :data:`SHARDS_PER_THREAD`
+    shards per worker thread (1 MB at least). Powers of two, so the same inputs on a cluster of about
+    the same size are cut the same way and a rerun finds its shards (give ``shard_bytes`` to fix them)."""
+    total = sum(os.path.getsize(path) for path in inputs if os.path.isfile(path))
+    size = SHARD_BYTES
+    while size > 1 << 20 and total < SHARDS_PER_THREAD * max(1, threads) * size:
+        size //= 2
+    return size
 
 
 def plan(inputs: list[str], out_dir: str | os.PathLike, shard_bytes: int = SHARD_BYTES) -> dict[str, list[Shard]]:
@@ -115,10 +129,8 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     lines = [1]
     newline = None
     position = 0
-    hasher = hashlib.sha256()  # the joined output's record names the input's hash: taken here, not read again
     with open(source, "rb") as handle:
         for block in blocks(handle, max(1, min(BLOCK_BYTES, shard_bytes // 16))):  # a shard overshoots by a block
-            hasher.update(block.data)
             newline = newline or first_line_end(block.data)
             position += len(block.data)
             if position - cuts[-1] >= shard_bytes and position < size:
@@ -127,8 +139,7 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     count = len(cuts)
     ends = cuts[1:] + [None]
     return [Shard(source, start, end, first, None if index == 0 else newline,
-                  output if count == 1 else f"{output}.shard-{index:05d}-of-{count:05d}", index, count,
-                  hasher.hexdigest())
+                  output if count == 1 else f"{output}.shard-{index:05d}-of-{count:05d}", index, count)
             for index, (start, end, first) in enumerate(zip(cuts, ends, lines))]
 
 
@@ -216,14 +227,15 @@ def parse_shard(model_bytes: bytes, model_sha: str, shard: Shard) -> dict:
 # --- on the client -------------------------------------------------------------------------
 
 def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.PathLike], out_dir: str | os.PathLike,
-                shard_bytes: int = SHARD_BYTES, join: bool = True, progress=None) -> dict:
+                shard_bytes: int | None = None, join: bool = True, progress=None) -> dict:
     """Parse ``inputs`` on the Dask cluster of ``client`` into ``out_dir``; return a summary.
 
     ``inputs`` are file paths (see :func:`expand` for glob patterns); the outputs
     keep their paths relative to the inputs' common folder. With ``join`` the
     shards of a file cut in several are joined into one output (and removed).
     ``progress(done, total)`` is called as shards finish. Shards already finished
-    by an earlier run with the same model and input are skipped.
+    by an earlier run with the same model and input are skipped. ``shard_bytes``:
+    the size of a shard (default: :func:`shard_size` for the cluster's worker threads).
     """
     model = os.fspath(model)
     try:
@@ -234,7 +246,9 @@ def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.Path
 
     read_manifest(model)  # a damaged model fails here, once, not on every worker
     model_sha = hashlib.sha256(model_bytes).hexdigest()
-    by_output = plan([os.fspath(path) for path in inputs], out_dir, shard_bytes)
+    inputs = [os.fspath(path) for path in inputs]
+    shard_bytes = shard_bytes or shard_size(inputs, sum(client.nthreads().values()))
+    by_output = plan(inputs, out_dir, shard_bytes)
     for output in by_output:
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     records = []
@@ -255,7 +269,10 @@ def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.Path
     from distributed import as_completed
 
     with contextlib.ExitStack() as unfinished:  # joined outputs being written: discarded if the run fails
-        joiner_of = {shard.output: joiner for joiner in (_Joiner(output, group, model_sha, unfinished)
+        # the joined outputs' records name their inputs' SHA-256: hashed by a thread here while the workers parse
+        hashing = unfinished.enter_context(ThreadPoolExecutor(1))
+        joiner_of = {shard.output: joiner for joiner in (_Joiner(output, group, model_sha, unfinished,
+                                                                 hashing.submit(sha256_file, group[0].source))
                                                          for output, group in to_join) for shard in joiner.group}
         try:
             for done, future in enumerate(as_completed(futures), start=1):
@@ -295,8 +312,9 @@ class _Joiner:
     """A file cut in shards: their outputs appended, in order, to its output as soon as they are
     finished (so joining overlaps the parse), then its record written and the shards removed."""
 
-    def __init__(self, output: str, group: list[Shard], model_sha: str, unfinished: contextlib.ExitStack):
-        self.output, self.group, self.model_sha = output, group, model_sha
+    def __init__(self, output: str, group: list[Shard], model_sha: str, unfinished: contextlib.ExitStack,
+                 input_sha: Future):
+        self.output, self.group, self.model_sha, self.input_sha = output, group, model_sha, input_sha
         self.unfinished = unfinished
         self.files: contextlib.ExitStack | None = None  # opened with the first shard: few files at a time
         self.out = None
@@ -315,7 +333,7 @@ class _Joiner:
             source = self.group[0].source
             _write_record(self.output, {
                 "barley_version": __version__, "model_sha256": self.model_sha, "input": source,
-                "input_sha256": self.group[0].source_sha256, "input_size": os.path.getsize(source),
+                "input_sha256": self.input_sha.result(), "input_size": os.path.getsize(source),
                 "shard": "joined", "shards": len(self.group), "sentences": self.sentences, "words": self.words,
                 "output_sha256": self.hasher.hexdigest(), "output_bytes": self.size})
             for shard in self.group:
@@ -362,11 +380,10 @@ def parse_on_cluster(args) -> int:
     if not (args.scheduler and args.out_dir):
         raise BarleyError("--scheduler and --out-dir (and --shard-mb) go together",
                           fix="give both, e.g. --scheduler local:2 'corpus/**/*.conllu' --out-dir parsed/")
-    shard_mb = SHARD_BYTES >> 20 if args.shard_mb is None else args.shard_mb
     if args.output != "-" or args.jobs != 1:
         raise BarleyError("with --scheduler, outputs go to --out-dir and the cluster's workers do the work",
                           fix="leave out --output and --jobs")
-    if shard_mb < 1:
+    if args.shard_mb is not None and args.shard_mb < 1:
         raise BarleyError("--shard-mb must be at least 1")
     if args.input == "-":
         raise BarleyError("a cluster parses files, not stdin", fix="name the files, e.g. 'corpus/**/*.conllu'")
@@ -379,7 +396,7 @@ def parse_on_cluster(args) -> int:
                 print(f"barley parse: {done}/{total} shards, {seconds:.0f} s, "
                       f"ETA {seconds * (total - done) / done:.0f} s", file=sys.stderr, flush=True)
 
-        summary = parse_files(client, args.model, inputs, args.out_dir, shard_bytes=shard_mb << 20,
+        summary = parse_files(client, args.model, inputs, args.out_dir, shard_bytes=args.shard_mb and args.shard_mb << 20,
                               progress=progress)
         if args.scheduler.startswith("local"):
             client.cluster.close()

@@ -89,8 +89,12 @@ _SENTENCE_END = re.compile(rb"[^\r\n]\r?\n\r?\n")
 
 def _after_last_blank_line(data: bytes) -> int:
     """The position right after the last blank line of ``data`` (0 if there is none)."""
-    lf, crlf = data.rfind(b"\n\n"), data.rfind(b"\n\r\n")
-    return max(lf + 2 if lf >= 0 else 0, crlf + 3 if crlf >= 0 else 0)
+    start = max(0, len(data) - 65536)  # nearly always found there: spare scanning a block for the other ending
+    while True:
+        lf, crlf = data.rfind(b"\n\n", start), data.rfind(b"\n\r\n", start)
+        if lf >= 0 or crlf >= 0 or not start:
+            return max(lf + 2 if lf >= 0 else 0, crlf + 3 if crlf >= 0 else 0)
+        start = 0
 
 
 def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES, sentences: Iterable[int] | None = None

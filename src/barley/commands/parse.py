@@ -44,7 +44,8 @@ def register(subparsers) -> None:
     parser.add_argument("--out-dir", metavar="DIR", help="with --scheduler: where the outputs go, with the inputs' "
                                                          "relative paths; a rerun skips what is finished")
     parser.add_argument("--shard-mb", type=int, metavar="MB",
-                        help="with --scheduler: cut files larger than this into shards of about this size (default 64)")
+                        help="with --scheduler: cut files larger than this into shards of about this size (default: "
+                             "64, halved down to 1 until the inputs make 8 shards per worker thread)")
     parser.set_defaults(func=run)
 
 
