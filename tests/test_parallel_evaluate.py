@@ -78,6 +78,16 @@ def test_the_report_is_the_one_process_report_byte_for_byte(files, blocks_taken,
     assert one[0] == 0 and "LAS" in one[1]
 
 
+def test_the_page_of_errors_is_the_one_process_page(files, blocks_taken, tmp_path, capsys):
+    pages = []
+    for jobs in ("1", "2"):
+        pages.append(tmp_path / f"errors-{jobs}.html")
+        _report(capsys, files / "gold.conllu", files / "system.conllu", "--show-errors", "7",
+                "--errors-page", pages[-1], "--jobs", jobs)
+    assert pages[0].read_bytes() == pages[1].read_bytes() and b"<svg" in pages[0].read_bytes()
+    assert blocks_taken[0] is not None
+
+
 def test_an_other_tokenization_gives_the_one_process_conll18_report(files, blocks_taken, capsys):
     arguments = [files / "gold.conllu", files / "retokenized.conllu", "--compare", files / "other.conllu"]
     one = _report(capsys, *arguments)
