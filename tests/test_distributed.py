@@ -70,6 +70,10 @@ def test_plan_cuts_big_files_at_sentence_boundaries_and_counts_lines(corpus):
     shards = plan([big], folder / "out", SHARD)[str(folder / "out" / "big.conllu")]
     data = open(big, "rb").read()
     assert len(shards) > 10 and shards[0].start == 0 and shards[-1].end is None
+    sizes = [(shard.start, shard.end - shard.start) for shard in shards[:-1]]
+    tail = len(data) - len(data) // 8
+    assert min(size for start, size in sizes if start < tail) >= SHARD  # full shards, then quarters
+    assert max(size for start, size in sizes if start >= tail) < SHARD / 2
     for shard, following in zip(shards, shards[1:]):
         assert shard.end == following.start and data[:shard.end].endswith(b"\n\n")
         assert following.first_line == data[:following.start].count(b"\n") + 1

@@ -118,7 +118,8 @@ def plan(inputs: list[str], out_dir: str | os.PathLike, shard_bytes: int = SHARD
 
 def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     """Cut one file into shards of whole sentences: runs of :func:`barley.parallel.blocks` of at least
-    ``shard_bytes`` together (the blocks' line numbers go with them, so errors name the file's line)."""
+    ``shard_bytes`` together (a quarter of it in the file's last eighth), the blocks' line numbers
+    going with them, so errors name the file's line."""
     try:
         size = os.path.getsize(source)
     except OSError as error:
@@ -129,11 +130,12 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     lines = [1]
     newline = None
     position = 0
+    tail = size - size // 8  # the last eighth in quarter shards: the last round, with workers idle, is short
     with open(source, "rb") as handle:
         for block in blocks(handle, max(1, min(BLOCK_BYTES, shard_bytes // 16))):  # a shard overshoots by a block
             newline = newline or first_line_end(block.data)
             position += len(block.data)
-            if position - cuts[-1] >= shard_bytes and position < size:
+            if position - cuts[-1] >= (shard_bytes if cuts[-1] < tail else shard_bytes // 4) and position < size:
                 cuts.append(position)
                 lines.append(block.first_line + block.data.count(b"\n"))
     count = len(cuts)
