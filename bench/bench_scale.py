@@ -144,11 +144,13 @@ def dask_runs(args, model: Path, largest: Path, words: int, reference: str, one_
             if digest(out_dir / largest.name) != reference:
                 raise SystemExit(f"the Dask run with {workers} workers gave a different output than --jobs 1")
             rate = words / figures["wall_s"]
-            one_worker.setdefault(when, rate)
+            if workers == 1:
+                one_worker[when] = rate
             results.setdefault("dask", []).append({"workers": workers, "clock_from": when, **figures,
                                                    "words_per_s": round(rate)})
             print(f"{workers:>7} {when:>15} {figures['wall_s']:>7} {figures['cpu_s']:>6} {figures['main_cpu_s']:>5} "
-                  f"{rate:>8.0f} {rate / one_rate:>7.2f}x {rate / one_worker[when]:>6.2f}x "
+                  f"{rate:>8.0f} {rate / one_rate:>7.2f}x "
+                  f"{f'{rate / one_worker[when]:.2f}x' if when in one_worker else '-':>7} "
                   f"{figures.get('start_s', '-'):>7}  {figures['load']}", flush=True)
 
 
