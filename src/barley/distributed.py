@@ -39,6 +39,7 @@ from pathlib import Path
 
 from barley import __version__
 from barley.atomic import atomic_output
+from barley.collecting import freeze_loaded
 from barley.errors import BarleyError
 from barley.parallel import BLOCK_BYTES, blocks, first_line_end, parse_bytes
 
@@ -163,6 +164,7 @@ def _parser_for(model_sha: str, model_bytes: bytes):
             parser = load(path)
         _PARSERS.clear()  # one model at a time per worker
         _PARSERS[model_sha] = parser
+        freeze_loaded()
     return parser
 
 

@@ -40,6 +40,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import IO
 
+from barley.collecting import collecting_rarely, freeze_loaded
 from barley.conllu import Sentence, open_bytes, open_for_writing, read_bytes
 from barley.errors import BarleyError
 
@@ -241,6 +242,7 @@ def _start_worker(model: str | None, parent: int) -> None:
 
         try:
             _parser = Pipeline.load(model)  # a parser model is a pipeline of one parser
+            freeze_loaded()
         except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
             _parser = error
 
@@ -268,9 +270,10 @@ def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: st
     tag again what the input has tagged.
     """
     parser.stats = type(parser.stats)()
-    sentences = read_bytes(data, name, first_line, newline)
-    parsed = parser.parse(sentences, retag=True) if retag else parser.parse(sentences)
-    text = "".join(sentence.to_text() for sentence in parsed)
+    with collecting_rarely():  # in Dask's workers too, which inherit nothing from `barley parse`
+        sentences = read_bytes(data, name, first_line, newline)
+        parsed = parser.parse(sentences, retag=True) if retag else parser.parse(sentences)
+        text = "".join(sentence.to_text() for sentence in parsed)
     return text.encode("utf-8"), parser.stats
 
 
@@ -303,7 +306,7 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     pipeline = Pipeline.load(model) if fork or input != "conllu" else None
     if fork:
         _parser = pipeline  # the forked workers find it loaded
-        gc.freeze()  # and the collector leaves its objects alone, so their memory stays shared
+        freeze_loaded()  # and the collector leaves its objects alone, so their memory stays shared
     stats = None
     done_bytes = 0
     try:
