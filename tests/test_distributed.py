@@ -13,7 +13,7 @@ import pytest
 distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install 'barley[dask]')")
 
 from barley import cli, conllu  # noqa: E402
-from barley.distributed import RECORD_SUFFIX, expand, parse_files, plan  # noqa: E402
+from barley.distributed import RECORD_SUFFIX, SHARD_BYTES, expand, parse_files, plan, shard_size  # noqa: E402
 from barley.errors import BarleyError  # noqa: E402
 from barley.parser import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
@@ -70,9 +70,23 @@ def test_plan_cuts_big_files_at_sentence_boundaries_and_counts_lines(corpus):
     shards = plan([big], folder / "out", SHARD)[str(folder / "out" / "big.conllu")]
     data = open(big, "rb").read()
     assert len(shards) > 10 and shards[0].start == 0 and shards[-1].end is None
+    sizes = [(shard.start, shard.end - shard.start) for shard in shards[:-1]]
+    tail = len(data) - len(data) // 8
+    assert min(size for start, size in sizes if start < tail) >= SHARD  # full shards, then quarters
+    assert max(size for start, size in sizes if start >= tail) < SHARD / 2
     for shard, following in zip(shards, shards[1:]):
         assert shard.end == following.start and data[:shard.end].endswith(b"\n\n")
         assert following.first_line == data[:following.start].count(b"\n") + 1
+
+
+def test_the_default_shard_size_gives_every_worker_thread_eight_shards(tmp_path):
+    big = tmp_path / "big.conllu"
+    with open(big, "wb") as handle:
+        handle.truncate(100 << 20)
+    assert shard_size([str(big)], 1) == 8 << 20  # 12.5 shards of 8 MB; 16 MB would give 6
+    assert shard_size([str(big)], 2) == 4 << 20
+    assert shard_size([str(big)], 1000) == 1 << 20  # never below 1 MB
+    assert shard_size([str(big)] * 20, 1) == SHARD_BYTES  # 2 GB: the largest shards
 
 
 def test_the_cluster_output_equals_a_one_process_run_byte_for_byte_and_a_rerun_skips_it(corpus, client, tmp_path):

@@ -89,8 +89,13 @@ def _named(directory: str) -> tuple[int, str]:
 
 
 @contextmanager
-def atomic_output(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+def atomic_output(path: str | os.PathLike, flush_to_disk: bool = True) -> Iterator[IO[bytes]]:
     """Yield a binary handle whose bytes replace ``path`` only if the block completes.
+
+    ``flush_to_disk=False`` leaves out the wait for the disk (``fsync``) before the
+    rename: only for files whose content is checked before it is used (a Dask shard's
+    output, checked against its record's size and SHA-256, and the record, checked
+    as JSON), where a crash can leave nothing worse than a file the next run rewrites.
 
     Errors: a directory that cannot be written to, or a disk that fills up, raise a
     :class:`~barley.errors.BarleyError` naming ``path``; any exception (including
@@ -113,7 +118,8 @@ def atomic_output(path: str | os.PathLike) -> Iterator[IO[bytes]]:
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if flush_to_disk:
+                os.fsync(handle.fileno())
         os.replace(temporary, path)
     except BaseException as error:
         if os.path.exists(temporary):

@@ -13,9 +13,10 @@ shard whose record matches its model, input and output, and parses the rest.
 
 A worker that dies in the middle loses nothing: Dask runs its tasks again on
 another worker, and since a task writes only complete files, under names that
-depend on the shard alone, a repeated task writes the same bytes. The shards of a
-file are then joined, in order, into one output file (atomically, records kept),
-which equals the output of a one-process ``barley parse`` byte for byte.
+depend on the shard alone, a repeated task writes the same bytes. The client
+appends the shards of a file, in order, to one output file as they finish (so the
+join overlaps the parse; the file is written atomically, its record last), which
+equals the output of a one-process ``barley parse`` byte for byte.
 
 Needs the optional extra ``dask`` (``pip install 'barley[dask]'``); the workers
 must see the input and output paths (a shared file system) and have barley installed.
@@ -23,6 +24,7 @@ must see the input and output paths (a shared file system) and have barley insta
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob
 import hashlib
@@ -32,15 +34,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from barley import __version__
 from barley.atomic import atomic_output
+from barley.collecting import freeze_loaded
 from barley.errors import BarleyError
 from barley.parallel import BLOCK_BYTES, blocks, first_line_end, parse_bytes
 
 SHARD_BYTES = 64 << 20
 """About this many bytes of input per shard: ≈ 0.9 million words of UD CoNLL-U, about half a minute of one core."""
+SHARDS_PER_THREAD = 8
+"""By default shards are made small enough for this many per worker thread (down to 1 MB): the last
+round, when some workers are idle while the others finish their shards, stays short."""
 RECORD_SUFFIX = ".barley.json"
 
 
@@ -80,6 +87,17 @@ def sha256_file(path: str | os.PathLike) -> str:
     return hasher.hexdigest()
 
 
+def shard_size(inputs: list[str], threads: int) -> int:
+    """The default shard size: :data:`SHARD_BYTES`, halved until the inputs make :data:`SHARDS_PER_THREAD`
+    shards per worker thread (1 MB at least). Powers of two, so the same inputs on a cluster of about
+    the same size are cut the same way and a rerun finds its shards (give ``shard_bytes`` to fix them)."""
+    total = sum(os.path.getsize(path) for path in inputs if os.path.isfile(path))
+    size = SHARD_BYTES
+    while size > 1 << 20 and total < SHARDS_PER_THREAD * max(1, threads) * size:
+        size //= 2
+    return size
+
+
 def plan(inputs: list[str], out_dir: str | os.PathLike, shard_bytes: int = SHARD_BYTES) -> dict[str, list[Shard]]:
     """The shards of every input, by output file; outputs mirror the inputs' paths below their common folder."""
     if not inputs:
@@ -101,7 +119,8 @@ def plan(inputs: list[str], out_dir: str | os.PathLike, shard_bytes: int = SHARD
 
 def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     """Cut one file into shards of whole sentences: runs of :func:`barley.parallel.blocks` of at least
-    ``shard_bytes`` together (the blocks' line numbers go with them, so errors name the file's line)."""
+    ``shard_bytes`` together (a quarter of it in the file's last eighth), the blocks' line numbers
+    going with them, so errors name the file's line."""
     try:
         size = os.path.getsize(source)
     except OSError as error:
@@ -112,11 +131,12 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     lines = [1]
     newline = None
     position = 0
+    tail = size - size // 8  # the last eighth in quarter shards: the last round, with workers idle, is short
     with open(source, "rb") as handle:
         for block in blocks(handle, max(1, min(BLOCK_BYTES, shard_bytes // 16))):  # a shard overshoots by a block
             newline = newline or first_line_end(block.data)
             position += len(block.data)
-            if position - cuts[-1] >= shard_bytes and position < size:
+            if position - cuts[-1] >= (shard_bytes if cuts[-1] < tail else shard_bytes // 4) and position < size:
                 cuts.append(position)
                 lines.append(block.first_line + block.data.count(b"\n"))
     count = len(cuts)
@@ -144,6 +164,7 @@ def _parser_for(model_sha: str, model_bytes: bytes):
             parser = load(path)
         _PARSERS.clear()  # one model at a time per worker
         _PARSERS[model_sha] = parser
+        freeze_loaded()
     return parser
 
 
@@ -180,7 +201,7 @@ def _finished(record: dict | None, model_sha: str, input_sha: str, output: str) 
 
 
 def _write_record(output: str, record: dict) -> None:
-    with atomic_output(output + RECORD_SUFFIX) as handle:
+    with atomic_output(output + RECORD_SUFFIX, flush_to_disk=False) as handle:  # checked when read
         handle.write((json.dumps(record, indent=1, sort_keys=True) + "\n").encode("utf-8"))
 
 
@@ -195,7 +216,7 @@ def parse_shard(model_bytes: bytes, model_sha: str, shard: Shard) -> dict:
     parser = _parser_for(model_sha, model_bytes)
     text, stats = parse_bytes(parser, data, shard.source, shard.first_line, shard.newline)
     os.makedirs(os.path.dirname(os.path.abspath(shard.output)), exist_ok=True)
-    with atomic_output(shard.output) as handle:
+    with atomic_output(shard.output, flush_to_disk=False) as handle:  # checked against its record when used
         handle.write(text)
     record = {"barley_version": __version__, "model_sha256": model_sha, "input": shard.source,
               "input_sha256": input_sha, "input_bytes": [shard.start, shard.start + len(data)],
@@ -210,14 +231,15 @@ def parse_shard(model_bytes: bytes, model_sha: str, shard: Shard) -> dict:
 # --- on the client -------------------------------------------------------------------------
 
 def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.PathLike], out_dir: str | os.PathLike,
-                shard_bytes: int = SHARD_BYTES, join: bool = True, progress=None) -> dict:
+                shard_bytes: int | None = None, join: bool = True, progress=None) -> dict:
     """Parse ``inputs`` on the Dask cluster of ``client`` into ``out_dir``; return a summary.
 
     ``inputs`` are file paths (see :func:`expand` for glob patterns); the outputs
     keep their paths relative to the inputs' common folder. With ``join`` the
     shards of a file cut in several are joined into one output (and removed).
     ``progress(done, total)`` is called as shards finish. Shards already finished
-    by an earlier run with the same model and input are skipped.
+    by an earlier run with the same model and input are skipped. ``shard_bytes``:
+    the size of a shard (default: :func:`shard_size` for the cluster's worker threads).
     """
     model = os.fspath(model)
     try:
@@ -228,7 +250,9 @@ def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.Path
 
     read_manifest(model)  # a damaged model fails here, once, not on every worker
     model_sha = hashlib.sha256(model_bytes).hexdigest()
-    by_output = plan([os.fspath(path) for path in inputs], out_dir, shard_bytes)
+    inputs = [os.fspath(path) for path in inputs]
+    shard_bytes = shard_bytes or shard_size(inputs, sum(client.nthreads().values()))
+    by_output = plan(inputs, out_dir, shard_bytes)
     for output in by_output:
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     records = []
@@ -245,20 +269,28 @@ def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.Path
     model_future = client.scatter(model_bytes, broadcast=True)
     # pure=False: fresh task keys every run, so a rerun never reuses results the scheduler still holds
     futures = client.map(parse_shard, [model_future] * len(shards), [model_sha] * len(shards), shards, pure=False)
+    shard_of = dict(zip(futures, shards))
     from distributed import as_completed
 
-    try:
-        for done, future in enumerate(as_completed(futures), start=1):
-            records.append(future.result())
-            if progress:
-                progress(done, len(futures))
-    except BarleyError:
-        raise
-    except Exception as error:  # KilledWorker (a shard killed its workers again and again), lost scheduler
-        raise BarleyError(f"the cluster failed: {type(error).__name__}: {error}",
-                          fix="run the same command again: finished shards are kept and skipped") from None
-    for output, group in to_join:
-        _join(output, group, model_sha)
+    with contextlib.ExitStack() as unfinished:  # joined outputs being written: discarded if the run fails
+        # the joined outputs' records name their inputs' SHA-256: hashed by a thread here while the workers parse
+        hashing = unfinished.enter_context(ThreadPoolExecutor(1))
+        joiner_of = {shard.output: joiner for joiner in (_Joiner(output, group, model_sha, unfinished,
+                                                                 hashing.submit(sha256_file, group[0].source))
+                                                         for output, group in to_join) for shard in joiner.group}
+        try:
+            for done, future in enumerate(as_completed(futures), start=1):
+                records.append(future.result())
+                shard = shard_of[future]
+                if shard.output in joiner_of:
+                    joiner_of[shard.output].finished(shard, records[-1])
+                if progress:
+                    progress(done, len(futures))
+        except BarleyError:
+            raise
+        except Exception as error:  # KilledWorker (a shard killed its workers again and again), lost scheduler
+            raise BarleyError(f"the cluster failed: {type(error).__name__}: {error}",
+                              fix="run the same command again: finished shards are kept and skipped") from None
     return {"shards": sum(len(group) for group in by_output.values()), "files": len(by_output),
             "parsed": sum(not r["skipped"] for r in records),
             "skipped": sum(r["skipped"] for r in records), "sentences": sum(r["sentences"] for r in records),
@@ -280,28 +312,49 @@ def _joined(output: str, source: str, model_sha: str) -> dict | None:
     return record if _finished(record, model_sha, input_sha, output) else None
 
 
-def _join(output: str, group: list[Shard], model_sha: str) -> None:
-    """Concatenate a file's shard outputs, in order, into ``output`` (atomically); then remove them."""
-    hasher = hashlib.sha256()
-    total = sentences = words = 0
-    with atomic_output(output) as out:
-        for shard in group:
-            record = read_record(shard.output)
-            with open(shard.output, "rb") as handle:
-                for chunk in iter(lambda: handle.read(1 << 20), b""):
-                    out.write(chunk)
-                    hasher.update(chunk)
-                    total += len(chunk)
-            sentences += record["sentences"]
-            words += record["words"]
-    source = group[0].source
-    _write_record(output, {"barley_version": __version__, "model_sha256": model_sha, "input": source,
-                           "input_sha256": sha256_file(source), "input_size": os.path.getsize(source),
-                           "shard": "joined", "shards": len(group), "sentences": sentences, "words": words,
-                           "output_sha256": hasher.hexdigest(), "output_bytes": total})
-    for shard in group:
-        os.unlink(shard.output)
-        os.unlink(shard.output + RECORD_SUFFIX)
+class _Joiner:
+    """A file cut in shards: their outputs appended, in order, to its output as soon as they are
+    finished (so joining overlaps the parse), then its record written and the shards removed."""
+
+    def __init__(self, output: str, group: list[Shard], model_sha: str, unfinished: contextlib.ExitStack,
+                 input_sha: Future):
+        self.output, self.group, self.model_sha, self.input_sha = output, group, model_sha, input_sha
+        self.unfinished = unfinished
+        self.files: contextlib.ExitStack | None = None  # opened with the first shard: few files at a time
+        self.out = None
+        self.records: dict[int, dict] = {}  # finished shards not appended yet, by index
+        self.next = 0
+        self.hasher = hashlib.sha256()
+        self.size = self.sentences = self.words = 0
+
+    def finished(self, shard: Shard, record: dict) -> None:
+        self.records[shard.index] = record
+        while self.next in self.records:
+            self._append(self.group[self.next], self.records.pop(self.next))
+            self.next += 1
+        if self.next == len(self.group):
+            self.files.close()  # complete: the output takes its name
+            source = self.group[0].source
+            _write_record(self.output, {
+                "barley_version": __version__, "model_sha256": self.model_sha, "input": source,
+                "input_sha256": self.input_sha.result(), "input_size": os.path.getsize(source),
+                "shard": "joined", "shards": len(self.group), "sentences": self.sentences, "words": self.words,
+                "output_sha256": self.hasher.hexdigest(), "output_bytes": self.size})
+            for shard in self.group:
+                os.unlink(shard.output)
+                os.unlink(shard.output + RECORD_SUFFIX)
+
+    def _append(self, shard: Shard, record: dict) -> None:
+        if self.out is None:
+            self.files = self.unfinished.enter_context(contextlib.ExitStack())
+            self.out = self.files.enter_context(atomic_output(self.output))
+        with open(shard.output, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                self.out.write(chunk)
+                self.hasher.update(chunk)
+                self.size += len(chunk)
+        self.sentences += record["sentences"]
+        self.words += record["words"]
 
 
 def connect(scheduler: str):
@@ -331,11 +384,10 @@ def parse_on_cluster(args) -> int:
     if not (args.scheduler and args.out_dir):
         raise BarleyError("--scheduler and --out-dir (and --shard-mb) go together",
                           fix="give both, e.g. --scheduler local:2 'corpus/**/*.conllu' --out-dir parsed/")
-    shard_mb = SHARD_BYTES >> 20 if args.shard_mb is None else args.shard_mb
     if args.output != "-" or args.jobs != 1:
         raise BarleyError("with --scheduler, outputs go to --out-dir and the cluster's workers do the work",
                           fix="leave out --output and --jobs")
-    if shard_mb < 1:
+    if args.shard_mb is not None and args.shard_mb < 1:
         raise BarleyError("--shard-mb must be at least 1")
     if args.input == "-":
         raise BarleyError("a cluster parses files, not stdin", fix="name the files, e.g. 'corpus/**/*.conllu'")
@@ -348,7 +400,7 @@ def parse_on_cluster(args) -> int:
                 print(f"barley parse: {done}/{total} shards, {seconds:.0f} s, "
                       f"ETA {seconds * (total - done) / done:.0f} s", file=sys.stderr, flush=True)
 
-        summary = parse_files(client, args.model, inputs, args.out_dir, shard_bytes=shard_mb << 20,
+        summary = parse_files(client, args.model, inputs, args.out_dir, shard_bytes=args.shard_mb and args.shard_mb << 20,
                               progress=progress)
         if args.scheduler.startswith("local"):
             client.cluster.close()

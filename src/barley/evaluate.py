@@ -145,6 +145,26 @@ class Evaluation:
         """The scores as a JSON-ready dict (percentages 0–100; None where a denominator is 0)."""
         return self.scores
 
+    @classmethod
+    def concatenate(cls, parts: list[Evaluation]) -> Evaluation:
+        """The evaluation of consecutive pieces of the same files, as if scored in one go (``--jobs``)."""
+        offsets = np.cumsum([0] + [part.sentences for part in parts[:-1]])
+
+        def joined(name: str) -> np.ndarray:
+            return np.concatenate([getattr(part, name) for part in parts])
+
+        return cls(punctuation=parts[0].punctuation, sentences=sum(part.sentences for part in parts),
+                   sentence_of_word=np.concatenate([part.sentence_of_word + offset
+                                                    for part, offset in zip(parts, offsets)]),
+                   head_correct=joined("head_correct"), label_correct=joined("label_correct"),
+                   universal_label_correct=joined("universal_label_correct"), gold_length=joined("gold_length"),
+                   gold_labels=[label for part in parts for label in part.gold_labels],
+                   system_labels=[label for part in parts for label in part.system_labels],
+                   gold_nonprojective=joined("gold_nonprojective"),
+                   system_nonprojective=joined("system_nonprojective"),
+                   gold_not_trees=sum(part.gold_not_trees for part in parts),
+                   system_not_trees=sum(part.system_not_trees for part in parts))
+
 
 def evaluate(gold: Source, system: Source, exclude_punct: bool | str = False) -> Evaluation:
     """Score ``system`` against ``gold`` (paths or iterables of Sentences); see the module docstring."""

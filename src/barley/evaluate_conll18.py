@@ -311,10 +311,27 @@ class Conll18Evaluation:
     scores: dict[str, Score]
     same_tokenization: bool  # same sentences, tokens and words (FORMs included) as the gold
     las_correct: np.ndarray  # per gold word: aligned, with the right head and relation (what McNemar pairs)
+    ends_aligned: bool = True  # the last words of both files are paired one to one (see concatenate)
 
     def as_dict(self) -> dict:
         return {"same_tokenization": self.same_tokenization,
                 **{metric: score.as_dict() for metric, score in self.scores.items()}}
+
+    @classmethod
+    def concatenate(cls, parts: list[Conll18Evaluation]) -> Conll18Evaluation:
+        """The metrics of consecutive pieces of the same files, as if scored in one go (``--jobs``).
+
+        Exact when no word of one piece is aligned with a word of another: when the
+        gold and system pieces end at the same character of the text, after words
+        aligned one to one (:attr:`ends_aligned`), as the pieces of ``--jobs`` are checked to do."""
+        def total(metric: str, count: str) -> int | None:
+            values = [getattr(part.scores[metric], count) for part in parts]
+            return None if values[0] is None else sum(values)
+
+        scores = {metric: Score(*(total(metric, count) for count in ("correct", "gold", "system", "aligned")))
+                  for metric in parts[0].scores}
+        return cls(scores, all(part.same_tokenization for part in parts),
+                   np.concatenate([part.las_correct for part in parts]))
 
 
 def evaluate_conll18(gold: Source, system: Source) -> Conll18Evaluation:
@@ -368,7 +385,10 @@ def evaluate_conll18(gold: Source, system: Source) -> Conll18Evaluation:
     las_correct[aligned[aligned >= 0][np.array(labelled, dtype=bool)]] = True
     same = (len(pairs) == len(gold_words) == len(system_words) and gold_file.sentences == system_file.sentences
             and gold_file.tokens == system_file.tokens and all(g.form == s.form for g, s in pairs))
-    return Conll18Evaluation(scores, same, las_correct)
+    last = gold_words[-1:] + system_words[-1:]
+    ends_aligned = same or (len(last) == 2 and not any(word.multiword for word in last)
+                            and (last[0].start, last[0].end) == (last[1].start, last[1].end))
+    return Conll18Evaluation(scores, same, las_correct, ends_aligned)
 
 
 def _spans_score(gold: list[tuple[int, int]], system: list[tuple[int, int]]) -> Score:

@@ -29,6 +29,7 @@ import dataclasses
 import gc
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -39,6 +40,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import IO
 
+from barley.collecting import collecting_rarely, freeze_loaded
 from barley.conllu import Sentence, open_bytes, open_for_writing, read_bytes
 from barley.errors import BarleyError
 
@@ -76,31 +78,105 @@ class Block:
     first_line: int
     index: int
 
+    @property
+    def sentences(self) -> int:
+        """How many sentences the block holds, by the cutting rule: each one ends at a blank line or at the end."""
+        return len(_SENTENCE_END.findall(self.data)) + bool(self.data[_after_last_blank_line(self.data):].strip())
 
-def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+
+_SENTENCE_END = re.compile(rb"[^\r\n]\r?\n\r?\n")
+"""A line with something on it, then a blank line (``\\n`` or ``\\r\\n`` alone): where a sentence ends."""
+
+
+def _after_last_blank_line(data: bytes) -> int:
+    """The position right after the last blank line of ``data`` (0 if there is none)."""
+    start = max(0, len(data) - 65536)  # nearly always found there: spare scanning a block for the other ending
+    while True:
+        lf, crlf = data.rfind(b"\n\n", start), data.rfind(b"\n\r\n", start)
+        if lf >= 0 or crlf >= 0 or not start:
+            return max(lf + 2 if lf >= 0 else 0, crlf + 3 if crlf >= 0 else 0)
+        start = 0
+
+
+def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES, sentences: Iterable[int] | None = None
+           ) -> Iterator[Block]:
     """Cut a byte stream into blocks that end right after a blank line (or at the end of the input).
 
     A blank line is ``\\n`` or ``\\r\\n`` alone; a block grows until one is found, so a
     sentence is never split. Line numbers are counted so errors name the file's line.
+
+    With ``sentences`` (counts, such as the :attr:`Block.sentences` of another file's
+    blocks, consumed one at a time as the blocks are asked for), block *i* holds the
+    next ``sentences[i]`` sentences instead (fewer where the input runs out), with the
+    blank lines after them; once the counts end, one last block holds the rest
+    (empty if nothing is left). A second file is so cut like a first.
     """
+    cut_at = _BySize(block_bytes) if sentences is None else _BySentences(iter(sentences))
     pending = b""
     line = 1
     index = 0
+    ended = False
     while True:
-        data = handle.read(block_bytes)
-        if not data:
-            if pending:
-                yield Block(pending, line, index)
-            return
-        data = pending + data
-        cut = max(data.rfind(b"\n\n") + 2, data.rfind(b"\n\r\n") + 3)
-        if cut < 3:  # no blank line yet (rfind gave -1): keep reading
-            pending = data
+        cut = cut_at(pending, ended)
+        if cut is None:
+            if ended:
+                return
+            data = handle.read(block_bytes)
+            ended = not data
+            pending += data
             continue
-        block, pending = data[:cut], data[cut:]
+        block, pending = pending[:cut], pending[cut:]
         yield Block(block, line, index)
         line += block.count(b"\n")
         index += 1
+
+
+class _BySize:
+    """Where the next block ends: after the last blank line of at least ``block_bytes`` read."""
+
+    def __init__(self, block_bytes: int):
+        self.block_bytes = block_bytes
+
+    def __call__(self, pending: bytes, ended: bool) -> int | None:
+        if ended:
+            return len(pending) or None
+        if len(pending) < self.block_bytes:
+            return None
+        return _after_last_blank_line(pending) or None  # no blank line yet: keep reading
+
+
+class _BySentences:
+    """Where the next block ends: after the next count of sentences (and the blank lines after them)."""
+
+    def __init__(self, counts: Iterator[int]):
+        self.counts = counts
+        self.wanted: int | None = -1  # -1: not asked for yet (a count is taken only when its block is wanted)
+        self.found = 0  # sentence ends found so far in the pending bytes,
+        self.searched = 0  # all of them before this position
+
+    def __call__(self, pending: bytes, ended: bool) -> int | None:
+        if self.wanted == -1:
+            self.wanted = next(self.counts, None)
+        if self.wanted is None:  # the counts are served: the rest is one block, the last
+            if not ended or self.counts is None:
+                return None
+            self.counts = None
+            return len(pending)
+        matches = _SENTENCE_END.finditer(pending, self.searched)
+        while self.found < self.wanted and (match := next(matches, None)):
+            self.found += 1
+            self.searched = match.end()
+        if self.found == self.wanted:
+            cut = self.searched
+            while pending.startswith(b"\n", cut) or pending.startswith(b"\r\n", cut):
+                cut += 1 if pending[cut] == 10 else 2
+        elif ended:
+            cut = len(pending)  # the input ran out
+        else:
+            self.searched = max(self.searched, len(pending) - 4)  # a sentence end may straddle the next read
+            return None
+        self.wanted, self.found, self.searched = -1, 0, 0
+        return cut
 
 
 def sentence_blocks(sentences: Iterable[Sentence], block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
@@ -166,6 +242,7 @@ def _start_worker(model: str | None, parent: int) -> None:
 
         try:
             _parser = Pipeline.load(model)  # a parser model is a pipeline of one parser
+            freeze_loaded()
         except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
             _parser = error
 
@@ -193,9 +270,10 @@ def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: st
     tag again what the input has tagged.
     """
     parser.stats = type(parser.stats)()
-    sentences = read_bytes(data, name, first_line, newline)
-    parsed = parser.parse(sentences, retag=True) if retag else parser.parse(sentences)
-    text = "".join(sentence.to_text() for sentence in parsed)
+    with collecting_rarely():  # in Dask's workers too, which inherit nothing from `barley parse`
+        sentences = read_bytes(data, name, first_line, newline)
+        parsed = parser.parse(sentences, retag=True) if retag else parser.parse(sentences)
+        text = "".join(sentence.to_text() for sentence in parsed)
     return text.encode("utf-8"), parser.stats
 
 
@@ -228,11 +306,8 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     pipeline = Pipeline.load(model) if fork or input != "conllu" else None
     if fork:
         _parser = pipeline  # the forked workers find it loaded
-        gc.freeze()  # and the collector leaves its objects alone, so their memory stays shared
-    executor = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
-                                   initializer=_start_worker, initargs=(None if fork else model, os.getpid()))
+        freeze_loaded()  # and the collector leaves its objects alone, so their memory stays shared
     stats = None
-    in_flight: deque[tuple[int, Future]] = deque()
     done_bytes = 0
     try:
         with contextlib.ExitStack() as stack:
@@ -242,26 +317,59 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
                 cut = sentence_blocks(_tokenized(pipeline, source, input), block_bytes)
                 name = "<memory>"  # what a sentence read from text is named at --jobs 1
             out = stack.enter_context(open_for_writing(output))
+            pool = stack.enter_context(worker_pool(jobs, None if fork else model, "parsing", name))
             newline = None
-            for block in cut:
-                if block.index == 0:
-                    newline = first_line_end(block.data)
-                future = executor.submit(_parse_block, block.data, block.first_line, name,
-                                         None if block.index == 0 else newline, retag)
-                in_flight.append((len(block.data), future))
-                while len(in_flight) >= 2 * jobs:
-                    done_bytes, stats = _write_next(in_flight, out, done_bytes, stats, progress)
-            while in_flight:
-                done_bytes, stats = _write_next(in_flight, out, done_bytes, stats, progress)
-    except BrokenProcessPool:
-        raise BarleyError("a worker process died while parsing (killed, or out of memory?)", path=name,
-                          fix="run again, with fewer --jobs if memory is short; no output was written") from None
+
+            def calls() -> Iterator[tuple]:
+                nonlocal newline
+                for block in cut:
+                    if block.index == 0:
+                        newline = first_line_end(block.data)
+                    yield len(block.data), _parse_block, (block.data, block.first_line, name,
+                                                          None if block.index == 0 else newline, retag)
+
+            for size, (text, block_stats) in in_order(pool, jobs, calls()):
+                out.write(text)  # in input order
+                done_bytes += size
+                stats = add_stats(stats, block_stats)
+                if progress:
+                    progress(done_bytes)
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
         if fork:
             _parser = None
             gc.unfreeze()
     return stats
+
+
+@contextlib.contextmanager
+def worker_pool(jobs: int, model: str | None, doing: str, name: str | None = None
+                ) -> Iterator[ProcessPoolExecutor]:
+    """``jobs`` worker processes (forked on Linux), each loading ``model`` unless None; a worker that dies
+    is a one-line error that says what they were ``doing``; leaving stops them after their current task."""
+    fork = sys.platform == "linux"
+    executor = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
+                                   initializer=_start_worker, initargs=(model, os.getpid()))
+    try:
+        yield executor
+    except BrokenProcessPool:
+        raise BarleyError(f"a worker process died while {doing} (killed, or out of memory?)", path=name,
+                          fix="run again, with fewer --jobs if memory is short; no output was written") from None
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def in_order(pool: ProcessPoolExecutor, jobs: int, calls: Iterable[tuple]) -> Iterator[tuple]:
+    """Run each call ``(tag, function, args)`` on the pool, at most ``2 × jobs`` at a time (so memory is
+    bounded); yield ``(tag, function(*args))`` in the calls' order."""
+    in_flight: deque[tuple[object, Future]] = deque()
+    for tag, function, args in calls:
+        in_flight.append((tag, pool.submit(function, *args)))
+        if len(in_flight) >= 2 * jobs:
+            tag, future = in_flight.popleft()
+            yield tag, future.result()
+    while in_flight:
+        tag, future = in_flight.popleft()
+        yield tag, future.result()
 
 
 def _tokenized(pipeline, source: str, input: str) -> Iterator[Sentence]:
@@ -275,14 +383,3 @@ def _tokenized(pipeline, source: str, input: str) -> Iterator[Sentence]:
         yield sentence
         break
     yield from sentences
-
-
-def _write_next(in_flight: deque, out: IO[bytes], done_bytes: int, stats, progress):
-    """Wait for the oldest block in flight and write it: output stays in input order."""
-    size, future = in_flight.popleft()
-    text, block_stats = future.result()
-    out.write(text)
-    done_bytes += size
-    if progress:
-        progress(done_bytes)
-    return done_bytes, add_stats(stats, block_stats)

@@ -9,6 +9,7 @@ from barley import conllu
 from barley.errors import BarleyError
 from barley.evaluate import evaluate, format_comparison, format_report, mcnemar
 from barley.evaluate_conll18 import evaluate_conll18, format_conll18
+from barley.parallel import jobs_argument
 
 
 def register(subparsers) -> None:
@@ -39,6 +40,9 @@ def register(subparsers) -> None:
                         help="print only the CoNLL 2018 shared task metrics (Tokens, Sentences, Words, UPOS, XPOS, "
                              "UFeats, AllTags, Lemmas, UAS, LAS, CLAS, MLAS, BLEX); chosen by itself when SYSTEM's "
                              "tokenization or sentence split differs from GOLD's")
+    parser.add_argument("--jobs", "-j", type=jobs_argument, default=1, metavar="N",
+                        help="worker processes ('auto': one per core); the files are scored in blocks of whole "
+                             "sentences and the report is the same (default 1)")
     parser.set_defaults(func=run)
 
 
@@ -47,15 +51,20 @@ def run(args) -> int:
     if args.show_errors and "-" in (args.gold, args.system):
         raise BarleyError("--show-errors reads the files twice, so not from stdin", fix="give both as files")
     gold, system = _rereadable(args.gold), _rereadable(args.system)
-    conll18 = evaluate_conll18(gold, system)
-    other18 = evaluate_conll18(gold, args.compare) if args.compare else None
+    scored = _in_blocks(args, exclude) if args.jobs > 1 else None
+    if scored:
+        (conll18, result), (other18, other) = scored
+    else:
+        conll18 = evaluate_conll18(gold, system)
+        other18 = evaluate_conll18(gold, args.compare) if args.compare else None
+        result = other = None
     if args.conll18 or not all(e.same_tokenization for e in (conll18, other18) if e):
         if args.show_errors:
             raise BarleyError("--show-errors draws the system's trees under the gold ones, so it needs the gold's "
                               "tokenization", fix="leave out --show-errors (or --conll18)")
         return _run_conll18(args, conll18, other18)
-    result = evaluate(gold, system, exclude_punct=exclude)
-    other = evaluate(gold, args.compare, exclude_punct=exclude) if args.compare else None
+    result = result or evaluate(gold, system, exclude_punct=exclude)
+    other = other or (evaluate(gold, args.compare, exclude_punct=exclude) if args.compare else None)
     test = mcnemar(result.correct, other.correct) if other else None
     if args.show_errors:
         show_errors(args, result)
@@ -70,6 +79,20 @@ def run(args) -> int:
     if other:
         print("\n" + format_comparison(result, other, test, args.compare))
     return 0
+
+
+def _in_blocks(args, exclude):
+    """The scores of SYSTEM (and OTHER) by ``args.jobs`` processes: ``((conll18, evaluation), (conll18,
+    evaluation))`` as one process gives them, or None where only one process can score the files."""
+    if "-" in (args.gold, args.system, args.compare):
+        return None
+    from barley.parallel_evaluate import evaluate_files
+
+    scored = evaluate_files(args.gold, [args.system, *filter(None, [args.compare])], exclude, args.jobs,
+                            per_word=not args.conll18)
+    if scored is None:
+        return None
+    return scored[0], scored[1] if args.compare else (None, None)
 
 
 def show_errors(args, result) -> None:

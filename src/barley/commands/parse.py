@@ -6,6 +6,7 @@ import gc
 import sys
 import time
 
+from barley.collecting import collecting_rarely, freeze_loaded
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
@@ -44,7 +45,8 @@ def register(subparsers) -> None:
     parser.add_argument("--out-dir", metavar="DIR", help="with --scheduler: where the outputs go, with the inputs' "
                                                          "relative paths; a rerun skips what is finished")
     parser.add_argument("--shard-mb", type=int, metavar="MB",
-                        help="with --scheduler: cut files larger than this into shards of about this size (default 64)")
+                        help="with --scheduler: cut files larger than this into shards of about this size (default: "
+                             "64, halved down to 1 until the inputs make 8 shards per worker thread)")
     parser.set_defaults(func=run)
 
 
@@ -55,20 +57,11 @@ def _jobs(value: str) -> int:
     return jobs_argument(value)
 
 
-GC_THRESHOLD = 100_000
-"""Allocations between collections of the youngest generation (Python's default: 700)."""
-
-
 def run(args) -> int:
-    # Parsing allocates millions of small containers (rows, states) that live until their
-    # sentence is written and never form cycles: collecting every 700 allocations cost a
-    # fifth of the time. Forked workers (--jobs) inherit the setting.
-    threshold = gc.get_threshold()
-    gc.set_threshold(GC_THRESHOLD, *threshold[1:])
     try:
-        return _parse(args)
+        with collecting_rarely():  # forked workers (--jobs) inherit the setting
+            return _parse(args)
     finally:
-        gc.set_threshold(*threshold)
         gc.unfreeze()
 
 
@@ -99,7 +92,7 @@ def _parse(args) -> int:
                   "words/s", file=sys.stderr)
         return 0
     pipeline = Pipeline.load(args.model)
-    gc.freeze()  # the model's objects are never garbage: no collection need look at them again
+    freeze_loaded()
     _check_retag(args, pipeline.names)
     counted = {"words": 0}
 
