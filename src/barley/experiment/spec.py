@@ -310,7 +310,7 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     if not isinstance(name, str) or not name or "/" in name:
         fail("every parser needs a name (a string without '/')")
     kind_name = entry.get("parser", ParserSpec.parser)
-    if kind_name not in KINDS:
+    if not isinstance(kind_name, str) or kind_name not in KINDS:
         fail(f"parser {name!r}: unknown parser kind {kind_name!r}", fix="choose from " + ", ".join(KINDS))
     kind = get_kind(kind_name)
     for key, value in entry.items():
