@@ -119,6 +119,18 @@ def test_nonprojective_arcs_with_every_strategy(data, strategy):
         assert parser.stats.approximation_moves >= len(gold)
 
 
+def test_dev_scores_during_training_undo_the_transforms(data):
+    """Early stopping compares dev LAS on the treebank's own trees: the per-epoch dev LAS of the kept
+    epoch is the dev LAS of the finished parser, lifted arcs lowered and encoded labels decoded."""
+    from barley.transforms.pseudo_projective import PseudoProjective
+
+    parser = train(data["np_train"], parser="biaffine", dev=data["np_test"], epochs=30, patience=30,
+                   decoder="eisner", transforms=[PseudoProjective("head")], **TINY, **QUIET)
+    history = parser.manifest["training"]
+    assert parser.manifest["dev"]["LAS"] == 100.0  # every lifted arc lowered again, every label decoded
+    assert history["dev_las_per_epoch"][history["best_epoch"] - 1] == pytest.approx(parser.manifest["dev"]["LAS"])
+
+
 def test_the_baseline_encoding_gives_projective_trees_with_plain_labels(data):
     """Lifting without marking the arc (the ``baseline`` encoding) cannot be undone: Eisner's
     projective output passes through, with the treebank's own labels."""

@@ -187,10 +187,11 @@ class TrainedBiaffineParser:
 
 def train_biaffine(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], labels: list[str], *,
                    encoder: EncoderOptions, biaffine: BiaffineOptions, training: Training, decoding: GraphOptions,
-                   dev: list[Sentence] | None, pretrained: str | None, seed: int, device: str, threads: int,
+                   transforms: Sequence = (), dev: list[Sentence] | None, pretrained: str | None, seed: int, device: str, threads: int,
                    log: Callable[[str], None]) -> TrainedBiaffineParser:
     """Fit a biaffine parser on (already transformed) gold trees; with ``dev``, the epoch of the best
-    dev LAS is kept and training stops after ``training.patience`` epochs without a better one."""
+    dev LAS is kept and training stops after ``training.patience`` epochs without a better one. The
+    ``transforms`` are undone on the dev parses, so that dev LAS is scored on the treebank's own trees."""
     from barley.parser import evaluate_parser
 
     if device == "cuda" and not torch.cuda.is_available():
@@ -210,7 +211,7 @@ def train_biaffine(sentences: list[Sentence], trees: list[tuple[list[int], list[
         if vectors:
             found = model.encoder.set_pretrained(vocabularies.tables["form"], vectors)
             log(f"pretrained vectors from {pretrained}: {found} of {len(vocabularies.tables['form']) - 3} forms")
-        parser = TrainedBiaffineParser(model, vocabularies, labels, decoding, device=device)
+        parser = TrainedBiaffineParser(model, vocabularies, labels, decoding, transforms, device=device)
         sizes = vocabularies.sizes()
         log("vocabularies: " + ", ".join(f"{name} {size - 3}" for name, size in sizes.items())
             + f", DEPREL {len(labels)}; {sum(p.numel() for p in model.parameters()):,} parameters; "
