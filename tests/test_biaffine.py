@@ -70,12 +70,26 @@ def test_learns_the_toy_language(trained, data):
     assert history["dev_las_per_epoch"][history["best_epoch"] - 1] == max(history["dev_las_per_epoch"])
 
 
+# the functions of barley.graph.decoding that each decoder calls: the graph parser's own
+CALLED = {"mst": {"chu_liu_edmonds"}, "eisner": {"eisner"}, "eisner+npa": {"eisner", "nonprojective_approximation"}}
+
+
 @pytest.mark.parametrize("decoder", ["mst", "eisner", "eisner+npa"])
-def test_every_decoder_gives_trees(data, decoder):
-    """Barely trained, most sentences' best heads are no tree, so the decoder does the work."""
+def test_every_decoder_gives_trees(data, decoder, monkeypatch):
+    """Barely trained, most sentences' best heads are no tree, so the decoder does the work — the
+    graph-based parser's decoder functions, not copies of them."""
+    import barley.graph.decoding as decoding
+
+    called = set()
+    for name in ("chu_liu_edmonds", "eisner", "nonprojective_approximation"):
+        def spy(*args, _name=name, _function=getattr(decoding, name)):
+            called.add(_name)
+            return _function(*args)
+        monkeypatch.setattr(decoding, name, spy)
     parser = train(data["np_train"], parser="biaffine", decoder=decoder, epochs=1, **TINY, **QUIET)
     sentences = list(parser.parse(list(read(data["np_test"])) + list(read(data["test"]))))
     assert parser.stats.decoded > 0
+    assert called == CALLED[decoder]
     for sentence in sentences:
         heads = sentence.heads()
         assert check_tree(heads, single_root=True) is None
@@ -83,17 +97,51 @@ def test_every_decoder_gives_trees(data, decoder):
             assert is_projective(heads)
 
 
-def test_nonprojective_arcs_with_mst_and_with_pseudo_projective_lifting(data):
-    """The crossing arc is learnt by MST directly, and by Eisner through pseudo-projective lifting
-    (the encoded labels never reach the output)."""
+@pytest.mark.parametrize("strategy", [dict(decoder="mst"), dict(decoder="eisner+npa"),
+                                      *(dict(decoder="eisner", encoding=encoding)
+                                        for encoding in ("head", "path", "head+path"))],
+                         ids=lambda strategy: "+".join(strategy.values()))
+def test_nonprojective_arcs_with_every_strategy(data, strategy):
+    """The crossing arc is learnt by MST directly, by Eisner + the non-projective approximation,
+    and by Eisner through pseudo-projective lifting with every encoding that marks the lifted arc
+    (the encoded labels never reach the output): Björkelund & Kuhn's strategies, biaffine scores."""
     from barley.transforms.pseudo_projective import PseudoProjective
 
     gold = list(read(data["np_test"]))
-    for options in (dict(decoder="mst"), dict(decoder="eisner", transforms=[PseudoProjective("head")])):
-        parser = train(data["np_train"], parser="biaffine", epochs=30, **options, **TINY, **QUIET)
-        parsed = list(parser.parse([s.copy() for s in gold]))
-        assert [s.heads().tolist() for s in parsed] == [s.heads().tolist() for s in gold], options
-        assert all("|" not in deprel for s in parsed for deprel in s.deprels())
+    options = dict(strategy)
+    if "encoding" in options:
+        options["transforms"] = [PseudoProjective(options.pop("encoding"))]
+    parser = train(data["np_train"], parser="biaffine", epochs=30, **options, **TINY, **QUIET)
+    parsed = list(parser.parse([s.copy() for s in gold]))
+    assert [s.heads().tolist() for s in parsed] == [s.heads().tolist() for s in gold]
+    assert [s.deprels() for s in parsed] == [s.deprels() for s in gold]
+    if strategy["decoder"] == "eisner+npa":
+        assert parser.stats.approximation_moves >= len(gold)
+
+
+def test_dev_scores_during_training_undo_the_transforms(data):
+    """Early stopping compares dev LAS on the treebank's own trees: the per-epoch dev LAS of the kept
+    epoch is the dev LAS of the finished parser, lifted arcs lowered and encoded labels decoded."""
+    from barley.transforms.pseudo_projective import PseudoProjective
+
+    parser = train(data["np_train"], parser="biaffine", dev=data["np_test"], epochs=30, patience=30,
+                   decoder="eisner", transforms=[PseudoProjective("head")], **TINY, **QUIET)
+    history = parser.manifest["training"]
+    assert parser.manifest["dev"]["LAS"] == 100.0  # every lifted arc lowered again, every label decoded
+    assert history["dev_las_per_epoch"][history["best_epoch"] - 1] == pytest.approx(parser.manifest["dev"]["LAS"])
+
+
+def test_the_baseline_encoding_gives_projective_trees_with_plain_labels(data):
+    """Lifting without marking the arc (the ``baseline`` encoding) cannot be undone: Eisner's
+    projective output passes through, with the treebank's own labels."""
+    from barley.transforms.pseudo_projective import PseudoProjective
+
+    parser = train(data["np_train"], parser="biaffine", epochs=10, decoder="eisner",
+                   transforms=[PseudoProjective("baseline")], **TINY, **QUIET)
+    labels = {deprel for s in read(data["np_train"]) for deprel in s.deprels()}
+    for sentence in parser.parse(read(data["np_test"])):
+        assert is_projective(sentence.heads())
+        assert set(sentence.deprels()) <= labels
 
 
 def test_the_shortcut_gives_the_decoders_tree(trained):

@@ -198,7 +198,8 @@ def test_presets_pick_their_treebanks_by_name(tmp_path, name):
         directory = tmp_path / folder
         directory.mkdir(exist_ok=True)
         code = folder.split("_", 1)[1].lower()
-        for split in ({"train": ("train", "test"), "dev": ("dev", "test"), "cv": ("train",)}[setting]):
+        for split in ({"train": ("train", "test"), "train+dev": ("train", "dev", "test"), "dev": ("dev", "test"),
+                       "cv": ("train",)}[setting]):
             (directory / f"{code}-ud-{split}.conllu").write_text(random_treebank(1, 2), encoding="utf-8")
     the_spec = presets.preset(name, tmp_path)
     assert [t.name.split(" ")[0] for t in the_spec.treebanks] == [folder for folder, _ in wanted]

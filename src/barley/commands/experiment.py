@@ -25,7 +25,8 @@ def register(subparsers) -> None:
     parser.add_argument("--max-train-sentences", type=int, metavar="N",
                         help="train on the first N sentences only (cross-validation: use the first N sentences)")
     parser.add_argument("--learner", choices=list(LEARNERS), help="learner of every transition-based parser")
-    parser.add_argument("--epochs", type=int, metavar="N", help="perceptron epochs of every graph-based parser and transition-based perceptron")
+    parser.add_argument("--epochs", type=int, metavar="N", help="training epochs of every parser trained in epochs: graph-based, biaffine, "
+                        "and transition-based with the perceptron")
     parser.add_argument("--folds", type=int, metavar="K", help="folds of every cross-validated treebank")
     parser.add_argument("--report-only", action="store_true", help="write the report from the finished runs only")
     parser.set_defaults(func=run)

@@ -20,8 +20,9 @@ from barley.experiment.spec import Spec, from_dict
 
 DEFAULT_DATA = "../shared/data/ud"
 
-# (treebank folder, setting): "train" = train -> test, "dev" = train on dev -> test,
-# "cv" = k-fold cross-validation on the train file
+# (treebank folder, setting): "train" = train -> test, "train+dev" = train -> test with the dev
+# file (if any) for early stopping, "dev" = train on dev -> test, "cv" = k-fold cross-validation
+# on the train file
 _Treebanks = list[tuple[str, str]]
 
 
@@ -123,6 +124,25 @@ def _bjorkelund():
              "second-order comparison, and `folds = 10` in a spec gives the paper's cross-validation."])
 
 
+def _bjorkelund_neural():
+    """Björkelund & Kuhn's comparison with the biaffine scorer in place of the perceptron: the same
+    parsers (encodings, approximation, MST), the same decoders and transforms, modern scores."""
+    _, treebanks, parsers, notes = _bjorkelund()
+    biaffine = [{**{key: value for key, value in parser.items() if key not in ("parser", "order")},
+                 "parser": "biaffine"} for parser in parsers]
+    treebanks = [(folder, "train+dev") for folder, _ in treebanks] + [("UD_Turkish-IMST", "train+dev")]
+    return ("Björkelund & Kuhn (2012), Table 2, with the biaffine scorer (Dozat & Manning 2017; BiLSTM encoder, "
+            "`--parser biaffine`) instead of the perceptron: pseudo-projective encodings (± label cap 30) with "
+            "Eisner against Eisner + the non-projective approximation (t = 0.3), and Chu-Liu-Edmonds (MST); "
+            "train → test, early stopping on the dev set where the treebank has one.",
+            treebanks, biaffine,
+            notes[:1] + ["The scores of a biaffine model are first order, so Eisner, the approximation and MST "
+                         "search the same kind of scores; every parser trains its own model (with its own "
+                         "early stopping). Turkish-IMST is added as the fourth treebank of issue 13.",
+                         "A treebank without a dev set (Latin-Perseus) trains the default number of epochs "
+                         "(--epochs to change it) and keeps the last."])
+
+
 def _oracles2012():
     systems = [("E", "arc-eager"), ("H", "arc-hybrid"), ("S", "arc-standard"), ("NP-L", "covington-nonprojective"),
                ("Su", "swap-eager")]
@@ -142,7 +162,7 @@ def _oracles2012():
 
 
 PRESETS = {"nivre2008": _nivre2008, "nivre2009": _nivre2009, "planar2010": _planar2010,
-           "transforms2006": _transforms2006, "bjorkelund": _bjorkelund,
+           "transforms2006": _transforms2006, "bjorkelund": _bjorkelund, "bjorkelund-neural": _bjorkelund_neural,
            "oracles2012": _oracles2012}
 
 
@@ -153,11 +173,14 @@ def treebank_files(data: Path, folder: str, setting: str) -> dict | None:
               for split in ("train", "dev", "test")} if directory.is_dir() else {}
     if setting == "cv":
         return {"name": folder, "data": str(splits["train"]), "folds": 10} if splits.get("train") else None
-    source = splits.get(setting)
+    source = splits.get("train" if setting == "train+dev" else setting)
     if source is None or splits.get("test") is None:
         return None
-    name = folder if setting == "train" else f"{folder} (dev→test)"
-    return {"name": name, "train": str(source), "test": str(splits["test"])}
+    name = f"{folder} (dev→test)" if setting == "dev" else folder
+    entry = {"name": name, "train": str(source), "test": str(splits["test"])}
+    if setting == "train+dev" and splits.get("dev"):
+        entry["dev"] = str(splits["dev"])
+    return entry
 
 
 def preset(name: str, data: str | Path = DEFAULT_DATA) -> Spec:

@@ -158,7 +158,8 @@ def oracle_statistics(spec: Spec, out: Path, treebank) -> dict[str, OracleStats]
     """The stored oracle runs on a treebank, by system name."""
     found = {}
     for parser in spec.parsers:
-        data = None if parser.is_graph else read_json(treebank_directory(out, treebank) / f"oracle-{slug(parser.system)}.json")
+        data = parser.transition_system and read_json(treebank_directory(out, treebank)
+                                                      / f"oracle-{slug(parser.transition_system)}.json")
         if data is not None and parser.system not in found:
             found[parser.system] = OracleStats(
                 data["system"], data["single_root"], data["sentences"], data["skipped"], data["words"],
@@ -175,7 +176,7 @@ def running_time_table(results: list[Result], oracles: dict[str, OracleStats]) -
     rows = []
     for result in results:
         oracle = oracles.get(result.parser.system)
-        if result.parser.is_graph or oracle is None:
+        if not result.parser.transition_system or oracle is None:
             continue
         parsing = result.value("parse_transitions")
         per_word = parsing / result.score["words"] if parsing is not None and result.score["words"] else None

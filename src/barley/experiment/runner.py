@@ -129,11 +129,13 @@ class Run:
         return everything[:start] + everything[end:], everything[start:end]
 
 
-def train_parser(spec: ParserSpec, sentences: list[conllu.Sentence], *, seed: int, log: Callable[[str], None]):
-    """A parser trained as ``spec`` says (:func:`barley.parser.train`, which fits the transforms)."""
+def train_parser(spec: ParserSpec, sentences: list[conllu.Sentence], *, seed: int, log: Callable[[str], None],
+                 dev: str | None = None):
+    """A parser trained as ``spec`` says (:func:`barley.parser.train`, which fits the transforms);
+    ``dev`` goes to training for the kinds that use it there (early stopping)."""
     transforms = [make_transform(options) for options in spec.transforms]
     return train(sentences, parser=spec.parser, seed=seed, transforms=transforms, record_time=True, log=log,
-                 **spec.train_options())
+                 dev=dev if spec.kind.takes_dev else None, **spec.train_options())
 
 
 def _warm_up() -> None:
@@ -156,9 +158,10 @@ def execute(run: Run) -> dict:
             print(message, file=log_file, flush=True)
 
         started = time.perf_counter()
-        parser = train_parser(run.parser, train_data, seed=run.seed, log=log)
+        dev = run.treebank.dev if run.fold is None else None
+        parser = train_parser(run.parser, train_data, seed=run.seed, log=log, dev=dev)
         train_seconds = time.perf_counter() - started
-        if run.treebank.dev and run.fold is None:  # scored apart: parsing dev is not training time
+        if dev and not run.parser.kind.takes_dev:  # scored apart: parsing dev is not training time
             parser.manifest["dev"] = evaluate_parser(parser, run.treebank.dev)
             log(f"dev: LAS {parser.manifest['dev']['LAS']:.2f}")
     parser.save(str(directory / MODEL))
@@ -275,7 +278,7 @@ def treebank_directory(out: str | os.PathLike, treebank: Treebank) -> Path:
 def plan(spec: Spec, out: str | os.PathLike) -> Plan:
     """The tasks of ``spec`` with their folders under ``out``."""
     the_plan = Plan()
-    systems = tuple(dict.fromkeys(p.system for p in spec.parsers if not p.is_graph))
+    systems = tuple(dict.fromkeys(p.transition_system for p in spec.parsers if p.transition_system))
     limit = spec.max_train_sentences
     for treebank in spec.treebanks:
         data = _data_key(treebank)

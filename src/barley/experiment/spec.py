@@ -46,9 +46,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from barley.errors import BarleyError, InputError
-from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.graph.model import DECODERS, GraphOptions
-from barley.kinds import get_kind
+from barley.kinds import KINDS, all_kind_options, get_kind
 from barley.learners import LEARNERS
 from barley.parser import ORACLES, OUTSIDE_CLASS
 from barley.systems import get_system
@@ -95,7 +94,10 @@ class Treebank:
 
 @dataclass(frozen=True)
 class ParserSpec:
-    """One parser of the comparison: the options of :func:`barley.parser.train`."""
+    """One parser of the comparison: its kind (:mod:`barley.kinds`) and the options of
+    :func:`barley.parser.train` that the kind takes. The fields are the options that more than one
+    kind shares or that the report reads; any other option of the kind (e.g. a biaffine parser's
+    ``lstm_hidden``) is kept in ``options``. None: the kind's own default."""
 
     name: str
     parser: str = "transition"
@@ -105,35 +107,48 @@ class ParserSpec:
     features: str | None = None
     transforms: tuple[dict, ...] = ()
     outside_class: str = "nearest"
-    decoder: str = "eisner"
-    order: int = 1
-    npa_threshold: float = DEFAULT_THRESHOLD
+    decoder: str | None = None
+    order: int | None = None
+    npa_threshold: float | None = None
     epochs: int | None = None
-    """Perceptron epochs (graph parsers, transition parsers with the perceptron); None: the kind's default."""
+    """Training epochs (graph and biaffine parsers, transition parsers with the perceptron)."""
     oracle: str | None = None
     """``static`` or ``dynamic`` (training by exploration); None: the kind's default."""
+    options: tuple[tuple[str, object], ...] = ()
+    """The kind's other options, as sorted (name, value) pairs."""
+
+    @property
+    def kind(self):
+        return get_kind(self.parser)
+
+    def takes(self, option: str) -> bool:
+        return option in self.kind.options
+
+    @property
+    def transition_system(self) -> str | None:
+        """The transition system this parser runs, if its kind has one (for the oracle statistics)."""
+        return self.system if self.takes("system") else None
+
+    def settings(self) -> dict:
+        """The fields this parser's kind takes, with their values (None left out), then ``options``."""
+        from dataclasses import fields
+
+        shared = {f.name: getattr(self, f.name) for f in fields(self)
+                  if f.name not in ("name", "parser", "transforms", "options") and self.takes(f.name)}
+        return {**{name: value for name, value in shared.items() if value is not None}, **dict(self.options)}
 
     def train_options(self) -> dict:
         """The options of :func:`barley.parser.train` that this parser's kind takes, where
         the spec sets them (a field left at its default leaves the kind's own default)."""
         from dataclasses import fields
 
-        taken = get_kind(self.parser).options
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name in taken and getattr(self, f.name) != f.default}
-
-    @property
-    def is_graph(self) -> bool:
-        return self.parser == "graph"
+        defaults = {f.name: f.default for f in fields(self)}
+        return {name: value for name, value in self.settings().items() if value != defaults.get(name)}
 
     def describe(self) -> str:
-        """A short account of the parser for the report."""
-        if self.is_graph:
-            what = f"graph-based, order {self.order}, {self.decoder}, {self.epochs or GraphOptions.epochs} epochs"
-        else:
-            what = f"{self.system}, {self.learner}" + (f", split {self.split}" if self.split != "default" else "")
-            what += f", {self.oracle} oracle" if self.oracle else ""
-            what += f", {self.epochs} epochs" if self.epochs and self.learner == "perceptron" else ""
+        """A short account of the parser for the report: its kind and its settings."""
+        settings = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in self.settings().items())
+        what = self.parser + (f": {settings}" if settings else "")
         for transform in self.transforms:
             options = ", ".join(f"{key} {value}" for key, value in transform.items() if key != "name")
             what += f" + {transform['name']}" + (f" ({options})" if options else "")
@@ -154,12 +169,13 @@ class Spec:
 
     def with_options(self, *, learner: str | None = None, epochs: int | None = None,
                      max_train_sentences: int | None = None, folds: int | None = None) -> Spec:
-        """The spec with command-line overrides: ``learner`` for transition parsers, ``epochs`` for
-        the perceptrons (graph parsers, and transition parsers after the ``learner`` override),
+        """The spec with command-line overrides: ``learner`` for the parsers that have one, ``epochs``
+        for the parsers trained in epochs (graph and biaffine parsers, and transition parsers whose
+        learner, after the ``learner`` override, is the perceptron),
         ``folds`` for cross-validated treebanks."""
-        parsers = tuple(replace(p, learner=learner) if learner and not p.is_graph else p for p in self.parsers)
-        parsers = tuple(replace(p, epochs=epochs) if epochs and (p.is_graph or p.learner == "perceptron") else p
-                        for p in parsers)
+        parsers = tuple(replace(p, learner=learner) if learner and p.takes("learner") else p for p in self.parsers)
+        parsers = tuple(replace(p, epochs=epochs) if epochs and p.takes("epochs") and (
+            not p.takes("learner") or p.learner == "perceptron") else p for p in parsers)
         treebanks = tuple(replace(t, folds=folds) if folds and t.cross_validated else t for t in self.treebanks)
         if learner:
             _check_choice(learner, LEARNERS, "learner")
@@ -290,38 +306,66 @@ def _check_folds(folds, name: str) -> None:
 
 
 def _parser(entry: dict, base: Path, fail) -> ParserSpec:
-    known = {f for f in ParserSpec.__dataclass_fields__}
-    _no_unknown(entry, known, f"parser {entry.get('name', '?')!r}", fail)
     name = entry.get("name")
     if not isinstance(name, str) or not name or "/" in name:
         fail("every parser needs a name (a string without '/')")
-    options = dict(entry)
+    kind_name = entry.get("parser", ParserSpec.parser)
+    if not isinstance(kind_name, str) or kind_name not in KINDS:
+        fail(f"parser {name!r}: unknown parser kind {kind_name!r}", fix="choose from " + ", ".join(KINDS))
+    kind = get_kind(kind_name)
+    for key, value in entry.items():
+        if key in ("name", "parser", "transforms"):
+            continue
+        if key not in all_kind_options():
+            fail(f"unknown setting {key!r} in parser {name!r}",
+                 fix="known for a " + kind_name + " parser: " + ", ".join(sorted(kind.options)))
+        if key not in kind.options:
+            fail(f"parser {name!r}: a {kind_name} parser takes no option {key!r}",
+                 fix="leave it out, or choose the kind that takes it; a " + kind_name + " parser takes: "
+                     + ", ".join(sorted(kind.options)))
+        expected = _option_type(kind.train, key)
+        if expected and not _has_type(value, expected):
+            fail(f"parser {name!r}: {key} must be {expected}, not {value!r}")
+    shared = set(ParserSpec.__dataclass_fields__) - {"options"}
+    options = {key: value for key, value in entry.items() if key in shared}
+    options["options"] = tuple(sorted((key, value) for key, value in entry.items() if key not in shared))
     if not isinstance(entry.get("transforms", []), list):
         fail(f"parser {name!r}: transforms must be a list", fix='e.g. transforms = ["pseudo-projective"]')
     options["transforms"] = tuple(_transform(t, name, fail) for t in entry.get("transforms", ()))
     if entry.get("features"):
-        if not isinstance(entry["features"], str):
-            fail(f"parser {name!r}: features must be a file name (a string)")
         features = (base / entry["features"]).resolve()
         if not features.is_file():
             fail(f"parser {name!r}: feature file {features} does not exist")
         options["features"] = str(features)
-    try:
-        spec = ParserSpec(**options)
-    except TypeError as error:
-        fail(f"parser {name!r}: {error}")
-    _check_choice(spec.parser, ("transition", "graph"), "parser kind")
-    if spec.is_graph:
-        _check_choice(spec.decoder, DECODERS, "decoder")
-        GraphOptions(decoder=spec.decoder, order=spec.order, npa_threshold=spec.npa_threshold,
-                     epochs=spec.epochs or GraphOptions.epochs).check()
-    else:
+    spec = ParserSpec(**options)
+    # values checked before any training, so that a spec fails at once rather than after hours of runs
+    if spec.takes("system"):
         get_system(spec.system)
-        _check_choice(spec.learner, LEARNERS, "learner")
-        _check_choice(spec.outside_class, OUTSIDE_CLASS, "outside_class")
-        if spec.oracle is not None:
-            _check_choice(spec.oracle, ORACLES, "oracle")
+    for option, choices in (("learner", LEARNERS), ("outside_class", OUTSIDE_CLASS), ("oracle", ORACLES),
+                            ("decoder", DECODERS)):
+        value = getattr(spec, option)
+        if spec.takes(option) and value is not None:
+            _check_choice(value, choices, option.replace("_", " "))
+    decoding = {option: getattr(spec, option) for option in ("decoder", "order", "npa_threshold")
+                if spec.takes(option) and getattr(spec, option) is not None}
+    if decoding:
+        GraphOptions(**decoding).check()
     return spec
+
+
+def _option_type(train, option: str) -> str | None:
+    """The type a kind's ``train`` declares for an option (``int``, ``float``, ``str``, ``bool``), if simple."""
+    import inspect
+
+    annotation = str(inspect.signature(train).parameters[option].annotation)
+    simple = annotation.replace(" | None", "")
+    return simple if simple in ("int", "float", "str", "bool") else None
+
+
+def _has_type(value, expected: str) -> bool:
+    if isinstance(value, bool):
+        return expected == "bool"
+    return isinstance(value, {"int": int, "float": (int, float), "str": str, "bool": bool}[expected])
 
 
 def _transform(entry, parser: str, fail) -> dict:

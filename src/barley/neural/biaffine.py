@@ -60,9 +60,8 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
         + f"; BiLSTM {encoder.lstm_layers} × {encoder.lstm_hidden}, arc MLP {biaffine.arc_mlp}, "
         f"label MLP {biaffine.label_mlp}")
     trained = train_biaffine(sentences, trees, labels, encoder=encoder, biaffine=biaffine, training=training,
-                             decoding=decoding, dev=dev, pretrained=pretrained, seed=seed, device=device,
-                             threads=threads, log=log)
-    trained.transforms = list(transforms)
+                             decoding=decoding, transforms=transforms, dev=dev, pretrained=pretrained, seed=seed,
+                             device=device, threads=threads, log=log)
     trained.manifest["training"].update({"pretrained": pretrained, "threads": threads, "device": device})
     return trained
 

@@ -106,17 +106,18 @@ class TrainedBiaffineParser(NeuralParser):
 
 def train_biaffine(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], labels: list[str], *,
                    encoder: EncoderOptions, biaffine: BiaffineOptions, training: Training, decoding: GraphOptions,
-                   dev: list[Sentence] | None, pretrained: str | None, seed: int, device: str, threads: int,
-                   log: Callable[[str], None]) -> TrainedBiaffineParser:
+                   transforms: Sequence = (), dev: list[Sentence] | None, pretrained: str | None, seed: int,
+                   device: str, threads: int, log: Callable[[str], None]) -> TrainedBiaffineParser:
     """Fit a biaffine parser on (already transformed) gold trees; with ``dev``, the epoch of the best
-    dev LAS is kept and training stops after ``training.patience`` epochs without a better one."""
+    dev LAS is kept and training stops after ``training.patience`` epochs without a better one. The
+    ``transforms`` are undone on the dev parses, so that dev LAS is scored on the treebank's own trees."""
     from barley.parser import evaluate_parser
 
     with deterministic(seed, device, threads):
         encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)
         model = BiaffineModel(encoder, biaffine, vocabularies.sizes(), len(labels)).to(device)
         use_pretrained(model.encoder, vocabularies, vectors, pretrained, log)
-        parser = TrainedBiaffineParser(model, vocabularies, labels, decoding, device=device)
+        parser = TrainedBiaffineParser(model, vocabularies, labels, decoding, transforms, device=device)
         log_sizes(vocabularies, labels, model, device, threads, log)
         history = _fit(parser, sentences, trees, labels, training, dev, seed, log, evaluate_parser)
     parser.model.cpu()

@@ -73,9 +73,8 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     trained = train_neural_transition(
         sentences, id_trees, labels, root_label, system=the_system, positions=position_model, encoder=encoder,
         scorer=scorer, training=training, dynamic=oracle == "dynamic", explore_after=exploration.after,
-        explore_p=exploration.p, dev=dev, pretrained=pretrained, seed=seed, device=device, threads=threads,
-        log=log)
-    trained.transforms = list(transforms)
+        explore_p=exploration.p, transforms=transforms, dev=dev, pretrained=pretrained, seed=seed, device=device,
+        threads=threads, log=log)
     trained.manifest["oracle"] = oracle
     trained.manifest["training"].update({"pretrained": pretrained, "threads": threads, "device": device,
                                          **({"exploration": {"after": exploration.after, "p": exploration.p}}

@@ -202,9 +202,10 @@ def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[in
                             labels: list[str], root_label: int, *, system: TransitionSystem,
                             positions: PositionModel, encoder: EncoderOptions, scorer: TransitionOptions,
                             training: Training, dynamic: bool, explore_after: int, explore_p: float,
-                            dev: list[Sentence] | None, pretrained: str | None, seed: int, device: str,
+                            transforms: Sequence = (), dev: list[Sentence] | None, pretrained: str | None, seed: int, device: str,
                             threads: int, log: Callable[[str], None]) -> NeuralTransitionParser:
-    """Fit a neural transition parser on (already transformed) gold trees (heads and label ids)."""
+    """Fit a neural transition parser on (already transformed) gold trees (heads and label ids); the
+    ``transforms`` are undone on the dev parses, so that dev LAS is scored on the treebank's own trees."""
     from barley.parser import evaluate_parser
 
     with deterministic(seed, device, threads):
@@ -213,7 +214,8 @@ def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[in
         model = TransitionScorer(encoder, scorer, vocabularies.sizes(), len(positions), len(classes.table))
         model.to(device)
         use_pretrained(model.encoder, vocabularies, vectors, pretrained, log)
-        parser = NeuralTransitionParser(model, vocabularies, system, positions, labels, root_label, device=device)
+        parser = NeuralTransitionParser(model, vocabularies, system, positions, labels, root_label, transforms,
+                                        device=device)
         log_sizes(vocabularies, labels, model, device, threads, log)
         oracle = (f"dynamic oracle, following costly predictions with p = {explore_p} after {explore_after} epochs"
                   if dynamic else "static oracle")
