@@ -164,3 +164,17 @@ def test_inconsistent_oracle_options_are_refused(data):
         train(data["train"], parser="neural-transition", **{**TINY, "hidden": 0}, **QUIET)
     with pytest.raises(BarleyError, match="--oracle"):
         train(data["train"], parser="neural-transition", oracle="clairvoyant", **TINY, **QUIET)
+
+
+def test_parse_with_jobs_gives_the_one_process_output(data, tmp_path):
+    """Forked workers parse with a neural model (PyTorch's thread pool once made them wait for ever)."""
+    parser = train(data["train"], parser="neural-transition", system="arc-hybrid", epochs=1, **TINY, **QUIET)
+    model = str(tmp_path / "model.barley")
+    parser.save(model)
+    outputs = []
+    for jobs in ("1", "2"):
+        output = tmp_path / f"jobs{jobs}.conllu"
+        subprocess.run([sys.executable, "-m", "barley", "parse", "-q", "-m", model, "--jobs", jobs, data["test"],
+                        "-o", str(output)], check=True, timeout=120)
+        outputs.append(output.read_bytes())
+    assert outputs[0] == outputs[1] and outputs[0]

@@ -41,7 +41,7 @@ from barley import __version__
 from barley.atomic import atomic_output
 from barley.collecting import freeze_loaded
 from barley.errors import BarleyError
-from barley.parallel import BLOCK_BYTES, blocks, first_line_end, parse_bytes
+from barley.parallel import BLOCK_BYTES, blocks, first_line_end, one_thread, parse_bytes
 
 SHARD_BYTES = 64 << 20
 """About this many bytes of input per shard: ≈ 0.9 million words of UD CoNLL-U, about half a minute of one core."""
@@ -165,6 +165,7 @@ def _parser_for(model_sha: str, model_bytes: bytes):
         _PARSERS.clear()  # one model at a time per worker
         _PARSERS[model_sha] = parser
         freeze_loaded()
+        one_thread()
     return parser
 
 

@@ -245,6 +245,7 @@ def _start_worker(model: str | None, parent: int) -> None:
             freeze_loaded()
         except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
             _parser = error
+    one_thread()
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -252,6 +253,15 @@ def _start_worker(model: str | None, parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True).start()
+
+
+def one_thread() -> None:
+    """A worker process is one core's share of the work: PyTorch (a neural model's) gets one thread.
+    More would compete with the other workers; and its thread pool, if inherited through fork,
+    would wait for threads that the child does not have (a neural model under --jobs hung)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def _parse_block(data: bytes, first_line: int, name: str, newline: str | None, retag: bool) -> tuple[bytes, object]:
