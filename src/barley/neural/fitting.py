@@ -196,54 +196,88 @@ def fit_epochs(parser, model: torch.nn.Module, lengths: Sequence[int], step: Cal
     :func:`minibatches` over ``lengths``); ``step(indices)`` returns a minibatch's loss. With
     ``dev``, ``evaluate(parser, dev)`` scores each epoch, the epoch of the best dev LAS is kept
     and training stops after ``training.patience`` epochs without a better one.
-    ``after_epoch(epoch)``: more words for the epoch's log line. Returns the history for the manifest."""
+    ``after_epoch(epoch)``: more words for the epoch's log line. Interrupted (Ctrl-C or SIGTERM)
+    after an epoch has been kept, training stops there and returns as if finished, with the kept
+    epoch (the manifest's history says ``interrupted``). Returns the history for the manifest."""
     optimizer = torch.optim.Adam(model.parameters(), lr=training.learning_rate, betas=(0.9, 0.9))
-    best_las, best_epoch, best_state, dev_las = -1.0, 0, None, []
-    spent = 0.0
+    progress = _Progress(dev is not None)
     log(f"training up to {training.epochs} epochs on minibatches of about {training.batch_words} words"
         + (f", early stopping after {training.patience} epochs without a better dev LAS" if dev else
-           " (no --dev: the last epoch is kept)"))
-    for epoch in range(1, training.epochs + 1):
-        started = time.perf_counter()
-        model.train()
-        total = 0.0
-        batches = minibatches(lengths, training.batch_words, rng)
-        for number, indices in enumerate(batches, 1):
-            loss = step(indices)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip)
-            optimizer.step()
-            total += float(loss.detach())
-            if epoch == 1 and number == min(50, len(batches)) and number < len(batches):
-                per_epoch = (time.perf_counter() - started) * len(batches) / number
-                log(f"epoch 1: {number} of {len(batches)} batches; about {per_epoch:.0f} s per epoch, "
-                    f"at most {per_epoch * training.epochs / 60:.0f} min for {training.epochs} epochs")
-        line = f"epoch {epoch}/{training.epochs}: loss {total / len(batches):.4f}"
-        if after_epoch is not None:
-            line += after_epoch(epoch)
-        if dev:
-            scores = evaluate(parser, dev)
-            dev_las.append(scores["LAS"])
-            line += f", dev LAS {scores['LAS']:.2f} UAS {scores['UAS']:.2f}"
-            if scores["LAS"] > best_las:
-                best_las, best_epoch = scores["LAS"], epoch
-                best_state = copy.deepcopy(model.state_dict())
-                line += " (best)"
-        seconds = time.perf_counter() - started
-        spent += seconds
-        left = training.epochs - epoch
-        log(f"{line}; {seconds:.0f} s, ETA at most {spent / epoch * left / 60:.1f} min")
-        if dev and epoch - best_epoch >= training.patience:
-            log(f"stopping: no better dev LAS for {training.patience} epochs")
-            break
-    if best_state is not None:
-        model.load_state_dict(best_state)
-        log(f"kept epoch {best_epoch} (dev LAS {best_las:.2f})")
-    else:
-        best_epoch = epoch
-    return {"epochs_run": epoch, "best_epoch": best_epoch, "dev_las_per_epoch": dev_las,
-            "options": asdict(training)}
+           " (no --dev: the last epoch is kept)") + "; Ctrl-C stops training and keeps the best epoch so far")
+    try:
+        for epoch in range(1, training.epochs + 1):
+            started = time.perf_counter()
+            model.train()
+            total = 0.0
+            batches = minibatches(lengths, training.batch_words, rng)
+            for number, indices in enumerate(batches, 1):
+                loss = step(indices)
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip)
+                optimizer.step()
+                total += float(loss.detach())
+                if epoch == 1 and number == min(50, len(batches)) and number < len(batches):
+                    per_epoch = (time.perf_counter() - started) * len(batches) / number
+                    log(f"epoch 1: {number} of {len(batches)} batches; about {per_epoch:.0f} s per epoch, "
+                        f"at most {per_epoch * training.epochs / 60:.0f} min for {training.epochs} epochs")
+            line = f"epoch {epoch}/{training.epochs}: loss {total / len(batches):.4f}"
+            if after_epoch is not None:
+                line += after_epoch(epoch)
+            if dev:
+                scores = evaluate(parser, dev)
+                line += f", dev LAS {scores['LAS']:.2f} UAS {scores['UAS']:.2f}"
+                if progress.scored(epoch, scores["LAS"], model):
+                    line += " (best)"
+            else:
+                progress.finished(epoch, model)
+            progress.seconds += time.perf_counter() - started
+            left = training.epochs - epoch
+            log(f"{line}; {time.perf_counter() - started:.0f} s, ETA at most "
+                f"{progress.seconds / epoch * left / 60:.1f} min")
+            if dev and epoch - progress.best_epoch >= training.patience:
+                log(f"stopping: no better dev LAS for {training.patience} epochs")
+                break
+    except KeyboardInterrupt:
+        # a long training stopped by hand (or by SIGTERM) still leaves its best epoch as a model
+        if progress.best_state is None:
+            raise
+        log(f"interrupted in epoch {epoch}: stopping, keeping epoch {progress.best_epoch}")
+        progress.interrupted = True
+    return progress.keep(model, log, training)
+
+
+class _Progress:
+    """The epochs :func:`fit_epochs` has run: the best one's weights (the best dev LAS, or
+    without dev the last finished epoch), dev LAS per epoch and the time spent."""
+
+    def __init__(self, with_dev: bool):
+        self.with_dev = with_dev
+        self.best_las, self.best_epoch, self.best_state = -1.0, 0, None
+        self.dev_las: list[float] = []
+        self.epochs_run, self.seconds, self.interrupted = 0, 0.0, False
+
+    def scored(self, epoch: int, las: float, model: torch.nn.Module) -> bool:
+        """Epoch ``epoch`` scored ``las`` on dev: is it the best so far (then its weights are kept)?"""
+        self.dev_las.append(las)
+        self.epochs_run = epoch
+        if las <= self.best_las:
+            return False
+        self.best_las = las
+        self.finished(epoch, model)
+        return True
+
+    def finished(self, epoch: int, model: torch.nn.Module) -> None:
+        self.epochs_run, self.best_epoch = epoch, epoch
+        self.best_state = copy.deepcopy(model.state_dict())
+
+    def keep(self, model: torch.nn.Module, log: Callable[[str], None], training: Training) -> dict:
+        """Put the kept epoch's weights back into ``model``; the history for the manifest."""
+        model.load_state_dict(self.best_state)
+        if self.with_dev:
+            log(f"kept epoch {self.best_epoch} (dev LAS {self.best_las:.2f})")
+        return {"epochs_run": self.epochs_run, "best_epoch": self.best_epoch, "dev_las_per_epoch": self.dev_las,
+                **({"interrupted": True} if self.interrupted else {}), "options": asdict(training)}
 
 
 def weight_arrays(model: torch.nn.Module) -> dict[str, np.ndarray]:

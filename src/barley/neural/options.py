@@ -143,4 +143,5 @@ def describe_training(training: dict) -> str:
     """The ``barley info`` line about how a neural parser was trained (its manifest entry)."""
     return (f"training:    {training.get('data')}: {training.get('sentences')} sentences, {training.get('words')} "
             f"words; tags {training.get('tags')}; seed {training.get('seed')}; epoch {training.get('best_epoch')} "
-            f"of {training.get('epochs_run')} kept" + (f"; {training['seconds']} s" if "seconds" in training else ""))
+            f"of {training.get('epochs_run')} kept" + (" (training interrupted)" if training.get("interrupted") else "")
+            + (f"; {training['seconds']} s" if "seconds" in training else ""))
