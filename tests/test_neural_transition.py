@@ -63,6 +63,22 @@ def test_learns_a_small_treebank_by_heart(data, system, oracle):
     assert evaluate_parser(parser, data["small"])["LAS"] >= 95.0
 
 
+# "the dog sees a cat too": "too" belongs to the subject, across the verb (non-projective)
+CROSSING = "".join(f"{i}\t{form}\t{form}\t{upos}\t{upos[0]}\t_\t{head}\t{deprel}\t_\t_\n" for i, (form, upos, head, deprel)
+                   in enumerate([("the", "DET", 2, "det"), ("dog", "NOUN", 3, "nsubj"), ("sees", "VERB", 0, "root"),
+                                 ("a", "DET", 5, "det"), ("cat", "NOUN", 3, "obj"), ("too", "PART", 2, "advmod")], 1))
+
+
+@pytest.mark.parametrize("system,outside", [("arc-eager", 2), ("swap-lazy", 0)])
+def test_the_log_counts_the_training_trees_outside_the_systems_class(data, tmp_path, system, outside):
+    path = tmp_path / "with_crossing.conllu"
+    path.write_text(open(data["small"], encoding="utf-8").read() + CROSSING + "\n" + CROSSING + "\n", encoding="utf-8")
+    lines = []
+    parser = train(str(path), parser="neural-transition", system=system, epochs=1, **TINY, log=lines.append)
+    assert f"outside {system}'s class: {outside} of 32 training trees" in " ".join(lines)
+    assert parser.manifest["training"]["outside_class_sentences"] == outside
+
+
 def test_early_stopping_keeps_the_best_epoch(data):
     parser = train(data["small"], parser="neural-transition", dev=data["test"], epochs=6, patience=2, **LEARN,
                    **QUIET)

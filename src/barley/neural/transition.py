@@ -100,7 +100,9 @@ def describe(manifest: dict) -> list[str]:
         f"parser:      neural transition (Kiperwasser & Goldberg 2016), {system.get('name')} (oracle "
         f"{manifest.get('oracle')}" + (f", exploring after {exploration['after']} epochs with p {exploration['p']}"
                                        if exploration else "")
-        + (", single root" if system.get("single_root") else "") + ")",
+        + (", single root" if system.get("single_root") else "") + ")"
+        + (f"; {training['outside_class_sentences']} training trees outside its class"
+           if "outside_class_sentences" in training else ""),
         describe_transforms(manifest),
         describe_encoder(encoder),
         f"scorer:      MLP, hidden layer {manifest.get('scorer', {}).get('hidden')}, over "

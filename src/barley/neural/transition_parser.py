@@ -32,7 +32,7 @@ from barley.neural.options import EncoderOptions, Training, TransitionOptions
 from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
-from barley.systems.base import Action, OracleError, State, TransitionSystem
+from barley.systems.base import Action, OracleError, State, TransitionSystem, run_oracle
 from barley.training import Classes, Oracle, zero_cost_classes
 
 
@@ -221,6 +221,9 @@ def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[in
                   if dynamic else "static oracle")
         log(f"scorer: {len(positions)} positions from {positions.source}, hidden layer {scorer.hidden}, "
             f"{len(classes.table)} classes; {oracle}")
+        outside = sum(not run_oracle(system, heads, label_ids, root_label).reproduced for heads, label_ids in trees)
+        log(f"outside {system.name}'s class: {outside} of {len(trees)} training trees (the oracles aim at the "
+            "nearest tree the system can build)")
         oracles = [Oracle(system, heads, label_ids) for heads, label_ids in trees]
         rng = np.random.default_rng(seed)
         epoch = {"number": 1, "steps": 0, "mistakes": 0, "explored": 0}
@@ -249,5 +252,5 @@ def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[in
     parser.model.cpu()
     parser.device = "cpu"
     parser.stats = ParseStats()  # the dev parses of training are not the user's
-    parser.manifest["training"] = history
+    parser.manifest["training"] = {**history, "outside_class_sentences": outside}
     return parser
