@@ -82,6 +82,21 @@ def test_command_line_overrides_reach_the_kinds_that_take_them(tmp_path):
     assert transition.train_options() == {"learner": "perceptron", "epochs": 7}
 
 
+def test_a_system_the_spec_names_reaches_every_kind_whatever_its_default(tmp_path):
+    # arc-eager is the transition kind's default but not the neural transition kind's (arc-hybrid):
+    # naming it must reach the neural parser, and leaving it out must give (and report) each kind's own
+    path = _spec(tmp_path, '[[parsers]]\nname = "NE"\nparser = "neural-transition"\nsystem = "arc-eager"\n'
+                           '[[parsers]]\nname = "N"\nparser = "neural-transition"\n'
+                           '[[parsers]]\nname = "T"\n[[parsers]]\nname = "TE"\nsystem = "arc-eager"\n')
+    neural_eager, neural, transition, transition_eager = spec.load(path).parsers
+    assert neural_eager.train_options() == {"system": "arc-eager"}
+    assert neural_eager.transition_system == "arc-eager" and "system arc-eager" in neural_eager.describe()
+    assert neural.train_options() == {}
+    assert neural.transition_system == "arc-hybrid" and "system arc-hybrid" in neural.describe()
+    assert transition.train_options() == {} and transition.transition_system == "arc-eager"
+    assert transition_eager.train_options() == {"system": "arc-eager"}
+
+
 def test_the_neural_preset_is_bjorkelund_with_the_biaffine_scorer(tmp_path):
     for folder in ("UD_Latin-Perseus", "UD_Gothic-PROIEL"):
         directory = tmp_path / folder

@@ -42,6 +42,12 @@ class ParserKind:
     describe: Callable[[dict], list[str]]
     takes_dev: bool = False
 
+    def default(self, option: str) -> object:
+        """The value this kind's ``train`` uses when ``option`` is not given."""
+        import inspect
+
+        return inspect.signature(self.train).parameters[option].default
+
     def check(self, options: Mapping[str, object]) -> None:
         """Refuse an option this kind does not take (never ignore it)."""
         for option in options:

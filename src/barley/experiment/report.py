@@ -160,8 +160,8 @@ def oracle_statistics(spec: Spec, out: Path, treebank) -> dict[str, OracleStats]
     for parser in spec.parsers:
         data = parser.transition_system and read_json(treebank_directory(out, treebank)
                                                       / f"oracle-{slug(parser.transition_system)}.json")
-        if data is not None and parser.system not in found:
-            found[parser.system] = OracleStats(
+        if data is not None and parser.transition_system not in found:
+            found[parser.transition_system] = OracleStats(
                 data["system"], data["single_root"], data["sentences"], data["skipped"], data["words"],
                 data["reproduced"], data["transitions"], data["swaps"], data["switches"],
                 np.array(data["lengths"], dtype=np.int64), np.array(data["counts"], dtype=np.int64),
@@ -175,7 +175,7 @@ def running_time_table(results: list[Result], oracles: dict[str, OracleStats]) -
                "trees rebuilt by the oracle", "parsing: transitions/word"]
     rows = []
     for result in results:
-        oracle = oracles.get(result.parser.system)
+        oracle = oracles.get(result.parser.transition_system)
         if not result.parser.transition_system or oracle is None:
             continue
         parsing = result.value("parse_transitions")

@@ -101,7 +101,8 @@ class ParserSpec:
 
     name: str
     parser: str = "transition"
-    system: str = "arc-eager"
+    system: str | None = None
+    """None: the kind's own default (arc-eager for ``transition``, arc-hybrid for ``neural-transition``)."""
     learner: str = "linear"
     split: str = "default"
     features: str | None = None
@@ -127,7 +128,9 @@ class ParserSpec:
     @property
     def transition_system(self) -> str | None:
         """The transition system this parser runs, if its kind has one (for the oracle statistics)."""
-        return self.system if self.takes("system") else None
+        if not self.takes("system"):
+            return None
+        return self.system or self.kind.default("system")
 
     def settings(self) -> dict:
         """The fields this parser's kind takes, with their values (None left out), then ``options``."""
@@ -147,7 +150,8 @@ class ParserSpec:
 
     def describe(self) -> str:
         """A short account of the parser for the report: its kind and its settings."""
-        settings = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in self.settings().items())
+        named = {"system": self.transition_system} if self.takes("system") else {}  # even the kind's default
+        settings = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in {**named, **self.settings()}.items())
         what = self.parser + (f": {settings}" if settings else "")
         for transform in self.transforms:
             options = ", ".join(f"{key} {value}" for key, value in transform.items() if key != "name")
@@ -340,7 +344,7 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     spec = ParserSpec(**options)
     # values checked before any training, so that a spec fails at once rather than after hours of runs
     if spec.takes("system"):
-        get_system(spec.system)
+        get_system(spec.transition_system)
     for option, choices in (("learner", LEARNERS), ("outside_class", OUTSIDE_CLASS), ("oracle", ORACLES),
                             ("decoder", DECODERS)):
         value = getattr(spec, option)
