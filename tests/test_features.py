@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from barley.conllu import read_lines
 from barley.errors import BarleyError, InputError
-from barley.features import default_model, default_names, parse_model
+from barley.features import default_model, default_names, load_model, parse_model, rich_model, shipped_names
 from barley.features.extract import Extractor, FeatureIndex, TokenTable, resolve
 from barley.features.vocabulary import build_vocabularies
 from barley.features.model import Address, parse_feature
@@ -72,6 +72,25 @@ def test_every_address_of_a_shipped_model_resolves_for_its_system(name):
     if name not in REGISTRY:
         pytest.skip(f"defaults/{name}.txt: system {name} is not registered (yet)")
     Extractor(default_model(name), get_system(name))  # raises if an address base does not exist
+
+
+@pytest.mark.parametrize("name", shipped_names("rich"))
+def test_every_address_of_a_rich_model_resolves_for_its_system(name):
+    Extractor(rich_model(name), get_system(name))
+
+
+def test_features_rich_is_the_systems_rich_model_and_refused_where_there_is_none(tmp_path, monkeypatch):
+    assert "arc-eager" in shipped_names("rich")
+    rich = load_model("rich", "arc-eager")
+    assert rich.text == rich_model("arc-eager").text and len(rich.features) > len(default_model("arc-eager").features)
+    with pytest.raises(BarleyError, match="no rich feature model for 'covington-nonprojective'") as error:
+        load_model("rich", "covington-nonprojective")
+    assert "arc-eager" in error.value.fix
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rich").write_text("XPOS(Input[0])\n")
+    with pytest.raises(BarleyError, match="names both a file here"):
+        load_model("rich", "arc-eager")
+    assert len(load_model("./rich", "arc-eager").features) == 1
 
 
 def test_an_address_the_system_lacks_is_refused_by_name():
@@ -214,3 +233,15 @@ def test_the_feature_index_counts_keys_over_chunks_and_keeps_the_frequent_ones()
     chunked = FeatureIndex.fit([keys[:1], keys[1:3], keys[3:]], min_count=2)
     assert chunked.keys.tolist() == [5, 9, 12]  # 5 thrice, 9 thrice, 12 twice, 7 once
     assert chunked.ids(keys[3:]).tolist() == [[chunked.size, 1, 2]]  # the dropped key maps to the zero row
+
+
+def test_the_features_command_prints_the_rich_model_and_refuses_it_where_there_is_none(capsys, tmp_path):
+    from barley import cli
+    assert cli.main(["features", "-a", "arc-eager", "--rich"]) == 0
+    assert capsys.readouterr().out == rich_model("arc-eager").text
+    assert cli.main(["features", "-a", "arc-hybrid", "--rich"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "no rich feature model for 'arc-hybrid'" in err
+    (tmp_path / "f.txt").write_text("XPOS(Input[0])\n")
+    assert cli.main(["features", "--check", str(tmp_path / "f.txt"), "--rich"]) == 2
+    assert "exclude each other" in capsys.readouterr().err

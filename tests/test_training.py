@@ -13,9 +13,9 @@ from barley import cli
 from barley.batch import advance
 from barley.commands.info import describe
 from barley.errors import BarleyError
-from barley.parser import Exploration, default_oracle, evaluate_parser, train
+from barley.parser import default_oracle, evaluate_parser, train
 from barley.systems import REGISTRY, get_system, run_oracle
-from barley.training import Classes, FollowOracle, Oracle
+from barley.training import PERCEPTRON_EXPLORATION, Classes, Exploration, FollowOracle, Oracle
 from random_trees import any_tree
 from test_parser import _toy_treebank
 
@@ -100,7 +100,10 @@ def test_dynamic_oracle_training_needs_the_unsplit_perceptron(toy, learner, spli
 
 def test_exploration_options_are_checked(toy):
     with pytest.raises(BarleyError, match="explore-p"):
-        Exploration(after=2, p=1.5).check()
+        PERCEPTRON_EXPLORATION.given(None, 1.5)
+    with pytest.raises(BarleyError, match="explore-after"):
+        train(str(toy / "train.conllu"), learner="perceptron", explore_after=-1, log=lambda m: None)
+    assert PERCEPTRON_EXPLORATION.given(3, None) == Exploration(after=3, p=PERCEPTRON_EXPLORATION.p)
     with pytest.raises(BarleyError, match="a graph parser takes no option --oracle"):
         train(str(toy / "train.conllu"), parser="graph", oracle="dynamic", log=lambda m: None)
     with pytest.raises(BarleyError, match="apply to --oracle dynamic only"):
@@ -140,3 +143,12 @@ def test_the_perceptron_trains_by_exploration_unless_told(toy):
     assert parser.manifest["oracle"] == "dynamic"
     with pytest.raises(BarleyError, match="apply to --oracle dynamic only"):
         train(str(toy / "train.conllu"), explore_p=0.5, log=lambda m: None)  # the linear learner: static
+
+
+def test_the_perceptron_trains_with_the_rich_features_by_name(toy, tmp_path):
+    from barley.features import rich_model
+    parser = train(str(toy / "train.conllu"), learner="perceptron", features="rich", epochs=3, log=lambda m: None)
+    assert parser.features.text == rich_model("arc-eager").text
+    parser.save(str(tmp_path / "m.barley"))
+    assert barley.load(str(tmp_path / "m.barley")).features.text == rich_model("arc-eager").text
+    assert evaluate_parser(parser, str(toy / "test.conllu"))["LAS"] >= 90.0

@@ -36,7 +36,7 @@ from barley.kinds import ParserKind, get_kind, kind_of, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
-from barley.training import Classes, Instances, collect_instances, explore
+from barley.training import PERCEPTRON_EXPLORATION, Classes, Exploration, Instances, collect_instances, explore
 from barley.transforms import fit_forward
 from barley.tree import check_tree, label_table
 
@@ -230,20 +230,6 @@ def _split_atom_check(split_feature: str) -> str:
     return str(feature)
 
 
-@dataclass
-class Exploration:
-    """Training by exploration (``--oracle dynamic``, Goldberg & Nivre 2012): after
-    ``after`` epochs, a prediction that costs something is followed with probability ``p``."""
-
-    after: int = 2
-    p: float = 0.9
-
-    def check(self) -> None:
-        if self.after < 0 or not 0.0 <= self.p <= 1.0:
-            raise BarleyError(f"exploration needs --explore-after ≥ 0 and 0 ≤ --explore-p ≤ 1, not "
-                              f"{self.after} and {self.p}")
-
-
 def train(train_data: str | Iterable[Sentence], *, parser: str = "transition", seed: int = 1,
           dev: str | Iterable[Sentence] | None = None, tags: str = "gold", transforms: Sequence = (),
           record_time: bool = True, log: Callable[[str], None] = _stderr, **options):
@@ -294,7 +280,8 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     seen in fewer training instances are left out (smaller model, less memory).
     ``oracle``: ``static`` (train on the static oracle's instances) or ``dynamic`` (the
     perceptron trained by exploration, :mod:`barley.training`: ``explore_after`` and
-    ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``); None: the best measured
+    ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``, by default
+    :data:`PERCEPTRON_EXPLORATION`); None: the best measured
     (:func:`default_oracle`). It owns ``sentences`` and
     ``trees`` (the lists :func:`train` made): with the static oracle it empties them once
     the instances are collected, to free their memory before the learner is fitted.
@@ -304,13 +291,10 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     _check_choice(oracle, ORACLES, "--oracle")
     if min_feature_count < 1:
         raise BarleyError(f"--min-feature-count must be at least 1, not {min_feature_count}")
-    exploration = Exploration(Exploration.after if explore_after is None else explore_after,
-                              Exploration.p if explore_p is None else explore_p)
     if oracle == "static" and (explore_after, explore_p) != (None, None):
         raise BarleyError("--explore-after and --explore-p apply to --oracle dynamic only",
                           fix="add --oracle dynamic, or leave them out")
-    if oracle == "dynamic":
-        exploration.check()  # before the long work, as every other option
+    exploration = PERCEPTRON_EXPLORATION.given(explore_after, explore_p)  # checked before the long work
     options = dict(learner_options or {}) | ({} if epochs is None else {"epochs": epochs})
     plan = _plan(sentences, trees, system, features, learner, split, single_root, oracle, options)
     _log_plan(plan, sentences, source, learner, split_threshold, tags, log)

@@ -26,7 +26,7 @@ import numpy as np
 
 from barley.batch import advance
 from barley.conllu import Sentence
-from barley.errors import InputError
+from barley.errors import BarleyError, InputError
 from barley.features.extract import FeatureIndex
 from barley.featurize import Featurizer
 from barley.learners import rows_to_csr
@@ -35,6 +35,29 @@ from barley.systems.base import Action, Costs, OracleError, State, TransitionSys
 
 BATCH = 256
 """Sentences advanced in lockstep while training (their features are computed together)."""
+
+
+@dataclass(frozen=True)
+class Exploration:
+    """Training by exploration (``--oracle dynamic``, Goldberg & Nivre 2012): after
+    ``after`` epochs, a prediction that costs something is followed with probability ``p``."""
+
+    after: int
+    p: float
+
+    def given(self, after: int | None, p: float | None) -> Exploration:
+        """These settings with the user's ``--explore-after`` and ``--explore-p`` where given, checked."""
+        chosen = Exploration(self.after if after is None else after, self.p if p is None else p)
+        if chosen.after < 0 or not 0.0 <= chosen.p <= 1.0:
+            raise BarleyError(f"exploration needs --explore-after ≥ 0 and 0 ≤ --explore-p ≤ 1, not "
+                              f"{chosen.after} and {chosen.p}")
+        return chosen
+
+
+PERCEPTRON_EXPLORATION = Exploration(after=0, p=1.0)
+"""The perceptron's default: follow every costly prediction from the first epoch. Measured best
+on UD_English-EWT (docs/oracles.md: arc-eager and arc-hybrid, default and rich features),
+against k = 2, p = 0.9 and k = 2, p = 0.1."""
 
 
 class Oracle:

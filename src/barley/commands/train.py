@@ -11,7 +11,8 @@ from barley.learners.perceptron import PerceptronLearner
 from barley.neural import options as neural_options
 from barley.transforms import options as transform_options
 from barley.kinds import KINDS, all_kind_options
-from barley.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS, Exploration, train
+from barley.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS, train
+from barley.training import PERCEPTRON_EXPLORATION
 from barley.pipeline import options as pipeline_options
 from barley.systems import system_names
 
@@ -29,7 +30,8 @@ def register(subparsers) -> None:
     parser.add_argument("--learner", "-l", default=SUPPRESS, choices=list(LEARNERS),
                         help="classifier (default linear: liblinear)")
     parser.add_argument("--features", "-F", metavar="FILE", default=SUPPRESS,
-                        help="feature model file (default: the system's, see `barley features`)")
+                        help="feature model file, or rich: the system's rich model shipped with barley (arc-eager; see "
+                             "`barley features --rich`); default: the system's, see `barley features`")
     parser.add_argument("--split", "-d", metavar="FEATURE", default=SUPPRESS,
                         help="train one classifier per value of FEATURE, e.g. 'UPOS(Input[0])' (about half "
                              "the training time and memory of linear), or 'none' (MaltParser's data split; "
@@ -46,11 +48,12 @@ def register(subparsers) -> None:
                              "docs/oracles.md). Default: dynamic for the unsplit perceptron and the neural "
                              "transition parser where the system has one, else static")
     parser.add_argument("--explore-after", type=int, default=SUPPRESS, metavar="K",
-                        help="--oracle dynamic: epochs before the perceptron follows its own mistakes "
-                             f"(default {Exploration.after})")
+                        help="--oracle dynamic: epochs before the parser follows its own mistakes "
+                             f"(default {PERCEPTRON_EXPLORATION.after} for the perceptron, 2 for neural-transition)")
     parser.add_argument("--explore-p", type=float, default=SUPPRESS, metavar="P",
                         help="--oracle dynamic: after K epochs, the probability of following a transition of "
-                             f"the model that costs gold arcs (default {Exploration.p})")
+                             f"the model that costs gold arcs (default {PERCEPTRON_EXPLORATION.p} for the perceptron, "
+                             "0.9 for neural-transition)")
     parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default=SUPPRESS,
                         help="training trees the system cannot build: train on the oracle's nearest tree "
                              "(default), skip them, or stop with an error; the count is reported")
