@@ -60,6 +60,8 @@ def test_learns_a_small_treebank_by_heart(data, system, oracle):
     parser = train(data["small"], parser="neural-transition", system=system, oracle=oracle, epochs=15, **LEARN,
                    **QUIET)
     assert parser.manifest["oracle"] == oracle
+    if oracle == "dynamic":  # its own default, not the perceptron's
+        assert parser.manifest["training"]["exploration"] == {"after": 2, "p": 0.9}
     assert evaluate_parser(parser, data["small"])["LAS"] >= 95.0
 
 

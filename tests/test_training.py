@@ -141,6 +141,7 @@ def test_the_default_oracle_is_the_best_measured(system, learner, split, expecte
 def test_the_perceptron_trains_by_exploration_unless_told(toy):
     parser = train(str(toy / "train.conllu"), learner="perceptron", epochs=2, log=lambda m: None)
     assert parser.manifest["oracle"] == "dynamic"
+    assert parser.manifest["training"]["exploration"] == {"after": 0, "p": 1.0}  # every mistake followed
     with pytest.raises(BarleyError, match="apply to --oracle dynamic only"):
         train(str(toy / "train.conllu"), explore_p=0.5, log=lambda m: None)  # the linear learner: static
 
