@@ -163,6 +163,17 @@ def test_fold_bounds_cover_the_data_once():
             assert all(a[1] == b[0] for a, b in zip(cuts, cuts[1:]))
 
 
+def test_features_rich_in_a_spec_is_the_systems_rich_model(tmp_path):
+    (tmp_path / "a.conllu").write_text(random_treebank(1, 3), encoding="utf-8")
+    path = tmp_path / "spec.toml"
+    path.write_text('name = "x"\n[[treebanks]]\nname = "t"\ndata = "a.conllu"\n[[parsers]]\nname = "p"\n'
+                    'learner = "perceptron"\nfeatures = "rich"\n', encoding="utf-8")
+    assert spec.load(path).parsers[0].features == "rich"  # not a path beside the spec
+    _, _, parsers, _ = presets.PRESETS["oracles2012"]()
+    assert [(p["name"], p["oracle"]) for p in parsers if p.get("features") == "rich"] == [
+        ("E+rich static", "static"), ("E+rich dynamic", "dynamic")]
+
+
 def test_spec_errors_name_the_problem(tmp_path):
     (tmp_path / "a.conllu").write_text(random_treebank(1, 3), encoding="utf-8")
     cases = {
@@ -174,6 +185,8 @@ def test_spec_errors_name_the_problem(tmp_path):
             "unknown metric",
         'name = "x"\n[[treebanks]]\nname = "t"\ndata = "a.conllu"\n[[parsers]]\nname = "p"\n'
         'transforms = [{name = "pseudo-projective", encodin = "head"}]\n': "bad options for transform",
+        'name = "x"\n[[treebanks]]\nname = "t"\ndata = "a.conllu"\n[[parsers]]\nname = "p"\n'
+        'system = "arc-hybrid"\nfeatures = "rich"\n': "parser 'p': no rich feature model for 'arc-hybrid'",
     }
     for text, message in cases.items():
         path = tmp_path / "spec.toml"

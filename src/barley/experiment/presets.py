@@ -148,6 +148,8 @@ def _oracles2012():
                ("Su", "swap-eager")]
     parsers = [{"name": f"{short} {oracle}", "system": system, "learner": "perceptron", "oracle": oracle}
                for short, system in systems for oracle in ("static", "dynamic")]
+    parsers += [{"name": f"E+rich {oracle}", "system": "arc-eager", "learner": "perceptron", "oracle": oracle,
+                 "features": "rich"} for oracle in ("static", "dynamic")]
     treebanks = [("UD_English-EWT", "train"), ("UD_Gothic-PROIEL", "train"), ("UD_Latin-Perseus", "train")]
     return ("Goldberg & Nivre (2012): the averaged perceptron trained on the static oracle's transitions "
             "against training by exploration with the dynamic oracle (from the first epoch, the parser follows "
@@ -157,6 +159,8 @@ def _oracles2012():
              "Sartorio & Satta 2014), Covington non-projective (Gómez-Rodríguez & Fernández-González 2015), "
              "all exact; Su, swap-eager, with the static–dynamic oracle of de Lhoneux, Stymne & Nivre (2017), "
              "adapted (docs/oracles.md).",
+             "E+rich: arc-eager with its rich features (`--features rich`, after Zhang & Nivre 2011), "
+             "the others with their system's default features.",
              "The projective systems learn the nearest projective tree of a non-projective one, with both "
              "oracles; the perceptron's epochs are the same for both oracles (5 unless --epochs)."])
 

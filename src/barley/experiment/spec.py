@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from barley.errors import BarleyError, InputError
+from barley.features import RICH, rich_model
 from barley.graph.model import DECODERS, GraphOptions
 from barley.kinds import KINDS, all_kind_options, get_kind
 from barley.learners import LEARNERS
@@ -336,7 +337,9 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     if not isinstance(entry.get("transforms", []), list):
         fail(f"parser {name!r}: transforms must be a list", fix='e.g. transforms = ["pseudo-projective"]')
     options["transforms"] = tuple(_transform(t, name, fail) for t in entry.get("transforms", ()))
-    if entry.get("features"):
+    if entry.get("features") == RICH:
+        options["features"] = RICH  # barley's rich model of the system: checked with the system below
+    elif entry.get("features"):
         features = (base / entry["features"]).resolve()
         if not features.is_file():
             fail(f"parser {name!r}: feature file {features} does not exist")
@@ -345,6 +348,11 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     # values checked before any training, so that a spec fails at once rather than after hours of runs
     if spec.takes("system"):
         get_system(spec.transition_system)
+        if spec.features == RICH:
+            try:
+                rich_model(spec.transition_system)
+            except BarleyError as error:
+                fail(f"parser {name!r}: {error.what}", fix=error.fix)
     for option, choices in (("learner", LEARNERS), ("outside_class", OUTSIDE_CLASS), ("oracle", ORACLES),
                             ("decoder", DECODERS)):
         value = getattr(spec, option)
