@@ -1,8 +1,8 @@
 """LAS after every perceptron epoch, static oracle or training by exploration (a diagnostic).
 
 Usage: python bench/bench_epoch_curve.py --train TRAIN --eval DEV [--test TEST] [--system arc-eager]
-           [--oracle static|dynamic] [--epochs 20] [--explore-after 2] [--explore-p 0.9]
-           [--features FILE] [--max-sentences N]
+           [--oracle static|dynamic] [--epochs 20] [--explore-after K] [--explore-p P]
+           [--features FILE|rich] [--max-sentences N]
 
 Trains one transition parser with ``-l perceptron`` exactly as ``barley train`` does and,
 after each epoch, parses ``--eval`` (and ``--test``) with the averaged weights of that
@@ -82,8 +82,8 @@ def main() -> None:
     ap.add_argument("--system", default="arc-eager")
     ap.add_argument("--oracle", choices=("static", "dynamic"), default="static")
     ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--explore-after", type=int, default=2)
-    ap.add_argument("--explore-p", type=float, default=0.9)
+    ap.add_argument("--explore-after", type=int, help="default: barley train's")
+    ap.add_argument("--explore-p", type=float, help="default: barley train's")
     ap.add_argument("--features")
     ap.add_argument("--max-sentences", type=int, default=0)
     args = ap.parse_args()
@@ -111,7 +111,8 @@ def main() -> None:
     options = dict(system=args.system, learner="perceptron", epochs=args.epochs, oracle=args.oracle,
                    features=args.features)
     if args.oracle == "dynamic":
-        options |= dict(explore_after=args.explore_after, explore_p=args.explore_p)
+        options |= {name: value for name, value in (("explore_after", args.explore_after),
+                                                     ("explore_p", args.explore_p)) if value is not None}
     parser_module.train(sentences, seed=1, log=log, record_time=False, **options)
 
 
