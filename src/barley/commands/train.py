@@ -29,7 +29,7 @@ def register(subparsers) -> None:
                              + ", ".join(system_names()) + " (default arc-eager)")
     parser.add_argument("--learner", "-l", default=SUPPRESS, choices=list(LEARNERS),
                         help="classifier (default linear: liblinear)")
-    parser.add_argument("--features", "-F", metavar="FILE", default=SUPPRESS,
+    parser.add_argument("--features", "-F", metavar="FILE|rich", default=SUPPRESS,
                         help="feature model file, or rich: the system's rich model shipped with barley (arc-eager; see "
                              "`barley features --rich`); default: the system's, see `barley features`")
     parser.add_argument("--split", "-d", metavar="FEATURE", default=SUPPRESS,
