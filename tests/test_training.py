@@ -15,7 +15,8 @@ from barley.commands.info import describe
 from barley.errors import BarleyError
 from barley.parser import default_oracle, evaluate_parser, train
 from barley.systems import REGISTRY, get_system, run_oracle
-from barley.training import PERCEPTRON_EXPLORATION, Classes, Exploration, FollowOracle, Oracle
+from barley.training import (AFTER_TWO_EPOCHS, EVERY_MISTAKE, Classes, Exploration, FollowOracle, Oracle,
+                             perceptron_exploration)
 from random_trees import any_tree
 from test_parser import _toy_treebank
 
@@ -100,10 +101,10 @@ def test_dynamic_oracle_training_needs_the_unsplit_perceptron(toy, learner, spli
 
 def test_exploration_options_are_checked(toy):
     with pytest.raises(BarleyError, match="explore-p"):
-        PERCEPTRON_EXPLORATION.given(None, 1.5)
+        EVERY_MISTAKE.given(None, 1.5)
     with pytest.raises(BarleyError, match="explore-after"):
         train(str(toy / "train.conllu"), learner="perceptron", explore_after=-1, log=lambda m: None)
-    assert PERCEPTRON_EXPLORATION.given(3, None) == Exploration(after=3, p=PERCEPTRON_EXPLORATION.p)
+    assert EVERY_MISTAKE.given(3, None) == Exploration(after=3, p=1.0)
     with pytest.raises(BarleyError, match="a graph parser takes no option --oracle"):
         train(str(toy / "train.conllu"), parser="graph", oracle="dynamic", log=lambda m: None)
     with pytest.raises(BarleyError, match="apply to --oracle dynamic only"):
@@ -142,8 +143,19 @@ def test_the_perceptron_trains_by_exploration_unless_told(toy):
     parser = train(str(toy / "train.conllu"), learner="perceptron", epochs=2, log=lambda m: None)
     assert parser.manifest["oracle"] == "dynamic"
     assert parser.manifest["training"]["exploration"] == {"after": 0, "p": 1.0}  # every mistake followed
+    swap = train(str(toy / "train.conllu"), system="swap-eager", learner="perceptron", epochs=2, log=lambda m: None)
+    assert swap.manifest["training"]["exploration"] == {"after": 2, "p": 0.9}  # its costs are not exact
     with pytest.raises(BarleyError, match="apply to --oracle dynamic only"):
         train(str(toy / "train.conllu"), explore_p=0.5, log=lambda m: None)  # the linear learner: static
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_the_perceptron_follows_every_mistake_where_the_costs_are_exact(name):
+    system = get_system(name)
+    if not system.exploration_oracle:
+        pytest.skip(f"{name} has no costs to explore with")
+    assert perceptron_exploration(system) == (EVERY_MISTAKE if system.dynamic_oracle else AFTER_TWO_EPOCHS)
+    assert name.startswith("swap") == (perceptron_exploration(system) == AFTER_TWO_EPOCHS)
 
 
 def test_the_perceptron_trains_with_the_rich_features_by_name(toy, tmp_path):

@@ -36,7 +36,7 @@ from barley.kinds import ParserKind, get_kind, kind_of, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
-from barley.training import PERCEPTRON_EXPLORATION, Classes, Exploration, Instances, collect_instances, explore
+from barley.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
 from barley.transforms import fit_forward
 from barley.tree import check_tree, label_table
 
@@ -281,7 +281,7 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     ``oracle``: ``static`` (train on the static oracle's instances) or ``dynamic`` (the
     perceptron trained by exploration, :mod:`barley.training`: ``explore_after`` and
     ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``, by default
-    :data:`PERCEPTRON_EXPLORATION`); None: the best measured
+    :func:`barley.training.perceptron_exploration`); None: the best measured
     (:func:`default_oracle`). It owns ``sentences`` and
     ``trees`` (the lists :func:`train` made): with the static oracle it empties them once
     the instances are collected, to free their memory before the learner is fitted.
@@ -294,7 +294,7 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     if oracle == "static" and (explore_after, explore_p) != (None, None):
         raise BarleyError("--explore-after and --explore-p apply to --oracle dynamic only",
                           fix="add --oracle dynamic, or leave them out")
-    exploration = PERCEPTRON_EXPLORATION.given(explore_after, explore_p)  # checked before the long work
+    exploration = perceptron_exploration(get_system(system)).given(explore_after, explore_p)  # checked early
     options = dict(learner_options or {}) | ({} if epochs is None else {"epochs": epochs})
     plan = _plan(sentences, trees, system, features, learner, split, single_root, oracle, options)
     _log_plan(plan, sentences, source, learner, split_threshold, tags, log)

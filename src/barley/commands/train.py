@@ -12,7 +12,6 @@ from barley.neural import options as neural_options
 from barley.transforms import options as transform_options
 from barley.kinds import KINDS, all_kind_options
 from barley.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS, train
-from barley.training import PERCEPTRON_EXPLORATION
 from barley.pipeline import options as pipeline_options
 from barley.systems import system_names
 
@@ -49,11 +48,11 @@ def register(subparsers) -> None:
                              "transition parser where the system has one, else static")
     parser.add_argument("--explore-after", type=int, default=SUPPRESS, metavar="K",
                         help="--oracle dynamic: epochs before the parser follows its own mistakes "
-                             f"(default {PERCEPTRON_EXPLORATION.after} for the perceptron, 2 for neural-transition)")
+                             "(default: 0 for the perceptron where the system's costs are exact, else 2)")
     parser.add_argument("--explore-p", type=float, default=SUPPRESS, metavar="P",
                         help="--oracle dynamic: after K epochs, the probability of following a transition of "
-                             f"the model that costs gold arcs (default {PERCEPTRON_EXPLORATION.p} for the perceptron, "
-                             "0.9 for neural-transition)")
+                             "the model that costs gold arcs (default: 1 for the perceptron where the system's "
+                             "costs are exact, else 0.9)")
     parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default=SUPPRESS,
                         help="training trees the system cannot build: train on the oracle's nearest tree "
                              "(default), skip them, or stop with an error; the count is reported")

@@ -17,7 +17,7 @@ from barley.kinds import ParserKind, options_of
 from barley.neural import require_torch
 from barley.neural.options import (EncoderOptions, Training, TransitionOptions, describe_encoder, describe_training,
                                    from_given)
-from barley.training import Exploration
+from barley.training import AFTER_TWO_EPOCHS
 
 
 def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
@@ -111,10 +111,11 @@ def describe(manifest: dict) -> list[str]:
     ]
 
 
-NEURAL_EXPLORATION = Exploration(after=2, p=0.9)
+NEURAL_EXPLORATION = AFTER_TWO_EPOCHS
 """The neural transition parser's default exploration: the figures of docs/results/neural.md were
-trained with it (the perceptron's default, :data:`barley.training.PERCEPTRON_EXPLORATION`, was not
+trained with it (the perceptron's, :func:`barley.training.perceptron_exploration`, was not
 measured for this parser)."""
+
 
 NEURAL_TRANSITION = ParserKind("neural-transition", options_of(train_kind), train_kind, load, describe,
                                takes_dev=True)
