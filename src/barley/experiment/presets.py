@@ -152,8 +152,9 @@ def _oracles2012():
                  "features": "rich"} for oracle in ("static", "dynamic")]
     treebanks = [("UD_English-EWT", "train"), ("UD_Gothic-PROIEL", "train"), ("UD_Latin-Perseus", "train")]
     return ("Goldberg & Nivre (2012): the averaged perceptron trained on the static oracle's transitions "
-            "against training by exploration with the dynamic oracle (from the first epoch, the parser follows "
-            "its own costly predictions: k = 0, p = 1), for every system with a dynamic oracle; train → test.",
+            "against training by exploration with the dynamic oracle (barley's defaults: from the first epoch the "
+            "parser follows every costly prediction, k = 0, p = 1, where the costs are exact; for Su, after 2 "
+            "epochs with p = 0.9), for every system with a dynamic oracle; train → test.",
             treebanks, parsers,
             ["Dynamic oracles: arc-eager and arc-hybrid (Goldberg & Nivre 2012, 2013), arc-standard (Goldberg, "
              "Sartorio & Satta 2014), Covington non-projective (Gómez-Rodríguez & Fernández-González 2015), "
