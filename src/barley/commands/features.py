@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from barley.features import default_model, read_model, rich_model
 from barley.errors import BarleyError
+from barley.features import default_model, read_model, rich_model
 from barley.features.extract import Extractor
 from barley.systems import get_system
 
