@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 
 from barley.errors import BarleyError
+from barley.service.limits import Limits
+
+DEFAULTS = Limits()
 
 
 def register(subparsers) -> None:
@@ -12,30 +15,60 @@ def register(subparsers) -> None:
         "serve", help="a local web page and REST API for parsing (needs barley[serve])",
         description="Serve models over HTTP: a web page at / (paste CoNLL-U, see the trees, download the result), "
                     "POST /parse (JSON, form or raw body; JSON back), GET /models and GET /openapi.json. "
-                    "Each model is loaded once. Listens on 127.0.0.1 unless --host says otherwise.")
+                    "Each model is loaded once. Listens on 127.0.0.1 unless --host says otherwise, and answers "
+                    "only requests addressed to the host it listens on (127.0.0.1 and localhost for a "
+                    "loopback address) unless --allow-host says otherwise.")
     parser.add_argument("--model", "-m", action="append", metavar="[NAME=]FILE",
                         help="a model to serve, named NAME (default: the file name); repeat for several, the first "
                              "is the default (default: the English model that ships with barley, `barley models`)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", "-p", type=int, default=8080, help="port (default 8080)")
-    parser.add_argument("--max-request-bytes", type=int, default=16 * 1024 * 1024, metavar="BYTES",
+    parser.add_argument("--port", "-p", type=int, default=8080, help="port, 1 to 65535 (default 8080)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="also answer requests whose Host header is NAME (any port), e.g. this machine's name "
+                             "with --host 0.0.0.0 or the name a proxy forwards; repeat for several; '*' answers "
+                             "every Host (no protection against DNS rebinding)")
+    parser.add_argument("--max-request-bytes", type=int, default=DEFAULTS.max_request_bytes, metavar="BYTES",
                         help="larger requests get 413 (default 16 MiB)")
+    parser.add_argument("--max-sentence-words", type=int, default=DEFAULTS.max_sentence_words, metavar="N",
+                        help=f"a request with a longer sentence gets 413 (default {DEFAULTS.max_sentence_words})")
+    parser.add_argument("--max-request-words", type=int, default=DEFAULTS.max_request_words, metavar="N",
+                        help=f"a request of more words gets 413 (default {DEFAULTS.max_request_words})")
+    parser.add_argument("--read-timeout", type=float, default=DEFAULTS.read_timeout, metavar="SECONDS",
+                        help="a client that takes longer to send a request header, or pauses longer while sending "
+                             f"a body, gets 408 and is disconnected (default {DEFAULTS.read_timeout:g})")
     parser.set_defaults(func=run)
 
 
+def limits_of(args) -> Limits:
+    """The limits the options give, each checked (a BarleyError names the option)."""
+    if not 1 <= args.port <= 65535:
+        raise BarleyError(f"--port {args.port} is not a TCP port", fix="give a port from 1 to 65535")
+    for option in ("max_request_bytes", "max_sentence_words", "max_request_words", "read_timeout"):
+        value = getattr(args, option)
+        if not value > 0 or value == float("inf"):  # not: NaN too
+            raise BarleyError(f"--{option.replace('_', '-')} {value} is not a positive number",
+                              fix=f"give a number above 0 (default {getattr(DEFAULTS, option):g})")
+    return Limits(max_request_bytes=args.max_request_bytes, max_sentence_words=args.max_sentence_words,
+                  max_request_words=args.max_request_words, read_timeout=args.read_timeout)
+
+
 def run(args) -> int:
+    limits = limits_of(args)
     try:
         import uvicorn
 
         from barley.service.app import create_app
+        from barley.service.guards import HostCheck, protocol_with
     except ImportError as error:
         raise BarleyError(f"barley serve needs {error.name}", fix="pip install 'barley[serve]'") from None
     from barley.service.models import ModelRegistry, model_specs
 
     specs = model_specs(args.model)
     registry = ModelRegistry(specs)
+    app = create_app(registry, limits, HostCheck(args.host, args.port, args.allow_host))
     print(f"barley serve: {', '.join(name for name, _ in specs)} loaded; http://{args.host}:{args.port}/ "
           "(Ctrl-C stops)", file=sys.stderr, flush=True)
-    uvicorn.run(create_app(registry, args.max_request_bytes), host=args.host, port=args.port, log_level="warning")
+    # ws="none": no WebSocket upgrade (the service has none, and the protocol's timeouts assume HTTP throughout)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", http=protocol_with(limits), ws="none")
     return 0

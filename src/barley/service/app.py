@@ -17,15 +17,20 @@
 ``GET /``
     The web page.
 
-Errors are JSON ``{"error": MESSAGE}``: 400 with the one-line message the CLI
-gives for the same input (the data is named ``<request>`` where the CLI names the
-file), 413 for a request over the size limit. Nothing in a request is ever taken
-as a path: data is read in memory and a model is named, not located.
+Errors are JSON ``{"error": MESSAGE}``, whatever went wrong: 400 with the one-line message the
+CLI gives for the same input (the data is named ``<request>`` where the CLI names the file)
+or for a malformed request (a field of the wrong type, unknown, or given twice; JSON or form
+data that does not parse; bytes that are not UTF-8), 403 for a request from another site's
+page, 404 and 405 for a wrong path or method, 408 for a client too slow, 413 for a request
+over a limit (bytes, words per sentence, words per request: the message names the option
+that raises it), 431 for an endless header. Nothing in a request is ever taken as a path:
+data is read in memory and a model is named, not located. What protects the service below
+the endpoints (timeouts, Host and Origin checks, security headers, the body limit) is in
+:mod:`barley.service.guards`; the limits in :mod:`barley.service.limits`.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from urllib.parse import parse_qsl
 
@@ -33,18 +38,21 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
+from python_multipart.exceptions import FormParserError
+from python_multipart.multipart import MultipartParser, MultipartState, parse_options_header
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 
 from barley import __version__, render
 from barley.conllu import COLUMNS
 from barley.errors import BarleyError
 from barley.render import svg
 from barley.service import page
+from barley.service.guards import BodyLimit, HostAndOrigin, HostCheck, SecurityHeaders
 from barley.service.inputs import INPUT_FORMATS, read_input
+from barley.service.limits import Limits, OverLimit
 from barley.service.models import ModelRegistry
 
-MAX_REQUEST_BYTES = 16 * 1024 * 1024
 KEYS = tuple(column.lower() for column in COLUMNS)
 
 
@@ -75,9 +83,32 @@ class ErrorResponse(BaseModel):
     error: str = Field(description="one line: where, what is wrong, how to fix it")
 
 
-def create_app(registry: ModelRegistry, max_request_bytes: int = MAX_REQUEST_BYTES) -> FastAPI:
+ENDPOINTS = "GET /, GET /models, GET /openapi.json and POST /parse"
+
+
+def create_app(registry: ModelRegistry, limits: Limits = Limits(),
+               hosts: HostCheck = HostCheck("127.0.0.1", 8080)):
+    """The service as an ASGI application: the endpoints inside the guards (security headers on
+    every answer, then the Host and Origin checks, then the body limit)."""
     app = FastAPI(title="barley", version=__version__, docs_url=None, redoc_url=None,
                   description="Dependency parsing with barley models: POST /parse, GET /models.")
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        if error.status_code == 404:
+            message = f"there is nothing at {request.url.path} (the service answers {ENDPOINTS})"
+        elif error.status_code == 405:
+            message = (f"{request.method} is not allowed on {request.url.path} (it takes "
+                       f"{(error.headers or {}).get('Allow', 'other methods')}; the service answers {ENDPOINTS})")
+        else:
+            message = str(error.detail)
+        return JSONResponse({"error": message}, status_code=error.status_code, headers=error.headers)
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, error: Exception) -> JSONResponse:
+        # a bug, not the client's doing: the answer is JSON like every other; the traceback goes to the log
+        return JSONResponse({"error": f"internal error ({type(error).__name__}): please report it with the request"},
+                            status_code=500)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index() -> HTMLResponse:
@@ -93,78 +124,172 @@ def create_app(registry: ModelRegistry, max_request_bytes: int = MAX_REQUEST_BYT
         "multipart/form-data": {"schema": ParseRequest.model_json_schema()},
         "text/plain": {"schema": {"type": "string", "description": "the data; input and model in the query"}},
     }
+    errors = {status: {"model": ErrorResponse, "description": description} for status, description in [
+        (400, "bad data, an unknown model or input format, a malformed request"),
+        (403, "a request from the page of another site"),
+        (413, "a request over a limit: bytes, words per sentence, words per request")]}
 
-    @app.post("/parse", summary="Parse sentences", response_model=ParseResponse,
-              responses={400: {"model": ErrorResponse}, 413: {"model": ErrorResponse}},
+    @app.post("/parse", summary="Parse sentences", response_model=ParseResponse, responses=errors,
               openapi_extra={"requestBody": {"required": True, "content": body_forms}})
     async def parse(request: Request) -> JSONResponse:
-        try:
-            fields = await _fields(request)
-            model = registry.get(fields.get("model"))
-            started = time.perf_counter()
-            answer = await run_in_threadpool(_parse, model, fields)
+        body = await request.body()
+        started = time.perf_counter()
+        try:  # in a worker thread: a large body takes a while to read, and the server answers others meanwhile
+            answer = await run_in_threadpool(_answer, registry, limits, request.headers.get("content-type", ""),
+                                             request.scope["query_string"], body)
+        except OverLimit as error:
+            return JSONResponse({"error": str(error)}, status_code=413)
         except BarleyError as error:
             return JSONResponse({"error": str(error)}, status_code=400)
         # the time spent reading, parsing and writing the answer, for clients that measure the service
         timing = f"parse;dur={1000 * (time.perf_counter() - started):.1f}"
         return Response(answer, media_type="application/json", headers={"Server-Timing": timing})
 
-    return BodyLimit(app, max_request_bytes)
+    return SecurityHeaders(HostAndOrigin(BodyLimit(app, limits.max_request_bytes), hosts))
 
 
-async def _fields(request: Request) -> dict:
-    """``data`` (bytes), ``input``, ``model`` and ``draw`` of a request, whatever form it came in."""
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    fields: dict = dict(request.query_params)
+FIELDS = ("data", "input", "model", "draw")
+"""The fields of a parse request (:class:`ParseRequest`)."""
+
+TRUE, FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no", "")
+"""How a form or query string says ``draw`` (a JSON body says true or false)."""
+
+
+def _fields(content_type: str, query: bytes, body: bytes) -> dict:
+    """``data`` (bytes), ``input`` (str), ``model`` (str or None) and ``draw`` (bool) of a request,
+    from its query string and its body, whatever form the body takes. A field that is unknown,
+    given twice or of the wrong type is an error, never ignored."""
+    kind = content_type.split(";")[0].strip().lower()
+    fields: dict = {}
+
+    def add(pairs) -> None:
+        for name, value in pairs:
+            if name not in FIELDS:
+                raise BarleyError(f"the request has a field {name!r}, which the service does not take",
+                                  fix="its fields are " + ", ".join(FIELDS))
+            if name in fields:
+                raise BarleyError(f"the request gives the field {name!r} twice", fix="give each field once")
+            fields[name] = value
+
+    add(_urlencoded(query, "the query string"))
     if kind == "application/json":
-        fields.update(_json_fields(await request.body()))
+        add(_json_fields(body).items())
     elif kind == "application/x-www-form-urlencoded":
-        body = await request.body()
-        try:
-            fields.update(parse_qsl(body.decode("ascii"), keep_blank_values=True, encoding="utf-8",
-                                    errors="strict"))
-        except UnicodeDecodeError:
-            raise BarleyError("the form data is not valid UTF-8", fix="send the data encoded as UTF-8") from None
+        add(_urlencoded(body, "the form data"))
     elif kind == "multipart/form-data":
-        form = await request.form()
-        for key, value in form.multi_items():
-            fields[key] = await value.read() if isinstance(value, UploadFile) else value
+        add(_multipart_fields(body, content_type))
     else:
-        fields["data"] = await request.body()
+        add([("data", body)])
     if "data" not in fields:
         raise BarleyError("the request has no data", fix="send the sentences in the data field")
-    data = fields["data"]
-    if isinstance(data, str):
-        try:
-            fields["data"] = data.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate escaped in JSON
-            raise BarleyError("the data is not valid Unicode (a lone surrogate)",
-                              fix="send the data encoded as UTF-8") from None
-    fields["draw"] = fields.get("draw") in (True, "true", "1", "on", "yes")
-    fields["input"] = fields.get("input") or "conllu"
-    return fields
+    data, draw = fields["data"], fields.get("draw", False)
+    if isinstance(draw, str):
+        if draw.lower() not in TRUE + FALSE:
+            raise BarleyError(f"the field 'draw' is {draw!r}", fix="say true or false")
+        draw = draw.lower() in TRUE
+    return {"data": data.encode("utf-8") if isinstance(data, str) else data, "input": fields.get("input") or "conllu",
+            "model": fields.get("model"), "draw": draw}
+
+
+JSON_TYPES = {"data": (str,), "input": (str,), "model": (str, type(None)), "draw": (bool,)}
+"""The JSON types each field may take."""
+
+
+def _json_type(value) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "true or false", int: "a number",
+            float: "a number", type(None): "null"}[type(value)]
 
 
 def _json_fields(body: bytes) -> dict:
+    """The fields of a JSON body, each of its type. orjson bounds the depth (1,024 levels) and refuses
+    a number it cannot hold, so no body makes the parser recurse or compute without bound."""
     try:
-        value = json.loads(body)
-    except UnicodeDecodeError as error:
-        raise BarleyError(f"the request body is not valid UTF-8 ({error.reason} at byte {error.start})",
-                          fix="send JSON encoded as UTF-8") from None
-    except json.JSONDecodeError as error:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            raise BarleyError(f"the request body is not valid UTF-8 ({bad.reason} at byte {bad.start})",
+                              fix="send JSON encoded as UTF-8") from None
         raise BarleyError(f"the request body is not valid JSON ({error.msg} at line {error.lineno}, "
                           f"column {error.colno})", fix='send a JSON object such as {"data": "...", "input": "conllu"}'
                           ) from None
-    if not isinstance(value, dict) or not isinstance(value.get("data"), str):
-        raise BarleyError("the JSON body needs a string field data", fix='send {"data": "...", "input": "conllu"}')
+    if not isinstance(value, dict):
+        raise BarleyError(f"the JSON body is {_json_type(value)}, not an object",
+                          fix='send {"data": "...", "input": "conllu"}')
+    for name, field in value.items():
+        if name in JSON_TYPES and not isinstance(field, JSON_TYPES[name]):
+            expected = " or ".join(_json_type(kind()) for kind in JSON_TYPES[name])
+            raise BarleyError(f"the field {name!r} is {_json_type(field)}, not {expected}",
+                              fix='send {"data": "...", "input": "conllu", "model": "NAME", "draw": false}')
     return value
 
 
-def _parse(model, fields: dict) -> bytes:
+def _urlencoded(raw: bytes, what: str) -> list[tuple[str, str]]:
+    try:
+        return parse_qsl(raw.decode("ascii"), keep_blank_values=True, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise BarleyError(f"{what} is not valid UTF-8 (percent-encoded)", fix="encode it as UTF-8") from None
+
+
+def _multipart_fields(body: bytes, content_type: str) -> list[tuple[str, bytes | str]]:
+    """The fields of a ``multipart/form-data`` body (RFC 7578): ``data`` as bytes (a file or a field:
+    its bytes are checked as the CoNLL-U reader checks a file's), the others as UTF-8 text."""
+    boundary = parse_options_header(content_type)[1].get(b"boundary")
+    if not boundary:
+        raise BarleyError("the multipart form data has no boundary in its Content-Type",
+                          fix="send multipart/form-data; boundary=..., as curl -F does")
+    parts: list[dict] = []
+
+    def on_part_begin() -> None:
+        parts.append({"headers": [], "data": bytearray()})
+
+    def on_header_field(data: bytes, start: int, end: int) -> None:
+        parts[-1]["headers"].append([data[start:end], b""])
+
+    def on_header_value(data: bytes, start: int, end: int) -> None:
+        parts[-1]["headers"][-1][1] += data[start:end]
+
+    def on_part_data(data: bytes, start: int, end: int) -> None:
+        parts[-1]["data"] += data[start:end]
+
+    try:
+        parser = MultipartParser(boundary, {"on_part_begin": on_part_begin, "on_header_field": on_header_field,
+                                            "on_header_value": on_header_value, "on_part_data": on_part_data})
+        parser.write(body)
+    except FormParserError as error:
+        raise BarleyError(f"the multipart form data is malformed ({error})",
+                          fix="send multipart/form-data as curl -F data=@FILE does") from None
+    if parser.state != MultipartState.END:
+        raise BarleyError("the multipart form data ends before its closing boundary",
+                          fix="send the whole form, as curl -F data=@FILE does")
+    fields = []
+    for part in parts:
+        disposition = next((value for name, value in part["headers"] if name.lower() == b"content-disposition"), b"")
+        name = parse_options_header(disposition)[1].get(b"name")
+        if name is None:
+            raise BarleyError("a part of the multipart form data has no name", fix='give each part a name="..."')
+        name = _utf8(name, "a field name of the multipart form data")
+        data = bytes(part["data"])
+        fields.append((name, data if name == "data" else _utf8(data, f"the field {name!r}")))
+    return fields
+
+
+def _utf8(raw: bytes, what: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BarleyError(f"{what} is not valid UTF-8 ({error.reason} at byte {error.start})",
+                          fix="send it encoded as UTF-8") from None
+
+
+def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: bytes, body: bytes) -> bytes:
     """The JSON answer to a parse request. The structured form is the sentences' token lines
     as lists of fields (the names given once in ``columns``): a large answer is several
     times quicker to write and to read than with one object per token."""
-    sentences = model.parse(read_input(fields["data"], fields["input"]))
+    fields = _fields(content_type, query, body)
+    model = registry.get(fields["model"])
+    sentences = model.parse(read_input(fields["data"], fields["input"], limits))
     answer = {"model": model.name, "input": fields["input"],
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}
@@ -172,47 +297,3 @@ def _parse(model, fields: dict) -> bytes:
     if fields["draw"]:
         answer["svg"] = [svg.draw(render.from_sentence(sentence)) for sentence in sentences]
     return orjson.dumps(answer)  # several times quicker than json on large answers
-
-
-class BodyLimit:
-    """ASGI middleware: a request body over ``limit`` bytes gets 413 and a message, whether its
-    Content-Length says so up front or it comes in chunks. The body is read here (the
-    endpoint reads it whole anyway) and handed on only when it is within the limit."""
-
-    def __init__(self, app, limit: int):
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.limit:
-            await self._refuse(scope, send)
-            return
-        messages, received = [], 0
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            received += len(message.get("body", b""))
-            if received > self.limit:
-                await self._refuse(scope, send)
-                return
-            if not message.get("more_body"):
-                break
-
-        async def replay():
-            return messages.pop(0) if messages else await receive()
-
-        await self.app(scope, replay, send)
-
-    async def _refuse(self, scope, send) -> None:
-        message = (f"the request is larger than the limit of {self.limit} bytes (send the sentences in several "
-                   f"requests, or start barley serve with a larger --max-request-bytes)")
-        await JSONResponse({"error": message}, status_code=413)(scope, _no_body, send)
-
-
-async def _no_body():
-    return {"type": "http.disconnect"}

@@ -68,6 +68,22 @@ def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
     return specs
 
 
+WHAT_RUNS = {"tokenize": "tokenize with it: barley tokenize --model {path}",
+             "tag": "tag with it: barley parse --model {path} --retag"}
+"""The command that runs each component that is not a parser."""
+
+
+def require_parser(manifest: dict, path: str) -> None:
+    """A BarleyError naming what the model does instead and which command does it, if it has no parser
+    (a pipeline of a tokenizer or a tagger alone): the service parses."""
+    components = manifest["pipeline"].get("components", []) if "pipeline" in manifest else ["parse"]
+    if "parse" not in components:
+        uses = [WHAT_RUNS[name].format(path=path) for name in components if name in WHAT_RUNS]
+        raise BarleyError(f"the model has no parser, only {' and '.join(components) or 'no component'}: barley serve "
+                          "cannot parse with it", path=path,
+                          fix="; ".join([*uses, "or serve a model trained with --components ...,parse"]))
+
+
 class ModelRegistry:
     """The served models by name; the first is the default."""
 
@@ -75,6 +91,7 @@ class ModelRegistry:
         self.models = {}
         for name, path in specs:
             manifest, arrays = model_file.read(path)  # once: the parser and its description
+            require_parser(manifest, path)
             self.models[name] = ServedModel(name, path, model_from_files(manifest, arrays, path), manifest)
         self.default = specs[0][0]
 

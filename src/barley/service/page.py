@@ -4,6 +4,10 @@ service it came from (``POST /parse`` with ``draw``, ``GET /models``)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+
+from barley.render import svg
 from barley.render.html import CSS
 
 EXAMPLE = "\\n".join([
@@ -12,15 +16,14 @@ EXAMPLE = "\\n".join([
         [("A", "DET"), ("hearing", "NOUN"), ("is", "AUX"), ("scheduled", "VERB"), ("on", "ADP"), ("the", "DET"),
          ("issue", "NOUN"), ("today", "NOUN"), (".", "PUNCT")], start=1)), ""])
 
-PAGE = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>barley</title><style>{CSS}
+STYLE = f"""{CSS}
 textarea {{ width: 100%; height: 12em; font-family: monospace; font-size: 12px; }}
 .bar > * {{ margin-right: .8em; }}
 #error {{ color: #c0392b; white-space: pre-wrap; }}
 #status {{ color: #777; }}
-</style></head>
-<body><h1>barley: parse and see the trees</h1>
+"""
+
+BODY = """<h1>barley: parse and see the trees</h1>
 <form id="form">
 <p>Paste the data (CoNLL-U: HEAD and DEPREL may be <code>_</code>) or open a file:
 <input type="file" id="file" accept=".conllu,.conll,.txt"> <button type="button" id="example">example</button></p>
@@ -33,7 +36,9 @@ textarea {{ width: 100%; height: 12em; font-family: monospace; font-size: 12px; 
 <div id="trees"></div>
 <div id="output" hidden><p><a id="download" download="parsed.conllu" href="#">download the CoNLL-U</a></p>
 <pre id="conllu"></pre></div>
-<script>
+"""
+
+SCRIPT = f"""
 const example = {EXAMPLE!r};
 const $ = id => document.getElementById(id);
 let downloadUrl = null;
@@ -83,5 +88,27 @@ $('form').onsubmit = async event => {{
   $('status').textContent = answer.sentences.length + ' sentences parsed with ' + answer.model + ' in '
     + Math.round(performance.now() - started) + ' ms';
 }};
-</script></body></html>
 """
+
+PAGE = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>barley</title><style>{STYLE}</style></head>
+<body>{BODY}<script>{SCRIPT}</script></body></html>
+"""
+
+
+def _hash_source(text: str) -> str:
+    """The CSP source that allows exactly this inline script or style (a hash-source of CSP Level 3)."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'none'",  # nothing loads but what is allowed below
+    f"script-src {_hash_source(SCRIPT)}",  # the page's own script, byte for byte
+    # the page's own style sheet, and the style attribute each drawing carries (svg.STYLE, a constant)
+    f"style-src {_hash_source(STYLE)} 'unsafe-hashes' {_hash_source(svg.STYLE)}",
+    "connect-src 'self'",  # the script talks to this service only (GET /models, POST /parse)
+    "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+])
+"""The Content-Security-Policy of every answer: the page runs its own script and style and
+nothing else; answers that are not the page need nothing at all."""

@@ -1,0 +1,58 @@
+"""What one request may cost the service: its size in bytes and words, and how slowly it may arrive.
+
+The defaults keep the worst request allowed within a few seconds with the default
+model (`bench/bench_serve.py --limits` measures it): 100,000 words are about 6 MB of
+CoNLL-U; no sentence of the UD treebanks in ``shared/data`` has more than 232 words, so
+1,000 per sentence refuses only what is not a sentence (a whole text on one line, a
+generated stress test), whose cost grows faster than its length with graph-based
+decoders and with the drawing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from barley.errors import BarleyError
+
+if TYPE_CHECKING:  # `barley serve --help` reads the defaults without importing the reader
+    from barley.conllu import Sentence
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_request_bytes: int = 16 * 1024 * 1024
+    """A larger body gets 413 (option ``--max-request-bytes``)."""
+    max_sentence_words: int = 1_000
+    """A sentence of more words gets 413 (option ``--max-sentence-words``)."""
+    max_request_words: int = 100_000
+    """A request of more words gets 413 (option ``--max-request-words``)."""
+    read_timeout: float = 10.0
+    """Seconds a client may take to send a request's header, and may pause while sending its
+    body, before the connection is closed (option ``--read-timeout``)."""
+    max_header_bytes: int = 64 * 1024
+    """A request line and header longer than this get 431 (no option: no client needs more)."""
+
+
+class OverLimit(BarleyError):
+    """A request over one of the service's limits: answered 413 with this message."""
+
+
+def within_word_limits(sentences: Iterable[Sentence], limits: Limits, source: str) -> Iterator[Sentence]:
+    """``sentences`` as they come, stopping at the first one over the limits (an :class:`OverLimit`
+    naming the limit and its option): a request over them is refused before it is parsed."""
+    words = 0
+    for sentence in sentences:
+        length = len(sentence.words)
+        if length > limits.max_sentence_words:
+            raise OverLimit(f"a sentence of {length} words, over the limit of {limits.max_sentence_words} words per "
+                            f"sentence", path=source, line=sentence.line,
+                            fix="split it, or start barley serve with a larger --max-sentence-words")
+        words += length
+        if words > limits.max_request_words:
+            raise OverLimit(f"the request has more than {limits.max_request_words} words, the limit per request",
+                            path=source, line=sentence.line,
+                            fix="send the sentences in several requests, or start barley serve with a larger "
+                                "--max-request-words")
+        yield sentence

@@ -1,0 +1,320 @@
+"""``barley serve``'s contract with hostile and broken clients: every error is JSON ``{"error": ...}``
+with its status, never a 500; the server outlives a sweep of malformed requests; slow clients
+time out; Host and Origin are checked; every answer carries the security headers; the options
+and the models are checked before the server starts."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+
+from barley import cli  # noqa: E402
+from barley.errors import BarleyError  # noqa: E402
+from barley.pipeline import Pipeline  # noqa: E402
+from barley.service.guards import SECURITY_HEADERS, HostCheck, split_host  # noqa: E402
+from barley.service.models import require_parser  # noqa: E402
+from barley.service.process import start_server  # noqa: E402
+from barley.parser import train  # noqa: E402
+from test_parser import _toy_treebank  # noqa: E402
+
+LIMITS = {"--max-request-bytes": 100_000, "--max-sentence-words": 20, "--max-request-words": 100, "--read-timeout": 1}
+"""The test server's limits: a toy sentence has at most 12 words; one second for a slow client."""
+
+WAIT = 30  # seconds a test waits for an answer at most: a bound on a hang, not a timing
+
+
+@dataclass
+class Service:
+    process: subprocess.Popen
+    port: int
+    log: Path
+    folder: Path
+
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT)
+
+    def ask(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+        """(status, headers with lower-case names, body) of one request."""
+        connection = self.connection()
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            answer = connection.getresponse()
+            return answer.status, {name.lower(): value for name, value in answer.getheaders()}, answer.read()
+        finally:
+            connection.close()
+
+    def raw(self, data: bytes, then_wait: bool = True) -> bytes:
+        """What the server answers to these bytes sent as they are, until it closes the connection."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=WAIT) as client:
+            client.sendall(data)
+            received = b""
+            while then_wait and (chunk := client.recv(65536)):
+                received += chunk
+            return received
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("serve-contract")
+    _toy_treebank(folder / "train.conllu", 120, seed=1)
+    _toy_treebank(folder / "test.conllu", 10, seed=2)
+    train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(folder / "toy.barley"))
+    options = [str(item) for option, value in LIMITS.items() for item in (option, value)]
+    with open(folder / "server.log", "wb") as log:
+        try:
+            process, url = start_server(["--model", f"toy={folder / 'toy.barley'}", *options], timeout=30,
+                                        cwd=folder, stdout=log, stderr=subprocess.STDOUT)
+        except RuntimeError as error:
+            pytest.fail(f"{error}: {(folder / 'server.log').read_text()}")
+    yield Service(process, int(url.rpartition(":")[2]), folder / "server.log", folder)
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def one_sentence(folder: Path) -> str:
+    return (folder / "test.conllu").read_text(encoding="utf-8").split("\n\n")[0] + "\n\n"
+
+
+def json_body(fields) -> bytes:
+    return json.dumps(fields).encode()
+
+
+JSON = {"Content-Type": "application/json"}
+TEXT = {"Content-Type": "text/plain"}
+
+
+def multipart(*parts: tuple[bytes, bytes], boundary: bytes = b"sweep") -> tuple[bytes, dict]:
+    """A multipart body of (Content-Disposition parameters, content) parts, and its header."""
+    body = b"".join(b"--" + boundary + b"\r\nContent-Disposition: form-data; " + disposition + b"\r\n\r\n" + content
+                    + b"\r\n" for disposition, content in parts) + b"--" + boundary + b"--\r\n"
+    return body, {"Content-Type": "multipart/form-data; boundary=" + boundary.decode()}
+
+
+def malformed_requests(sentence: str) -> list[tuple[str, str, bytes | None, dict, int, str]]:
+    """(method, path, body, headers, status, a part of the error) of each malformed request of the sweep."""
+    valid = json.dumps({"data": sentence})[1:-1]  # "data": "..." to put into hand-written JSON
+    deep = "[" * 1000 + "]" * 1000
+    requests = [
+        # fields of the wrong type, unknown, or twice
+        *[("POST", "/parse", json_body({"data": sentence, field: value}), JSON, 400, f"the field '{field}' is")
+          for field in ("model", "input", "draw") for value in (["toy"], {"name": "toy"}, 3, 10.5)],
+        ("POST", "/parse", json_body({"data": ["1\tx"]}), JSON, 400, "the field 'data' is an array"),
+        ("POST", "/parse", json_body({"data": None}), JSON, 400, "the field 'data' is null"),
+        ("POST", "/parse", json_body({"data": sentence, "draw": "yes"}), JSON, 400, "the field 'draw' is a string"),
+        ("POST", "/parse", json_body({"data": sentence, "tokenizer": "x"}), JSON, 400, "a field 'tokenizer'"),
+        ("POST", "/parse?model=toy", json_body({"data": sentence, "model": "toy"}), JSON, 400, "'model' twice"),
+        ("POST", "/parse?draw=perhaps", sentence.encode(), TEXT, 400, "the field 'draw' is 'perhaps'"),
+        ("POST", "/parse?data=x", sentence.encode(), TEXT, 400, "'data' twice"),
+        ("POST", "/parse", json_body({"input": "conllu"}), JSON, 400, "the request has no data"),
+        # JSON that is not an object, too deep, with numbers no float holds, not JSON at all
+        ("POST", "/parse", json_body([sentence]), JSON, 400, "the JSON body is an array, not an object"),
+        ("POST", "/parse", deep.encode(), JSON, 400, "the JSON body is an array"),
+        ("POST", "/parse", ("[" * 100_000).encode(), JSON, 400, "not valid JSON (depth limit exceeded"),
+        ("POST", "/parse", f'{{{valid}, "model": {deep}}}'.encode(), JSON, 400, "the field 'model' is an array"),
+        ("POST", "/parse", f'{{{valid}, "draw": {"9" * 5000}}}'.encode(), JSON, 400, "not valid JSON"),
+        ("POST", "/parse", f'{{{valid}, "draw": -{"9" * 5000}.5e99999}}'.encode(), JSON, 400, "not valid JSON"),
+        ("POST", "/parse", f'{{{valid}, "draw": NaN}}'.encode(), JSON, 400, "not valid JSON"),
+        ("POST", "/parse", b'{"data": ', JSON, 400, "not valid JSON"),
+        ("POST", "/parse", b"", JSON, 400, "not valid JSON"),
+        ("POST", "/parse", b'{"data": "\\ud800"}', JSON, 400, "not valid JSON"),
+        # bytes that are not UTF-8, wherever they come
+        ("POST", "/parse", b'{"data": "\xff\xfe"}', JSON, 400, "the request body is not valid UTF-8"),
+        ("POST", "/parse", b"1\tdog\xff\t_\t_\t_\t_\t_\t_\t_\t_\n", TEXT, 400, "<request>:1: invalid UTF-8"),
+        ("POST", "/parse", b"data=%ff%fe", {"Content-Type": "application/x-www-form-urlencoded"}, 400,
+         "the form data is not valid UTF-8"),
+        ("POST", "/parse", b"data=\xff", {"Content-Type": "application/x-www-form-urlencoded"}, 400,
+         "the form data is not valid UTF-8"),
+        ("POST", "/parse?model=%ff", sentence.encode(), TEXT, 400, "the query string is not valid UTF-8"),
+        ("POST", "/parse", *multipart((b'name="data"; filename="a.conllu"', b"1\tdog\xff\t_\t_\t_\t_\t_\t_\t_\t_")),
+         400, "<request>:1: invalid UTF-8"),
+        ("POST", "/parse", *multipart((b'name="data"', sentence.encode()), (b'name="model"', b"to\xffy")), 400,
+         "the field 'model' is not valid UTF-8"),
+        ("POST", "/parse", *multipart((b'name="d\xffta"', b"x")), 400, "a field name of the multipart form data"),
+        # multipart that is not
+        ("POST", "/parse", b"x", {"Content-Type": "multipart/form-data"}, 400, "has no boundary"),
+        ("POST", "/parse", b"garbage", {"Content-Type": "multipart/form-data; boundary=b"}, 400, "malformed"),
+        ("POST", "/parse", b"--b\r\nContent-Disposition: form-data; name=\"data\"\r\n\r\nx",
+         {"Content-Type": "multipart/form-data; boundary=b"}, 400, "ends before its closing boundary"),
+        ("POST", "/parse", b"x", {"Content-Type": "multipart/form-data; boundary=" + "b" * 100}, 400, "malformed"),
+        ("POST", "/parse", *multipart((b'filename="a.conllu"', b"x")), 400, "has no name"),
+        ("POST", "/parse", *multipart((b'name="data"', sentence.encode()), (b'name="shoe"', b"x")), 400,
+         "a field 'shoe'"),
+        # wrong data, model or format
+        ("POST", "/parse", json_body({"data": "1\tx\n"}), JSON, 400, "<request>:1: expected 10 tab-separated columns"),
+        ("POST", "/parse", json_body({"data": sentence, "model": "../toy.barley"}), JSON, 400, "no model called"),
+        ("POST", "/parse", json_body({"data": sentence, "input": "text"}), JSON, 400, "input format 'text'"),
+        # wrong methods and paths
+        *[(method, "/parse", None, {}, 405, f"{method} is not allowed on /parse") for method in
+          ("GET", "PUT", "DELETE", "PATCH", "OPTIONS")],
+        ("POST", "/models", b"x", TEXT, 405, "POST is not allowed on /models"),
+        ("POST", "/", b"x", TEXT, 405, "POST is not allowed on /"),
+        ("GET", "/nothing", None, {}, 404, "there is nothing at /nothing"),
+        ("GET", "/%ff%fe", None, {}, 404, "there is nothing at"),
+        ("GET", "/../../etc/passwd", None, {}, 404, "there is nothing at"),
+        ("GET", "/docs", None, {}, 404, "there is nothing at /docs"),
+        ("GET", "/" + "a" * 10_000, None, {}, 404, "there is nothing at"),
+        # over the limits: bytes, words per sentence, words per request
+        ("POST", "/parse", b"#" * 100_001, TEXT, 413, "larger than the limit of 100000 bytes"),
+        ("POST", "/parse", "".join(f"{i}\tw\t_\t_\t_\t_\t_\t_\t_\t_\n" for i in range(1, 22)).encode(), TEXT, 413,
+         "<request>:1: a sentence of 21 words, over the limit of 20 words per sentence (split it, or start barley "
+         "serve with a larger --max-sentence-words)"),
+        ("POST", "/parse", (sentence * 20).encode(), TEXT, 413,
+         "the request has more than 100 words, the limit per request (send the sentences in several requests, or "
+         "start barley serve with a larger --max-request-words)"),
+    ]
+    return requests
+
+
+def test_a_sweep_of_malformed_requests_gets_json_4xx_and_the_server_stays_up(service):
+    sentence = one_sentence(service.folder)
+    requests = malformed_requests(sentence)
+    for method, path, body, headers, status, message in requests:
+        got, answer_headers, answer = service.ask(method, path, body, headers)
+        assert got == status, (method, path, body and body[:80], got, answer[:200])
+        assert answer_headers["content-type"] == "application/json", (path, answer_headers)
+        error = json.loads(answer)
+        assert list(error) == ["error"] and "\n" not in error["error"] and message in error["error"], (body, error)
+        for name, value in SECURITY_HEADERS:
+            assert answer_headers[name.decode()] == value.decode()
+    status, _, answer = service.ask("POST", "/parse", json_body({"data": sentence}), JSON)
+    assert status == 200 and json.loads(answer)["result"]  # still up, and still right
+    assert service.process.poll() is None
+    log = service.log.read_text(errors="replace")
+    assert "Traceback" not in log and "Exception in ASGI" not in log, log[-3000:]
+
+
+def _status_and_error(answer: bytes) -> tuple[int, str]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)["error"]
+
+
+def test_requests_that_are_not_http_or_have_an_endless_header_get_json_errors(service):
+    status, error = _status_and_error(service.raw(b"BLAH\x00 / HTTP/1.1\r\n\r\n"))
+    assert status == 400 and error == "the request is not valid HTTP/1.1"
+    endless = b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Long: " % service.port + b"a" * 200_000
+    status, error = _status_and_error(service.raw(endless))
+    assert status == 431 and "longer than 65536 bytes" in error
+    assert service.ask("GET", "/models")[0] == 200
+
+
+def _log_after(service: Service, lines_before: int, expected: int) -> list[str]:
+    """The lines the server logged since ``lines_before``, once there are ``expected`` of them (or after WAIT s)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        lines = service.log.read_text(errors="replace").splitlines()[lines_before:]
+        if len(lines) >= expected or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.1)
+
+
+def test_a_half_sent_header_or_body_times_out_and_a_client_leaving_is_one_log_line(service):
+    host = b"Host: 127.0.0.1:%d\r\n" % service.port
+    before = len(service.log.read_text().splitlines())
+    status, error = _status_and_error(service.raw(b"GET /models HTTP/1.1\r\n" + host + b"X-Half: "))
+    assert status == 408 and error == "the request header was not complete within 1 s (barley serve --read-timeout)"
+    body_started = b"POST /parse HTTP/1.1\r\n" + host + b"Content-Type: text/plain\r\nContent-Length: 5000\r\n\r\n#"
+    status, error = _status_and_error(service.raw(body_started))
+    assert status == 408 and error == "no more of the request body came within 1 s (barley serve --read-timeout)"
+    service.raw(body_started + b"#" * 1000, then_wait=False)  # and leaves
+    lines = _log_after(service, before, 3)
+    assert len(lines) == 3 and all(line.startswith("WARNING:  127.0.0.1:") for line in lines), lines
+    assert "sent no complete request header within 1 s" in lines[0]
+    assert "sent 1 bytes of the request body, then nothing more within 1 s" in lines[1]
+    assert "closed the connection during the request body (1001 bytes received); the request is dropped" in lines[2]
+    with socket.create_connection(("127.0.0.1", service.port), timeout=WAIT) as idle:
+        assert idle.recv(100) == b""  # a connection that sends nothing is closed, without an answer
+    assert service.ask("GET", "/models")[0] == 200 and service.process.poll() is None
+
+
+def test_only_requests_addressed_to_this_service_are_answered(service):
+    port = service.port
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
+        assert service.ask("GET", "/models", headers={"Host": host})[0] == 200, host
+    for host in (f"evil.example:{port}", f"127.0.0.1:{port + 1}", "localhost", f"127.0.0.2:{port}", f"[::1]:{port}"):
+        status, _, answer = service.ask("GET", "/models", headers={"Host": host})
+        assert status == 400 and "does not answer to the host" in json.loads(answer)["error"], host
+        assert "--allow-host" in json.loads(answer)["error"]
+
+
+def test_a_page_of_another_origin_cannot_post_but_the_services_own_page_can(service):
+    sentence = one_sentence(service.folder).encode()
+    own = f"http://127.0.0.1:{service.port}"
+    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"}, {"Origin": own.replace("127.0.0.1", "localhost")},
+                    {"Origin": f"http://127.0.0.1:{service.port + 1}"}, {"Sec-Fetch-Site": "cross-site"},
+                    {"Sec-Fetch-Site": "same-site", "Origin": own}):
+        for body, content_type in ((sentence, TEXT), (b"data=" + sentence.replace(b"\t", b"%09"),
+                                                      {"Content-Type": "application/x-www-form-urlencoded"})):
+            status, _, answer = service.ask("POST", "/parse", body, {**content_type, **headers})
+            assert status == 403 and "only this service's own page" in json.loads(answer)["error"], headers
+    status, _, _ = service.ask("POST", "/parse", sentence, {**TEXT, "Origin": own, "Sec-Fetch-Site": "same-origin"})
+    assert status == 200
+    assert service.ask("GET", "/", headers={"Sec-Fetch-Site": "cross-site"})[0] == 200  # a link to the page works
+
+
+def test_every_answer_carries_the_security_headers(service):
+    answers = [service.ask("GET", "/"), service.ask("GET", "/models"), service.ask("GET", "/openapi.json"),
+               service.ask("POST", "/parse", one_sentence(service.folder).encode(), TEXT)]
+    assert [status for status, _, _ in answers] == [200] * 4
+    for _, headers, _ in answers:
+        assert headers["x-content-type-options"] == "nosniff" and headers["x-frame-options"] == "DENY"
+        assert headers["content-security-policy"].startswith("default-src 'none'; script-src 'sha256-")
+
+
+def test_host_check_by_address_and_option():
+    loopback = HostCheck("127.0.0.1", 8080)
+    assert loopback.allows("127.0.0.1:8080") and loopback.allows("localhost:8080") and loopback.allows(None)
+    assert not any(loopback.allows(host) for host in ("evil.example:8080", "127.0.0.1:8081", "127.0.0.1",
+                                                      "10.0.0.1:8080", "", ":8080", "localhost:80x"))
+    assert HostCheck("localhost", 80).allows("127.0.0.1") and HostCheck("::1", 9000).allows("[::1]:9000")
+    anywhere = HostCheck("0.0.0.0", 8080, ["parser.lab.example"])
+    assert anywhere.allows("192.168.1.20:8080") and anywhere.allows("[fe80::1]:8080")
+    assert anywhere.allows("localhost:8080") and anywhere.allows("parser.lab.example")
+    assert anywhere.allows("Parser.Lab.Example:443") and not anywhere.allows("evil.example:8080")
+    named = HostCheck("parser.lab.example", 8080)
+    assert named.allows("parser.lab.example:8080") and not named.allows("localhost:8080")
+    assert HostCheck("127.0.0.1", 8080, ["*"]).allows("evil.example:1")
+    assert split_host("[::1]:80") == ("::1", 80) and split_host("Name") == ("name", None)
+    assert split_host("name:x") == ("name", -1)
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--port", "70000"], "--port 70000 is not a TCP port (give a port from 1 to 65535)"),
+    (["--port", "0"], "--port 0 is not a TCP port"),
+    (["--port", "-1"], "--port -1 is not a TCP port"),
+    (["--max-request-bytes", "-5"], "--max-request-bytes -5 is not a positive number"),
+    (["--max-request-bytes", "0"], "--max-request-bytes 0 is not a positive number"),
+    (["--max-sentence-words", "0"], "--max-sentence-words 0 is not a positive number"),
+    (["--max-request-words", "-1"], "--max-request-words -1 is not a positive number"),
+    (["--read-timeout", "0"], "--read-timeout 0.0 is not a positive number"),
+    (["--read-timeout", "nan"], "--read-timeout nan is not a positive number"),
+    (["--read-timeout", "inf"], "--read-timeout inf is not a positive number"),
+])
+def test_options_out_of_range_are_one_line_errors(options, message, capsys):
+    assert cli.main(["serve", *options]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"barley serve: error: {message}") and error.count("\n") == 1
+
+
+def test_a_model_without_a_parser_is_refused_in_one_line(tmp_path, capsys):
+    _toy_treebank(tmp_path / "train.conllu", 60, seed=1)
+    Pipeline.train(str(tmp_path / "train.conllu"), ["tag"], jackknife=None, log=lambda m: None).save(
+        str(tmp_path / "tagger.barley"))
+    assert cli.main(["serve", "--model", str(tmp_path / "tagger.barley")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith(f"barley serve: error: {tmp_path / 'tagger.barley'}: the model has no parser, only tag: "
+                            "barley serve cannot parse with it (tag with it: barley parse --model ")
+    with pytest.raises(BarleyError, match=r"only tokenize: .*\(tokenize with it: barley tokenize --model t\.barley;"):
+        require_parser({"pipeline": {"components": ["tokenize"]}}, "t.barley")
+    require_parser({"pipeline": {"components": ["tokenize", "parse"]}}, "p.barley")
+    require_parser({"kind": "graph"}, "g.barley")  # a parser's own manifest
