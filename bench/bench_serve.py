@@ -1,5 +1,6 @@
-"""``barley serve`` against its targets: one-sentence latency after warm-up (target ≤ 50 ms) and
-words/s on large requests against the CLI's (target ≥ 95 %).
+"""``barley serve`` against its targets: one-sentence latency after warm-up (target ≤ 50 ms), words/s
+on large requests against the CLI's (target ≥ 95 %), many clients at once, and the worst requests
+the default limits allow (target: each answered within about 5 s).
 
 Starts ``barley serve`` on 127.0.0.1 (a free port) with MODEL, then:
 
@@ -9,7 +10,14 @@ Starts ``barley serve`` on 127.0.0.1 (a free port) with MODEL, then:
   the same parse in this process the way ``barley parse`` does it (read, parse,
   write; the model already loaded, as the server's is); prints words/s of both (best
   round) and their ratio. ``barley parse``'s own figure (model loading included) is
-  printed beside them.
+  printed beside them;
+- concurrency: 200 one-sentence requests from 20 clients at once; prints the time and
+  requests/s (every answer is checked against the sequential one);
+- limits: a second server with the default limits (:class:`barley.service.limits.Limits`);
+  prints the time of the largest requests they allow (the most words per request, in
+  20-word sentences and in sentences of the most words allowed; words of FILE with only
+  their forms kept, so the pipeline tags and lemmatizes them too), each without and with
+  the drawings, and of a refused 5,000-word sentence.
 
     python bench/bench_serve.py --model ewt.barley --file ../shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu
 """
@@ -24,10 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 from barley.conllu import read, read_bytes, write
 from barley.parser import load
+from barley.service.limits import Limits
 from barley.service.process import start_server
 
 
@@ -40,6 +51,61 @@ def blanked(path: str) -> str:
             word[6] = word[7] = "_"
         out.append(sentence.to_text())
     return "".join(out)
+
+
+def forms_only(path: str, words: int, per_sentence: int) -> str:
+    """``words`` words of the file (its forms, cycled) in sentences of ``per_sentence``, every other column ``_``."""
+    forms = [word[1] for sentence in read(path) for word in sentence.words]
+    sentences = []
+    for start in range(0, words, per_sentence):
+        sentences.append("".join(f"{i}\t{forms[(start + i) % len(forms)]}\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                                 for i in range(1, min(per_sentence, words - start) + 1)) + "\n")
+    return "".join(sentences)
+
+
+def timed_post(url: str, data: str, draw: bool) -> tuple[int, float]:
+    """The status and the seconds of one request (client side)."""
+    request = urllib.request.Request(url + f"/parse?draw={str(draw).lower()}", data=data.encode(),
+                                     headers={"Content-Type": "text/plain; charset=utf-8"})
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=600) as answer:
+            answer.read()
+            status = answer.status
+    except urllib.error.HTTPError as error:
+        error.read()
+        status = error.code
+    return status, time.perf_counter() - started
+
+
+def at_the_limits(model: str, path: str) -> None:
+    limits = Limits()
+    server, url = start_server(["--model", model], timeout=120, stderr=subprocess.DEVNULL)
+    try:
+        print(f"requests at the default limits ({limits.max_request_words} words per request, "
+              f"{limits.max_sentence_words} per sentence; forms only, so tagged and lemmatized too; target ≤ 5 s):")
+        for per_sentence in (20, limits.max_sentence_words):
+            data = forms_only(path, limits.max_request_words, per_sentence)
+            for draw in (False, True):
+                status, seconds = timed_post(url, data, draw)
+                print(f"  {limits.max_request_words} words in sentences of {per_sentence} ({len(data) / 1e6:.1f} MB)"
+                      f"{', drawn' if draw else ''}: {seconds:.2f} s (status {status})")
+        status, seconds = timed_post(url, forms_only(path, 5000, 5000), True)
+        print(f"  one sentence of 5000 words, drawn: {seconds:.2f} s (status {status})")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def concurrently(url: str, one: list[str], requests: int = 200, clients: int = 20) -> None:
+    expected = [post(url, text)[0]["result"] for text in one]
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        answers = list(pool.map(lambda k: post(url, one[k % len(one)])[0], range(requests)))
+    seconds = time.perf_counter() - started
+    assert all(answer["result"] == expected[k % len(one)] for k, answer in enumerate(answers))
+    print(f"{requests} one-sentence requests from {clients} clients at once: {seconds:.2f} s, "
+          f"{requests / seconds:.0f} requests/s")
 
 
 def post(url: str, data: str, raw: bool = False) -> tuple[dict, float]:
@@ -69,8 +135,8 @@ def main() -> None:
     sentences = text.split("\n\n")[:-1]
     words = sum(1 for line in text.splitlines() if line and line.split("\t")[0].isdigit())
     try:
-        server, url = start_server(["--model", args.model, "--max-request-bytes", str(1 << 30)], timeout=120,
-                                   stderr=subprocess.DEVNULL)
+        server, url = start_server(["--model", args.model, "--max-request-bytes", str(1 << 30), "--max-request-words",
+                                    str(1 << 30)], timeout=120, stderr=subprocess.DEVNULL)
     except RuntimeError as error:
         raise SystemExit(str(error)) from None
     try:
@@ -95,6 +161,7 @@ def main() -> None:
               f"{statistics.median(latencies):.1f} ms, p95 {latencies[int(0.95 * len(latencies)) - 1]:.1f} ms, "
               f"max {latencies[-1]:.1f} ms over {len(latencies)} requests (target ≤ 50 ms); "
               f"the parser alone, in this process: median {statistics.median(floor):.1f} ms")
+        concurrently(url, one)
 
         # rounds interleaved, best of each kept: the machine may be shared, and its load changes
         service, raw_service, server_side, cli = [], [], [], []
@@ -128,6 +195,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+    at_the_limits(args.model, args.file)
 
 
 if __name__ == "__main__":

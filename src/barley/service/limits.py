@@ -1,11 +1,11 @@
 """What one request may cost the service: its size in bytes and words, and how slowly it may arrive.
 
-The defaults keep the worst request allowed within a few seconds with the default
-model (`bench/bench_serve.py --limits` measures it): 100,000 words are about 6 MB of
-CoNLL-U; no sentence of the UD treebanks in ``shared/data`` has more than 232 words, so
+The defaults keep the worst request allowed within about 5 s with the default model
+(``bench/bench_serve.py`` prints the time of the worst ones): 50,000 words are about 2.5 MB
+of CoNLL-U, and the default model tags, lemmatizes and parses 15,000 to 50,000 words/s on
+one core. No sentence of the UD treebanks in ``shared/data`` has more than 232 words, so
 1,000 per sentence refuses only what is not a sentence (a whole text on one line, a
-generated stress test), whose cost grows faster than its length with graph-based
-decoders and with the drawing.
+generated stress test), whose cost grows faster than its length with graph-based decoders.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class Limits:
     """A larger body gets 413 (option ``--max-request-bytes``)."""
     max_sentence_words: int = 1_000
     """A sentence of more words gets 413 (option ``--max-sentence-words``)."""
-    max_request_words: int = 100_000
+    max_request_words: int = 50_000
     """A request of more words gets 413 (option ``--max-request-words``)."""
     read_timeout: float = 10.0
     """Seconds a client may take to send a request's header, and may pause while sending its
