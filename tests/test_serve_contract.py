@@ -159,10 +159,11 @@ def malformed_requests(sentence: str) -> list[tuple[str, str, bytes | None, dict
         ("POST", "/models", b"x", TEXT, 405, "POST is not allowed on /models"),
         ("POST", "/", b"x", TEXT, 405, "POST is not allowed on /"),
         ("GET", "/nothing", None, {}, 404, "there is nothing at /nothing"),
-        ("GET", "/%ff%fe", None, {}, 404, "there is nothing at"),
+        ("GET", "/%ff%fe", None, {}, 404, "there is nothing at /%ff%fe"),
+        ("GET", "/a%0Ab%0D%0A", None, {}, 404, "there is nothing at /a%0Ab%0D%0A ("),
         ("GET", "/../../etc/passwd", None, {}, 404, "there is nothing at"),
         ("GET", "/docs", None, {}, 404, "there is nothing at /docs"),
-        ("GET", "/" + "a" * 10_000, None, {}, 404, "there is nothing at"),
+        ("GET", "/" + "a" * 10_000, None, {}, 404, "there is nothing at /" + "a" * 99 + "... ("),
         # over the limits: bytes, words per sentence, words per request
         ("POST", "/parse", b"#" * 100_001, TEXT, 413, "larger than the limit of 100000 bytes"),
         ("POST", "/parse", "".join(f"{i}\tw\t_\t_\t_\t_\t_\t_\t_\t_\n" for i in range(1, 22)).encode(), TEXT, 413,
@@ -318,3 +319,35 @@ def test_a_model_without_a_parser_is_refused_in_one_line(tmp_path, capsys):
         require_parser({"pipeline": {"components": ["tokenize"]}}, "t.barley")
     require_parser({"pipeline": {"components": ["tokenize", "parse"]}}, "p.barley")
     require_parser({"kind": "graph"}, "g.barley")  # a parser's own manifest
+
+
+def test_a_bug_is_a_json_500_and_a_traceback_in_the_log(service):
+    """No client input reaches this (the sweep above); a bug in the service would: it still answers JSON."""
+    import asyncio
+
+    from barley.service.app import create_app
+    from barley.service.models import ModelRegistry
+
+    class Broken:
+        def parse(self, sentences):
+            raise RuntimeError("a bug")
+
+    registry = ModelRegistry([("toy", str(service.folder / "toy.barley"))])
+    registry.models["toy"].parser = Broken()
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/parse", "raw_path": b"/parse", "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"127.0.0.1:8080"), (b"content-type", b"text/plain")],
+             "server": ("127.0.0.1", 8080), "client": ("127.0.0.1", 40000)}
+    requests = [{"type": "http.request", "body": one_sentence(service.folder).encode(), "more_body": False}]
+    sent = []
+
+    async def receive():
+        return requests.pop(0) if requests else {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    with pytest.raises(RuntimeError, match="a bug"):  # re-raised for the server to log
+        asyncio.run(create_app(registry)(scope, receive, send))
+    assert sent[0]["status"] == 500 and (b"x-frame-options", b"DENY") in sent[0]["headers"]
+    assert json.loads(sent[1]["body"]) == {"error": "internal error (RuntimeError): please report it with the request"}

@@ -95,10 +95,13 @@ def create_app(registry: ModelRegistry, limits: Limits = Limits(),
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        # the path as sent (still percent-encoded: one line whatever it holds), cut short if long
+        path = request.scope["raw_path"].decode("latin-1")
+        path = path if len(path) <= 100 else path[:100] + "..."
         if error.status_code == 404:
-            message = f"there is nothing at {request.url.path} (the service answers {ENDPOINTS})"
+            message = f"there is nothing at {path} (the service answers {ENDPOINTS})"
         elif error.status_code == 405:
-            message = (f"{request.method} is not allowed on {request.url.path} (it takes "
+            message = (f"{request.method} is not allowed on {path} (it takes "
                        f"{(error.headers or {}).get('Allow', 'other methods')}; the service answers {ENDPOINTS})")
         else:
             message = str(error.detail)

@@ -9,9 +9,10 @@ Why uvicorn, wrapped: it is the ASGI server of FastAPI's own documentation and t
 one, and it is already barley's dependency. Its one gap here is time: it closes an idle
 kept-alive connection after 5 s, but waits for ever for the rest of a half-sent request
 header or body, so a client that sends a few bytes and stops holds a connection (and its
-memory) as long as it likes. Hypercorn has a read timeout but would be a second server to
-depend on; a subclass of uvicorn's protocol that adds the timeouts is some sixty lines, and
-its hooks are httptools' parser callbacks, which uvicorn implements and names as httptools does.
+memory) as long as it likes. Another server would be a second dependency for one feature; a
+subclass of uvicorn's protocol adds the timeouts through httptools' parser callbacks
+(``on_message_begin``, ``on_headers_complete``, ``on_body``, ``on_message_complete``), which
+uvicorn implements under httptools' names, and each override calls uvicorn's own first.
 """
 
 from __future__ import annotations
