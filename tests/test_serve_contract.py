@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import select
 import socket
 import subprocess
 import time
@@ -235,6 +236,21 @@ def test_a_half_sent_header_or_body_times_out_and_a_client_leaving_is_one_log_li
     with socket.create_connection(("127.0.0.1", service.port), timeout=WAIT) as idle:
         assert idle.recv(100) == b""  # a connection that sends nothing is closed, without an answer
     assert service.ask("GET", "/models")[0] == 200 and service.process.poll() is None
+
+
+def test_a_header_sent_a_byte_at_a_time_still_times_out(service):
+    """The header has one deadline, not one per byte (slowloris): a client still sending gets its 408."""
+    header = b"GET /models HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Slow: " % service.port + b"a" * 100
+    with socket.create_connection(("127.0.0.1", service.port), timeout=WAIT) as client:
+        for byte in header:  # 0.1 s apart, until the answer comes: the whole header would take 10 s
+            client.sendall(bytes([byte]))
+            if select.select([client], [], [], 0.1)[0]:
+                break
+        answer = b""
+        while chunk := client.recv(65536):
+            answer += chunk
+    assert _status_and_error(answer) == (408, "the request header was not complete within 1 s (barley serve "
+                                              "--read-timeout)")
 
 
 def test_only_requests_addressed_to_this_service_are_answered(service):
