@@ -324,17 +324,18 @@ def test_options_out_of_range_are_one_line_errors(options, message, capsys):
 
 def test_a_model_without_a_parser_is_refused_in_one_line(tmp_path, capsys):
     _toy_treebank(tmp_path / "train.conllu", 60, seed=1)
-    Pipeline.train(str(tmp_path / "train.conllu"), ["tag"], jackknife=None, log=lambda m: None).save(
-        str(tmp_path / "tagger.barley"))
+    tagger = Pipeline.train(str(tmp_path / "train.conllu"), ["tag"], jackknife=None, log=lambda m: None)
+    tagger.save(str(tmp_path / "tagger.barley"))
     assert cli.main(["serve", "--model", str(tmp_path / "tagger.barley")]) == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1
-    assert error.startswith(f"barley serve: error: {tmp_path / 'tagger.barley'}: the model has no parser, only tag: "
-                            "barley serve cannot parse with it (tag with it: barley parse --model ")
-    with pytest.raises(BarleyError, match=r"only tokenize: .*\(tokenize with it: barley tokenize --model t\.barley;"):
-        require_parser({"pipeline": {"components": ["tokenize"]}}, "t.barley")
-    require_parser({"pipeline": {"components": ["tokenize", "parse"]}}, "p.barley")
-    require_parser({"kind": "graph"}, "g.barley")  # a parser's own manifest
+    assert error == (f"barley serve: error: {tmp_path / 'tagger.barley'}: the model has no parser (its components: "
+                     "tag), so barley serve cannot parse with it (it tags words with UPOS, XPOS, FEATS and LEMMA: run "
+                     f"it with `barley tag -m {tmp_path / 'tagger.barley'}`)\n")
+    tokenizer = Pipeline([type("Tokenizer", (), {"name": "tokenize"})()])
+    with pytest.raises(BarleyError, match=r"its components: tokenize\), .* run it with `barley tokenize -m t\.barley`"):
+        require_parser(tokenizer, "t.barley")
+    require_parser(Pipeline([type("Parser", (), {"name": "parse"})()]), "p.barley")
+    require_parser(object(), "g.barley")  # a parser of any kind, not a pipeline
 
 
 def test_a_bug_is_a_json_500_and_a_traceback_in_the_log(service):

@@ -16,6 +16,7 @@ from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
 from barley.parser import model_from_files
+from barley.pipeline import Pipeline
 from barley.service.inputs import INPUT_FORMATS
 from barley.shipped import default_model_path
 
@@ -68,20 +69,22 @@ def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
     return specs
 
 
-WHAT_RUNS = {"tokenize": "tokenize with it: barley tokenize --model {path}",
-             "tag": "tag with it: barley parse --model {path} --retag"}
-"""The command that runs each component that is not a parser."""
+WHAT_RUNS = {"tokenize": ("tokenizes text", "barley tokenize"),
+             "tag": ("tags words with UPOS, XPOS, FEATS and LEMMA", "barley tag")}
+"""What a model does whose last component is this one (not a parser), and the command that runs it
+(as ``barley parse`` says it of a model without a parser)."""
 
 
-def require_parser(manifest: dict, path: str) -> None:
-    """A BarleyError naming what the model does instead and which command does it, if it has no parser
-    (a pipeline of a tokenizer or a tagger alone): the service parses."""
-    components = manifest["pipeline"].get("components", []) if "pipeline" in manifest else ["parse"]
+def require_parser(model, path: str) -> None:
+    """A BarleyError saying what the model does and which command runs it, if it has no parser (a
+    pipeline of a tokenizer or a tagger alone): the service parses."""
+    components = model.names if isinstance(model, Pipeline) else ["parse"]
     if "parse" not in components:
-        uses = [WHAT_RUNS[name].format(path=path) for name in components if name in WHAT_RUNS]
-        raise BarleyError(f"the model has no parser, only {' and '.join(components) or 'no component'}: barley serve "
-                          "cannot parse with it", path=path,
-                          fix="; ".join([*uses, "or serve a model trained with --components ...,parse"]))
+        last = components[-1] if components else None
+        raise BarleyError(f"the model has no parser (its components: {', '.join(components) or 'none'}), so barley "
+                          "serve cannot parse with it", path=path,
+                          fix=f"it {WHAT_RUNS[last][0]}: run it with `{WHAT_RUNS[last][1]} -m {path}`"
+                          if last in WHAT_RUNS else "train one with --components ...,parse")
 
 
 class ModelRegistry:
@@ -91,8 +94,9 @@ class ModelRegistry:
         self.models = {}
         for name, path in specs:
             manifest, arrays = model_file.read(path)  # once: the parser and its description
-            require_parser(manifest, path)
-            self.models[name] = ServedModel(name, path, model_from_files(manifest, arrays, path), manifest)
+            model = model_from_files(manifest, arrays, path)
+            require_parser(model, path)
+            self.models[name] = ServedModel(name, path, model, manifest)
         self.default = specs[0][0]
 
     def get(self, name: str | None) -> ServedModel:
