@@ -266,8 +266,9 @@ def test_only_requests_addressed_to_this_service_are_answered(service):
 def test_a_page_of_another_origin_cannot_post_but_the_services_own_page_can(service):
     sentence = one_sentence(service.folder).encode()
     own = f"http://127.0.0.1:{service.port}"
-    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"},
-                    {"Origin": own.replace("127.0.0.1", "localhost")}, {"Origin": f"http://127.0.0.1:{service.port + 1}"},
+    other_port = f"http://127.0.0.1:{service.port + 1}"
+    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"}, {"Origin": other_port},
+                    {"Origin": own.replace("127.0.0.1", "localhost")},
                     {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site", "Origin": own}):
         for body, content_type in ((sentence, TEXT), (b"data=" + sentence.replace(b"\t", b"%09"),
                                                       {"Content-Type": "application/x-www-form-urlencoded"})):
