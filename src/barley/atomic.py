@@ -96,17 +96,36 @@ def destination(path: str | os.PathLike) -> str:
     return os.path.realpath(path) if os.path.islink(path) else path
 
 
+def written_in_place(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is written where it is, as ``>`` writes it, never replaced by a new file: a device
+    or a named pipe (``/dev/null``, a FIFO), or a process's open file (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``, which may be a pipe, or a file opened for appending)."""
+    path = os.fspath(path)
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        return True
+    for _ in range(40):  # the links from path to its file, each in its real folder (as the kernel goes)
+        path = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path))
+        if path.startswith("/proc/"):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+    return False
+
+
 def check_destination(path: str | os.PathLike) -> None:
     """Raise a :class:`~barley.errors.BarleyError` where ``path`` cannot take an output file: a folder,
     a file without write permission (by its mode, see the module docstring), a folder that does not exist."""
     path = os.fspath(path)
+    if written_in_place(path):
+        return
     target = destination(path)
     if os.path.isdir(target):
         raise BarleyError("this is a folder, not a file", path=path,
                           fix=f"give a file name, e.g. {os.path.join(path, 'out')}")
     if os.path.isfile(target) and not (os.stat(target).st_mode & 0o222 and os.access(target, os.W_OK)):
         raise BarleyError(f"the file is read-only (mode {stat.filemode(os.stat(target).st_mode)})", path=path,
-                          fix="write to another file, or make it writable first (chmod u+w)")
+                          fix="write to another file, or make it writable first: chmod u+w FILE")
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         raise BarleyError(f"the folder {folder} does not exist", path=path,
@@ -180,13 +199,13 @@ def atomic_output(path: str | os.PathLike, flush_to_disk: bool = True) -> Iterat
     KeyboardInterrupt) discards what was written and leaves ``path`` as it was.
     """
     path = os.fspath(path)
-    check_destination(path)
-    target = destination(path)
-    if os.path.exists(target) and not os.path.isfile(target):
-        # a device or a named pipe (/dev/null, a FIFO): written in place, never replaced by a file
-        with open(target, "wb") as handle:
+    if written_in_place(path):
+        # appending: a descriptor's file was emptied by `>` when it was opened, or is meant to grow (`>>`)
+        with open(path, "ab") as handle:
             yield handle
         return
+    check_destination(path)
+    target = destination(path)
     directory = os.path.dirname(os.path.abspath(target))
     sweep(directory)
     try:

@@ -227,15 +227,21 @@ def to_line_end(handle: IO[bytes], data: bytes, name: str, line: int) -> bytes:
         return data
     started = len(data) - data.rfind(b"\n") - 1  # of the last line, in data
     rest = handle.readline(max(1, MAX_LINE_BYTES + 1 - started))  # a longest line and its line end
-    if not rest.endswith(b"\n") and started + len(rest) > MAX_LINE_BYTES:
-        raise line_too_long(name, line + data.count(b"\n"))
+    if not rest.endswith(b"\n"):
+        check_line_length(started + len(rest), name, line + data.count(b"\n"))
     return data + rest
 
 
-def line_too_long(name: str, line: int) -> InputError:
-    return InputError(f"a line longer than {MAX_LINE_BYTES >> 20} MiB, barley's limit: is this a text file?",
-                      path=name, line=line, fix="CoNLL-U has one token or comment per line, and plain text may end "
-                                                "a line between any two words")
+def check_line_length(length: int, name: str, line: int) -> None:
+    """Raise an InputError if ``length`` bytes of line ``line`` are more than :data:`MAX_LINE_BYTES`."""
+    if length > MAX_LINE_BYTES:
+        raise InputError(f"a line longer than {_size(MAX_LINE_BYTES)}, barley's limit: is this a text file?",
+                         path=name, line=line, fix="CoNLL-U has one token or comment per line, and plain text may "
+                                                   "end a line between any two words")
+
+
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count >= 1 << 20 and not count % (1 << 20) else f"{count} bytes"
 
 
 def read_text(path: str | os.PathLike, limit: int = MAX_LINE_BYTES) -> str:
@@ -248,7 +254,7 @@ def read_text(path: str | os.PathLike, limit: int = MAX_LINE_BYTES) -> str:
         except OSError as error:
             raise InputError(f"cannot read the file: {error.strerror}", path=path) from None
     if len(data) > limit:
-        raise InputError(f"the file is larger than {limit >> 20} MiB, barley's limit for it", path=path,
+        raise InputError(f"the file is larger than {_size(limit)}, barley's limit for it", path=path,
                          fix="is it the right file?")
     try:
         return data.decode("utf-8")

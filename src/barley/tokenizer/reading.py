@@ -22,7 +22,7 @@ import re
 import zlib
 from collections.abc import Iterator
 
-from barley.conllu import _UTF8_FIX, MAX_LINE_BYTES, line_too_long, open_bytes, to_line_end
+from barley.conllu import _UTF8_FIX, check_line_length, open_bytes, to_line_end
 from barley.errors import InputError
 
 CHUNK_BYTES = 1 << 16
@@ -64,8 +64,7 @@ def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iter
             lines += data.count(b"\n")
             last_end = data.rfind(b"\n")
             open_line = open_line + len(data) if last_end < 0 else len(data) - last_end - 1
-            if open_line > MAX_LINE_BYTES:  # a pipe's line, which comes in pieces
-                raise line_too_long(name, lines)
+            check_line_length(open_line, name, lines)  # a pipe's line, which comes in pieces
             if first and text:
                 text = text.removeprefix("\ufeff")
                 first = False
