@@ -338,7 +338,7 @@ def _endless(process: subprocess.Popen) -> None:
 
 
 PEAK = """import resource, subprocess, sys
-resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # were the line read whole: a MemoryError, not the OOM killer
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # a line read whole: MemoryError, not the OOM killer
 status = subprocess.run(sys.argv[1:]).returncode
 print(status, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)"""
 
@@ -365,7 +365,8 @@ def test_a_line_that_never_ends_is_one_line_and_memory_stays_bounded(files, argv
 
 @pytest.mark.parametrize("argv", [["validate"], ["parse", "--input", "conllu"], ["tokenize"]])
 def test_dev_zero_is_not_text(files, argv):
-    model = ["-m", str(files / f"{'parser' if argv[0] == 'parse' else 'tokenize'}.barley")] if argv[0] != "validate" else []
+    model = {"validate": [], "parse": ["-m", str(files / "parser.barley")],
+             "tokenize": ["-m", str(files / "tokenize.barley")]}[argv[0]]
     result = subprocess.run([sys.executable, "-c", PEAK, *BARLEY, *argv, *model, "/dev/zero"], capture_output=True,
                             text=True, timeout=120)
     *lines, peak = result.stderr.strip().splitlines()

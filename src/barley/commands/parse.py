@@ -110,8 +110,8 @@ def _parse(args) -> int:
                            input=args.input_format, retag=args.retag, components=runs)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
-            print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, {stats.words / max(seconds, 1e-9):.0f} "
-                  "words/s", file=sys.stderr)
+            print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
+                  f"{stats.words / max(seconds, 1e-9):.0f} words/s", file=sys.stderr)
         return 0
     pipeline = Pipeline.load(args.model)
     freeze_loaded()
@@ -133,7 +133,8 @@ def _parse(args) -> int:
         seconds = time.perf_counter() - started
         words = counted["words"]
         summary = pipeline.stats.summary() if pipeline.stats is not None else f"{words} words tagged"
-        print(f"barley {args.needs}: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s", file=sys.stderr)
+        print(f"barley {args.needs}: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s",
+              file=sys.stderr)
     return 0
 
 
