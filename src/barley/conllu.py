@@ -20,6 +20,13 @@ reader also accepts a missing final blank line, and stops at the first malformed
 :class:`~barley.errors.InputError` naming file, line, problem and fix. It checks
 the text, never the trees: a sentence with a cycle or several roots is returned
 as it is.
+
+Every file barley reads is opened by :func:`open_bytes`, which looks at its first
+bytes: UTF-16 and UTF-32 (with a byte-order mark, or without one, told by the NUL
+bytes between ASCII characters) and other data full of NUL bytes are refused with
+the ``iconv`` command that converts them, before anything is read as text. Readers
+take a line of at most :data:`MAX_LINE_BYTES`, so that memory stays bounded
+whatever the input (``/dev/zero``, a binary file, a stream that never ends a line).
 """
 
 from __future__ import annotations
@@ -129,9 +136,13 @@ class Sentence:
 
 @contextmanager
 def open_bytes(path: str | os.PathLike) -> Iterator[IO[bytes]]:
-    """Open ``path`` for reading bytes: ``-`` is stdin, ``.gz`` is decompressed."""
+    """Open ``path`` for reading bytes: ``-`` is stdin, ``.gz`` is decompressed.
+
+    Its first bytes are checked (:func:`check_encoding`) without being consumed.
+    """
     path = os.fspath(path)
     if path == "-":
+        check_encoding(_first_bytes(sys.stdin.buffer, "<stdin>"), "<stdin>")
         yield sys.stdin.buffer
         return
     try:
@@ -140,7 +151,125 @@ def open_bytes(path: str | os.PathLike) -> Iterator[IO[bytes]]:
         raise InputError(f"cannot open the file: {error.strerror}", path=path,
                          fix="check the path and the permissions") from None
     with handle:
+        check_encoding(_first_bytes(handle, path), path)
         yield handle
+
+
+def _first_bytes(handle: IO[bytes], name: str) -> bytes:
+    """Up to :data:`SAMPLE_BYTES` from the start of ``handle``, left there to be read (a pipe: what has come)."""
+    try:
+        peek = getattr(handle, "peek", None)
+        if peek is not None:
+            return peek(SAMPLE_BYTES)[:SAMPLE_BYTES]
+        if handle.seekable():  # an in-memory stream given as stdin
+            data = handle.read(SAMPLE_BYTES)
+            handle.seek(-len(data), os.SEEK_CUR)
+            return data
+        return b""
+    except (_gzip().BadGzipFile, EOFError, zlib.error) as error:
+        raise _damaged_gzip(error, name) from None
+    except OSError as error:  # a folder opens, but cannot be read
+        raise InputError(f"cannot read the file: {error.strerror}", path=name,
+                         fix="check the path and the permissions") from None
+
+
+SAMPLE_BYTES = 4096
+"""How much of the start of a file :func:`check_encoding` looks at."""
+
+MAX_LINE_BYTES = 1 << 22
+"""The longest line barley reads: 4 MiB, 3,000 times the longest line in the UD treebanks here
+(1.3 KB, a ``# text`` comment). Readers hold at most about this much of a line, so a line that
+never ends (``/dev/zero``, a binary file) is an error, not all the memory there is."""
+
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+              (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def check_encoding(start: bytes, name: str) -> None:
+    """Raise an InputError where ``start``, the first bytes of a file, is not UTF-8 text but UTF-16 or
+    UTF-32 (a byte-order mark; or, without one, a NUL byte beside every ASCII character), or data in
+    which one byte in eight or more is NUL (no text has NUL bytes: a binary file, or ``/dev/zero``)."""
+    for mark, encoding in _WIDE_BOMS:
+        if start.startswith(mark):
+            raise InputError(f"the file is {encoding} (it starts with a {encoding} byte-order mark); barley reads "
+                             "UTF-8", path=name, fix=f"convert it first: iconv -f {encoding} -t UTF-8 FILE > NEW")
+    nul = start.count(0)
+    if not start or nul * 8 < len(start):
+        return
+    encoding = _wide_encoding(start)
+    if encoding:
+        raise InputError(f"the file looks like {encoding} without a byte-order mark (a NUL byte beside every ASCII "
+                         "character); barley reads UTF-8", path=name,
+                         fix=f"convert it first: iconv -f {encoding} -t UTF-8 FILE > NEW")
+    raise InputError(f"{nul} NUL bytes in the first {len(start)}: not a text file", path=name,
+                     fix="give a UTF-8 text file; convert UTF-16 or UTF-32 text first, e.g. iconv -f UTF-16 -t UTF-8")
+
+
+def _wide_encoding(start: bytes) -> str | None:
+    """UTF-32 or UTF-16, little- or big-endian, from where the NUL bytes of ASCII text fall; else None."""
+    nul = [start[i::4].count(0) / max(1, len(start[i::4])) for i in range(4)]  # share of NUL at position i mod 4
+    if min(nul[2], nul[3]) > 0.9 > 0.5 > nul[0]:
+        return "UTF-32LE"
+    if min(nul[0], nul[1]) > 0.9 > 0.5 > nul[3]:
+        return "UTF-32BE"
+    odd, even = (nul[1] + nul[3]) / 2, (nul[0] + nul[2]) / 2
+    if odd > 0.25 and even < odd / 4:
+        return "UTF-16LE"
+    if even > 0.25 and odd < even / 4:
+        return "UTF-16BE"
+    return None
+
+
+def to_line_end(handle: IO[bytes], data: bytes, name: str, line: int) -> bytes:
+    """``data``, a chunk just read from ``handle`` whose first line is ``line``, and the rest of its last
+    line; that line longer than :data:`MAX_LINE_BYTES` is an InputError, after reading no more than that."""
+    if not data or data.endswith(b"\n"):
+        return data
+    started = len(data) - data.rfind(b"\n") - 1  # of the last line, in data
+    rest = handle.readline(max(1, MAX_LINE_BYTES + 1 - started))  # a longest line and its line end
+    if not rest.endswith(b"\n"):
+        check_line_length(started + len(rest), name, line + data.count(b"\n"))
+    return data + rest
+
+
+def check_line_length(length: int, name: str, line: int) -> None:
+    """Raise an InputError if ``length`` bytes of line ``line`` are more than :data:`MAX_LINE_BYTES`."""
+    if length > MAX_LINE_BYTES:
+        raise InputError(f"a line longer than {_size(MAX_LINE_BYTES)}, barley's limit: is this a text file?",
+                         path=name, line=line, fix="CoNLL-U has one token or comment per line, and plain text may "
+                                                   "end a line between any two words")
+
+
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count >= 1 << 20 and not count % (1 << 20) else f"{count} bytes"
+
+
+def read_text(path: str | os.PathLike, limit: int = MAX_LINE_BYTES) -> str:
+    """The whole text of a small UTF-8 file (a feature model, a position list) of at most ``limit`` bytes;
+    what is not UTF-8 text is an InputError naming the line."""
+    path = os.fspath(path)
+    with open_bytes(path) as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as error:
+            raise InputError(f"cannot read the file: {error.strerror}", path=path) from None
+    if len(data) > limit:
+        raise InputError(f"the file is larger than {_size(limit)}, barley's limit for it", path=path,
+                         fix="is it the right file?")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _invalid_utf8(error, data, path, data.count(b"\n", 0, error.start) + 1) from None
+
+
+def _invalid_utf8(error: UnicodeDecodeError, data: bytes, name: str, line: int) -> InputError:
+    bad = data[error.start:error.end].hex(" ")
+    return InputError(f"invalid UTF-8: byte(s) {bad} ({error.reason})", path=name, line=line, fix=_UTF8_FIX)
+
+
+def _damaged_gzip(error: Exception, name: str) -> InputError:
+    return InputError(f"damaged or truncated gzip data ({error})", path=name,
+                      fix="decompress it with gunzip to see what is wrong, or get a fresh copy")
 
 
 def _gzip():
@@ -173,6 +302,8 @@ def read_bytes(data: bytes, name: str = "<memory>", first_line: int = 1, newline
     is read from the first line, and a byte-order mark is recognised as in :func:`read`).
     Errors name ``name`` and the line in the whole file. Used to parse a file in blocks.
     """
+    if newline is None:  # the start of a file: checked as open_bytes checks a file's
+        check_encoding(data[:SAMPLE_BYTES], name)
     yield from _sentences(io.BytesIO(data), name, first_line=first_line, newline=newline)
 
 
@@ -279,15 +410,13 @@ class _blocks:
         pending = ""  # the text after the last blank line: a sentence not finished yet
         first = start
         while True:
-            data = _read_chunk(read_some, handle, name)
+            data = _read_chunk(read_some, handle, name, line + pending.count("\n"))
             if data:
                 try:
                     text = data.decode("utf-8")
                 except UnicodeDecodeError as error:
                     number = line + pending.count("\n") + data.count(b"\n", 0, error.start)
-                    bad = data[error.start:error.end].hex(" ")
-                    raise InputError(f"invalid UTF-8: byte(s) {bad} ({error.reason})", path=name,
-                                     line=number, fix=_UTF8_FIX) from None
+                    raise _invalid_utf8(error, data, name, number) from None
                 if first:
                     self.bom = text.startswith("\ufeff")
                     text = text.removeprefix("\ufeff")
@@ -313,15 +442,11 @@ class _blocks:
                 return
 
 
-def _read_chunk(read_some, handle: IO[bytes], name: str) -> bytes:
+def _read_chunk(read_some, handle: IO[bytes], name: str, line: int) -> bytes:
     try:
-        data = read_some(CHUNK_BYTES)
-        if data and not data.endswith(b"\n"):
-            data += handle.readline()
-        return data
+        return to_line_end(handle, read_some(CHUNK_BYTES), name, line)
     except (_gzip().BadGzipFile, EOFError, zlib.error) as error:  # evaluated only when something is raised
-        raise InputError(f"damaged or truncated gzip data ({error})", path=name,
-                         fix="decompress it with gunzip to see what is wrong, or get a fresh copy") from None
+        raise _damaged_gzip(error, name) from None
 
 
 _WORD_IDS: list[str] = []

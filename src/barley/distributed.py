@@ -133,7 +133,7 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
     position = 0
     tail = size - size // 8  # the last eighth in quarter shards: the last round, with workers idle, is short
     with open(source, "rb") as handle:
-        for block in blocks(handle, max(1, min(BLOCK_BYTES, shard_bytes // 16))):  # a shard overshoots by a block
+        for block in blocks(handle, max(1, min(BLOCK_BYTES, shard_bytes // 16)), name=source):  # overshoots by a block
             newline = newline or first_line_end(block.data)
             position += len(block.data)
             if position - cuts[-1] >= (shard_bytes if cuts[-1] < tail else shard_bytes // 4) and position < size:

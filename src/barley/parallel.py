@@ -41,7 +41,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import IO
 
 from barley.collecting import collecting_rarely, freeze_loaded
-from barley.conllu import Sentence, open_bytes, open_for_writing, read_bytes
+from barley.conllu import Sentence, check_line_length, open_bytes, open_for_writing, read_bytes
 from barley.errors import BarleyError
 
 BLOCK_BYTES = 1 << 20
@@ -98,12 +98,13 @@ def _after_last_blank_line(data: bytes) -> int:
         start = 0
 
 
-def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES, sentences: Iterable[int] | None = None
-           ) -> Iterator[Block]:
+def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES, sentences: Iterable[int] | None = None,
+           name: str = "<stdin>") -> Iterator[Block]:
     """Cut a byte stream into blocks that end right after a blank line (or at the end of the input).
 
     A blank line is ``\\n`` or ``\\r\\n`` alone; a block grows until one is found, so a
-    sentence is never split. Line numbers are counted so errors name the file's line.
+    sentence is never split. Line numbers are counted so errors name the file's line; a
+    line longer than :data:`barley.conllu.MAX_LINE_BYTES` is an InputError naming ``name``.
 
     With ``sentences`` (counts, such as the :attr:`Block.sentences` of another file's
     blocks, consumed one at a time as the blocks are asked for), block *i* holds the
@@ -124,6 +125,9 @@ def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES, sentences: Iterabl
             data = handle.read(block_bytes)
             ended = not data
             pending += data
+            open_line = len(pending) - pending.rfind(b"\n") - 1
+            if open_line > block_bytes:  # lines are counted only for a line longer than a block: rare
+                check_line_length(open_line, name, line + pending.count(b"\n"))
             continue
         block, pending = pending[:cut], pending[cut:]
         yield Block(block, line, index)
@@ -232,8 +236,9 @@ _parser = None
 loaded once and its arrays are shared, not copied; or loaded by each worker (``spawn`` elsewhere)."""
 
 
-def _start_worker(model: str | None, parent: int) -> None:
-    """Load the model unless inherited; leave Ctrl-C and SIGTERM to the main process; exit when it is gone."""
+def _start_worker(model: str | None, components: tuple[str, ...] | None, parent: int) -> None:
+    """Load the model (only ``components`` of it, if given) unless inherited; leave Ctrl-C and SIGTERM
+    to the main process; exit when it is gone."""
     global _parser
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal sends Ctrl-C to the whole job
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # so does `kill -- -PGID`; the main process stops us
@@ -242,6 +247,8 @@ def _start_worker(model: str | None, parent: int) -> None:
 
         try:
             _parser = Pipeline.load(model)  # a parser model is a pipeline of one parser
+            if components is not None:
+                _parser = _parser.only(components)
             freeze_loaded()
         except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
             _parser = error
@@ -299,12 +306,14 @@ def add_stats(total, part):
 
 
 def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
-               progress: Callable[[int], None] | None = None, input: str = "conllu", retag: bool = False):
+               progress: Callable[[int], None] | None = None, input: str = "conllu", retag: bool = False,
+               components: Iterable[str] | None = None):
     """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes.
 
     ``input``: ``"conllu"`` (CoNLL-U or CoNLL-X), or ``"text"`` / ``"tokenized"`` for a
     pipeline with a tokenizer (:meth:`barley.pipeline.Pipeline.tokenize`); ``retag``:
-    tag again what the input has tagged. Returns the summed parse statistics
+    tag again what the input has tagged; ``components``: run only those of the model's
+    components (``barley tag``: the tokenizer and the tagger). Returns the summed parse statistics
     (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
     each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
     """
@@ -313,7 +322,10 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
 
     name = "<stdin>" if source == "-" else source
     fork = sys.platform == "linux"
+    components = None if components is None else tuple(components)
     pipeline = Pipeline.load(model) if fork or input != "conllu" else None
+    if pipeline is not None and components is not None:
+        pipeline = pipeline.only(components)
     if fork:
         _parser = pipeline  # the forked workers find it loaded
         freeze_loaded()  # and the collector leaves its objects alone, so their memory stays shared
@@ -322,12 +334,12 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     try:
         with contextlib.ExitStack() as stack:
             if input == "conllu":
-                cut = blocks(stack.enter_context(open_bytes(source)), block_bytes)
+                cut = blocks(stack.enter_context(open_bytes(source)), block_bytes, name=name)
             else:
                 cut = sentence_blocks(_tokenized(pipeline, source, input), block_bytes)
                 name = "<memory>"  # what a sentence read from text is named at --jobs 1
             out = stack.enter_context(open_for_writing(output))
-            pool = stack.enter_context(worker_pool(jobs, None if fork else model, "parsing", name))
+            pool = stack.enter_context(worker_pool(jobs, None if fork else model, "parsing", name, components))
             newline = None
 
             def calls() -> Iterator[tuple]:
@@ -352,13 +364,14 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
 
 
 @contextlib.contextmanager
-def worker_pool(jobs: int, model: str | None, doing: str, name: str | None = None
-                ) -> Iterator[ProcessPoolExecutor]:
-    """``jobs`` worker processes (forked on Linux), each loading ``model`` unless None; a worker that dies
-    is a one-line error that says what they were ``doing``; leaving stops them after their current task."""
+def worker_pool(jobs: int, model: str | None, doing: str, name: str | None = None,
+                components: tuple[str, ...] | None = None) -> Iterator[ProcessPoolExecutor]:
+    """``jobs`` worker processes (forked on Linux), each loading ``model`` (its ``components``, if given)
+    unless None; a worker that dies is a one-line error that says what they were ``doing``; leaving stops
+    them after their current task."""
     fork = sys.platform == "linux"
     executor = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
-                                   initializer=_start_worker, initargs=(model, os.getpid()))
+                                   initializer=_start_worker, initargs=(model, components, os.getpid()))
     try:
         yield executor
     except BrokenProcessPool:

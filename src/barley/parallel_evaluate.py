@@ -49,14 +49,15 @@ def evaluate_files(gold: str, systems: list[str], exclude_punct: bool | str, job
     with contextlib.ExitStack() as stack:
         handles = [stack.enter_context(open_bytes(name)) for name in names]
         wanted = [deque() for _ in systems]  # the gold blocks' sentence counts, one at a time
-        cuts = [blocks(handle, block_bytes, iter(counts.popleft, None)) for handle, counts in zip(handles[1:], wanted)]
+        cuts = [blocks(handle, block_bytes, iter(counts.popleft, None), name)
+                for handle, counts, name in zip(handles[1:], wanted, systems)]
         newlines: list[str | None] = [None] * len(names)
         pool = stack.enter_context(worker_pool(jobs, None, "scoring"))
         longer = False  # a system file with more sentences than the gold
 
         def calls() -> Iterator[tuple]:
             nonlocal longer
-            for block in blocks(handles[0], block_bytes):
+            for block in blocks(handles[0], block_bytes, name=gold):
                 for counts in wanted:
                     counts.append(block.sentences)
                 pieces = [block, *(next(cut) for cut in cuts)]

@@ -6,6 +6,8 @@ import sys
 from collections import Counter
 
 from barley import conllu
+from barley.atomic import check_output
+from barley.commands import add_force
 
 
 def register(subparsers) -> None:
@@ -18,10 +20,12 @@ def register(subparsers) -> None:
     parser.add_argument("input", metavar="IN", help="CoNLL-U or CoNLL-X file ('-' for stdin)")
     parser.add_argument("output", metavar="OUT", help="output file ('-' for stdout), written atomically")
     parser.add_argument("--to", choices=conllu.FORMATS, default="conllu", help="output format (default: conllu)")
+    add_force(parser)
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
+    check_output(args.output, [args.input], force=args.force)
     dropped: Counter = Counter()
     count = conllu.write(conllu.convert(conllu.read(args.input), args.to, dropped), args.output)
     losses = ", ".join(f"{number} {what}" for what, number in sorted(dropped.items()) if number)

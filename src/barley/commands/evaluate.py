@@ -6,6 +6,8 @@ import json
 import sys
 
 from barley import conllu
+from barley.atomic import check_output
+from barley.commands import add_force
 from barley.errors import BarleyError
 from barley.evaluate import evaluate, format_comparison, format_report, mcnemar
 from barley.evaluate_conll18 import evaluate_conll18, format_conll18
@@ -43,6 +45,7 @@ def register(subparsers) -> None:
     parser.add_argument("--jobs", "-j", type=jobs_argument, default=1, metavar="N",
                         help="worker processes ('auto': one per core); the files are scored in blocks of whole "
                              "sentences and the report is the same (default 1)")
+    add_force(parser)
     parser.set_defaults(func=run)
 
 
@@ -50,6 +53,8 @@ def run(args) -> int:
     exclude = args.punct or False
     if args.show_errors and "-" in (args.gold, args.system):
         raise BarleyError("--show-errors reads the files twice, so not from stdin", fix="give both as files")
+    check_output(args.errors_page if args.show_errors else None, [args.gold, args.system, args.compare],
+                 force=args.force)
     gold, system = _rereadable(args.gold), _rereadable(args.system)
     scored = _in_blocks(args, exclude) if args.jobs > 1 else None
     if scored:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from barley.atomic import check_output_folder
 from barley.errors import BarleyError
 from barley.experiment import presets, report, runner, spec
 from barley.learners import LEARNERS
@@ -43,6 +44,7 @@ def run(args) -> int:
     the_spec = the_spec.with_options(learner=args.learner, epochs=args.epochs,
                                      max_train_sentences=args.max_train_sentences, folds=args.folds)
     out = args.out or f"runs/{the_spec.name}"
+    check_output_folder(out)
     if args.report_only:
         failures = []
         runner.merge_finished_folds(the_spec, runner.plan(the_spec, out))

@@ -13,6 +13,8 @@ import sys
 import time
 
 from barley import oracle_stats
+from barley.atomic import check_output
+from barley.commands import add_force
 from barley.errors import BarleyError
 from barley.systems import get_system, system_names
 
@@ -51,6 +53,7 @@ def register(subparsers) -> None:
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="with --show: output file (default stdout)")
     parser.add_argument("--plot", metavar="PNG",
                         help="draw transitions against length with the fitted line (needs barley[plot])")
+    add_force(parser)
     parser.set_defaults(func=run)
 
 
@@ -58,6 +61,10 @@ def run(args) -> int:
     names = system_names() if args.system == "all" else [get_system(args.system).name]  # fails before reading
     if args.transitions and len(names) > 1:
         raise BarleyError("--transitions needs one system", fix="choose it with --system NAME")
+    if args.output != "-" and not args.show:
+        raise BarleyError("--output is where --show draws", fix="add --show, or leave --output out")
+    check_output(args.output, [args.file], force=args.force)
+    check_output(args.plot, [args.file], force=args.force)
     if args.show:
         return show(args, names)
     if args.plot:

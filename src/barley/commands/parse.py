@@ -6,14 +6,24 @@ import gc
 import sys
 import time
 
+from barley.atomic import check_output, check_output_folder
 from barley.collecting import collecting_rarely, freeze_loaded
+from barley.commands import add_force
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
-from barley.pipeline import Pipeline
+from barley.pipeline import COMPONENTS, Pipeline, component_names
 from barley.tokenizer import INPUTS
 from barley.shipped import default_model_path
 from barley.tokenizer.reading import guess_input, text_pieces
+
+
+COMMANDS = {"tokenize": ("tokenizes text", "barley tokenize"),
+            "tag": ("tags words with UPOS, XPOS, FEATS and LEMMA", "barley tag"),
+            "parse": ("parses", "barley parse")}
+"""What a model does whose last component is this one, and the command that runs it."""
+
+NOUNS = {"tokenize": "tokenizer", "tag": "tagger", "parse": "parser"}
 
 
 def register(subparsers) -> None:
@@ -21,9 +31,27 @@ def register(subparsers) -> None:
                                    description="Parse plain text or a CoNLL-U or CoNLL-X file (default stdin) with a "
                                                "model from `barley train` or the one that ships; in CoNLL-U input, "
                                                "only the columns the model predicts are replaced.")
+    add_arguments(parser, "parse")
+    parser.add_argument("--retag", action="store_true",
+                        help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
+                             "where the input has them (by default tags in the input are kept)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
+                             "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
+    parser.add_argument("--out-dir", metavar="DIR", help="with --scheduler: where the outputs go, with the inputs' "
+                                                         "relative paths; a rerun skips what is finished")
+    parser.add_argument("--shard-mb", type=int, metavar="MB",
+                        help="with --scheduler: cut files larger than this into shards of about this size (default: "
+                             "64, halved down to 1 until the inputs make 8 shards per worker thread)")
+    parser.set_defaults(func=run, needs="parse")
+
+
+def add_arguments(parser, needs: str) -> None:
+    """The arguments of ``barley parse`` and ``barley tag``, whose models need a ``needs`` component."""
     parser.add_argument("input", nargs="?", default="-", metavar="IN", help="input file (default: stdin)")
-    parser.add_argument("--model", "-m", "-c", metavar="MODEL",
-                        help="model file (default: the English model that ships with barley, `barley models`)")
+    parser.add_argument("--model", "-m", "-c", metavar="MODEL", required=needs != "parse",
+                        help="model file (default: the English model that ships with barley, `barley models`)"
+                        if needs == "parse" else f"model file with a {NOUNS[needs]}")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
     parser.add_argument("--input", dest="input_format", choices=("auto", "conllu", *INPUTS), default="auto",
@@ -33,21 +61,10 @@ def register(subparsers) -> None:
                              "(UTF-8 plain text, paragraphs separated by blank lines) or tokenized (one sentence "
                              "per line, tokens separated by spaces); text and tokenized need a model with a "
                              "tokenizer (--components tokenize,...)")
-    parser.add_argument("--retag", action="store_true",
-                        help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
-                             "where the input has them (by default tags in the input are kept)")
     parser.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
                         help="worker processes, each loading the model once; 'auto' = every core "
                              "(default 1; the output is the same byte for byte)")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
-                             "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
-    parser.add_argument("--out-dir", metavar="DIR", help="with --scheduler: where the outputs go, with the inputs' "
-                                                         "relative paths; a rerun skips what is finished")
-    parser.add_argument("--shard-mb", type=int, metavar="MB",
-                        help="with --scheduler: cut files larger than this into shards of about this size (default: "
-                             "64, halved down to 1 until the inputs make 8 shards per worker thread)")
-    parser.set_defaults(func=run)
+    add_force(parser)
 
 
 def _jobs(value: str) -> int:
@@ -68,6 +85,8 @@ def run(args) -> int:
 def _parse(args) -> int:
     started = time.perf_counter()
     args.model = args.model or default_model_path()
+    check_output(args.output, [args.input, args.model], force=args.force)
+    runs = list(COMPONENTS)[:list(COMPONENTS).index(args.needs) + 1]  # tag: the tokenizer and the tagger
     if args.input_format == "auto":  # --scheduler reads CoNLL-U files
         cluster = args.scheduler or args.out_dir or args.shard_mb is not None
         args.input_format = "conllu" if cluster else guess_input(args.input)
@@ -78,22 +97,26 @@ def _parse(args) -> int:
                               fix="leave out --scheduler, or tokenize (barley tokenize) first")
         from barley.distributed import parse_on_cluster
 
+        if args.out_dir is not None:
+            check_output_folder(args.out_dir)
+        _check_model(args, component_names(read_manifest(args.model)))
         return parse_on_cluster(args)
     if args.jobs > 1:
         from barley.parallel import Progress, parse_file
 
-        _check_retag(args, read_manifest(args.model).get("pipeline", {}).get("components", ()))
+        _check_model(args, component_names(read_manifest(args.model)))
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
         stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
-                           input=args.input_format, retag=args.retag)
+                           input=args.input_format, retag=args.retag, components=runs)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
-            print(f"barley parse: {stats.summary()}; {seconds:.1f} s, {stats.words / max(seconds, 1e-9):.0f} "
-                  "words/s", file=sys.stderr)
+            print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
+                  f"{stats.words / max(seconds, 1e-9):.0f} words/s", file=sys.stderr)
         return 0
     pipeline = Pipeline.load(args.model)
     freeze_loaded()
-    _check_retag(args, pipeline.names)
+    _check_model(args, pipeline.names)
+    pipeline = pipeline.only(runs)
     counted = {"words": 0}
 
     def counting(sentences):
@@ -110,11 +133,18 @@ def _parse(args) -> int:
         seconds = time.perf_counter() - started
         words = counted["words"]
         summary = pipeline.stats.summary() if pipeline.stats is not None else f"{words} words tagged"
-        print(f"barley parse: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s", file=sys.stderr)
+        print(f"barley {args.needs}: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s",
+              file=sys.stderr)
     return 0
 
 
-def _check_retag(args, components) -> None:
-    if args.retag and "tag" not in components:
+def _check_model(args, components: list[str]) -> None:
+    """Refuse a model that lacks the component the command runs (``args.needs``), saying what it does."""
+    if args.needs not in components:
+        last = components[-1] if components else None
+        raise BarleyError(f"the model has no {NOUNS[args.needs]} (its components: {', '.join(components) or 'none'})",
+                          path=args.model, fix=f"it {COMMANDS[last][0]}: run it with `{COMMANDS[last][1]} -m "
+                                               f"{args.model}`" if last in COMMANDS else "train one with --components")
+    if args.needs == "parse" and args.retag and "tag" not in components:
         raise BarleyError(f"--retag: the model {args.model} has no tagger",
                           fix="leave --retag out, or train a model with --components tag,parse")

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from barley import render
+from barley.atomic import check_output
+from barley.commands import add_force
 from barley.conllu import Sentence, atomic_writer, read
 from barley.errors import BarleyError
 from barley.evaluate import _aligned as aligned
@@ -38,10 +40,12 @@ def register(subparsers) -> None:
     parser.add_argument("--width", type=int, metavar="COLUMNS",
                         help="text width (default: the terminal's, or 80 when not a terminal)")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
+    add_force(parser)
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
+    check_output(args.output, [args.file, args.compare], force=args.force)
     pairs = list(select(_pairs(args.file, args.compare), args.sentence, args.file))
     if args.format == "svg" and len(pairs) != 1:
         raise BarleyError(f"--format svg draws one sentence, and {len(pairs)} are selected",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+from barley.atomic import check_output
+from barley.commands import add_force
 from barley.conllu import write
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
@@ -25,11 +27,13 @@ def register(subparsers) -> None:
                              "per line, tokens separated by spaces (only multiword tokens are expanded)")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
+    add_force(parser)
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     started = time.perf_counter()
+    check_output(args.output, [args.input, args.model], force=args.force)
     pipeline = Pipeline.load(args.model)
     counts = {"sentences": 0, "words": 0}
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from argparse import SUPPRESS
 
+from barley.atomic import check_output
+from barley.commands import add_force
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.graph.model import DECODERS, GraphOptions
 from barley.learners import LEARNERS
@@ -79,6 +81,7 @@ def register(subparsers) -> None:
     neural_options.add_arguments(parser)
     transform_options.add_arguments(parser)
     pipeline_options.add_arguments(parser)
+    add_force(parser)
     parser.set_defaults(func=run)
     pipeline_options.remember_defaults(parser)
 
@@ -94,6 +97,8 @@ def _parse_options(args) -> dict:
 
 
 def run(args) -> int:
+    inputs = [args.train, args.dev, *(getattr(args, name, None) for name in ("features", "pretrained", "positions"))]
+    check_output(args.model, inputs, force=args.force)  # before hours of training
     if args.components is not None:
         return pipeline_options.train_pipeline(args, _parse_options)
     pipeline_options.refuse_without_components(args)

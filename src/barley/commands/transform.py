@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 
 from barley import conllu
+from barley.atomic import check_output
+from barley.commands import add_force
 from barley.errors import BarleyError, InputError
 from barley.transforms import fit_forward, options
 
@@ -19,10 +21,12 @@ def register(subparsers) -> None:
     parser.add_argument("output", metavar="OUT", help="output file ('-' for stdout)")
     parser.add_argument("--inverse", action="store_true", help="undo the transformations (e.g. on parser output)")
     options.add_arguments(parser)
+    add_force(parser)
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
+    check_output(args.output, [args.input], force=args.force)
     transforms = options.from_args(args)
     if not transforms:
         raise BarleyError("no transformation chosen", fix="give --pseudo-projective, --coordination or --verb-group")

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from barley.conllu import read_text
 from barley.errors import InputError
 
 BASES = {
@@ -297,9 +298,4 @@ def parse_model(text: str, source: str = "<memory>") -> FeatureModel:
 
 
 def read_model(path: str) -> FeatureModel:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as error:
-        raise InputError(f"cannot read feature model: {error.strerror}", path=path) from None
-    return parse_model(text, path)
+    return parse_model(read_text(path), path)

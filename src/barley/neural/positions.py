@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
-from barley.errors import BarleyError, InputError
+from barley.conllu import read_text
+from barley.errors import BarleyError
 from barley.features.extract import Extractor, check_address
 from barley.features.model import Address, Atom, Feature, FeatureModel, parse_address, parse_lines
 
@@ -57,12 +58,7 @@ def parse_positions(text: str, source: str = "<memory>") -> PositionModel:
 def load_positions(path: str | None, system_name: str) -> PositionModel:
     """The user's position model if given, else ``system_name``'s default."""
     if path is not None:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                return parse_positions(handle.read(), path)
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError(f"cannot read the position model: {getattr(error, 'strerror', None) or error}",
-                             path=path) from None
+        return parse_positions(read_text(path), path)
     entry = resources.files("barley.neural") / FOLDER / f"{system_name}.txt"
     if not entry.is_file():
         raise BarleyError(f"no default position model for {system_name!r}", fix="give one with --positions FILE")

@@ -129,6 +129,13 @@ def ordered(names: Iterable[str]) -> list[str]:
     return [n for n in COMPONENTS if n in names]
 
 
+def component_names(manifest: dict) -> list[str]:
+    """The components of a model file, read from its manifest alone: a parser model file (no
+    ``pipeline`` entry, written before pipelines existed or by a parser kind) is one parser."""
+    pipeline = manifest.get("pipeline")
+    return list(pipeline.get("components", ())) if isinstance(pipeline, dict) else ["parse"]
+
+
 def has_values(sentence: Sentence, column: str) -> bool:
     """Whether some word of ``sentence`` has a value other than ``_`` in ``column``."""
     index = COLUMNS.index(column)
@@ -160,6 +167,11 @@ class Pipeline:
 
     def __contains__(self, name: str) -> bool:
         return name in self.names
+
+    def only(self, names: Iterable[str]) -> Pipeline:
+        """The pipeline of those of its components named in ``names`` (e.g. ``barley tag`` leaves out the parser)."""
+        wanted = set(names)
+        return Pipeline([c for c in self.components if c.name in wanted], self.manifest)
 
     @property
     def stats(self):

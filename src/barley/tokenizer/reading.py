@@ -6,8 +6,8 @@ stopped delivering), so memory holds one piece and what the tokenizer has not
 finished. Invalid UTF-8 raises an :class:`~barley.errors.InputError` with the
 byte offset and line of the first bad byte. A UTF-8 byte-order mark at the start
 is dropped (it is not text); nothing else is: CR, tabs, no-break spaces and
-control characters all reach the tokenizer. Damaged ``.gz`` data is a one-line
-error too.
+control characters all reach the tokenizer. Damaged ``.gz`` data, UTF-16 or UTF-32
+text and a line longer than :data:`barley.conllu.MAX_LINE_BYTES` are one-line errors too.
 
 :func:`guess_input` tells CoNLL-U from plain text by the first lines (``barley parse
 --input auto``).
@@ -22,7 +22,7 @@ import re
 import zlib
 from collections.abc import Iterator
 
-from barley.conllu import _UTF8_FIX, open_bytes
+from barley.conllu import _UTF8_FIX, check_line_length, open_bytes, to_line_end
 from barley.errors import InputError
 
 CHUNK_BYTES = 1 << 16
@@ -38,14 +38,15 @@ def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iter
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0  # bytes read before the current chunk
     lines = 1  # line number at the start of the current chunk
+    open_line = 0  # bytes of the last line read, if it has not ended
     first = True
     with open_bytes(path) as handle:
         read_some = handle.read1 if path == "-" else handle.read
         while True:
             try:
                 data = read_some(chunk_bytes)
-                if data and path != "-" and not data.endswith(b"\n"):
-                    data += handle.readline()
+                if path != "-":
+                    data = to_line_end(handle, data, name, lines)
             except _GZIP_ERRORS as error:
                 raise InputError(f"damaged or truncated gzip data ({error})", path=name, line=lines,
                                  fix="decompress it with gunzip to see what is wrong, or get a fresh copy") from None
@@ -61,6 +62,9 @@ def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iter
                                  path=name, line=line, fix=_UTF8_FIX) from None
             offset += len(data)
             lines += data.count(b"\n")
+            last_end = data.rfind(b"\n")
+            open_line = open_line + len(data) if last_end < 0 else len(data) - last_end - 1
+            check_line_length(open_line, name, lines)  # a pipe's line, which comes in pieces
             if first and text:
                 text = text.removeprefix("\ufeff")
                 first = False
