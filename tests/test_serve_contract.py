@@ -21,9 +21,8 @@ pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip i
 
 from barley import cli  # noqa: E402
 from barley.errors import BarleyError  # noqa: E402
-from barley.pipeline import Pipeline  # noqa: E402
+from barley.pipeline import Pipeline, require_component  # noqa: E402
 from barley.service.guards import SECURITY_HEADERS, HostCheck, split_host  # noqa: E402
-from barley.service.models import require_parser  # noqa: E402
 from barley.service.process import start_server  # noqa: E402
 from barley.parser import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
@@ -332,11 +331,9 @@ def test_a_model_without_a_parser_is_refused_in_one_line(tmp_path, capsys):
     assert error == (f"barley serve: error: {tmp_path / 'tagger.barley'}: the model has no parser (its components: "
                      "tag), so barley serve cannot parse with it (it tags words with UPOS, XPOS, FEATS and LEMMA: run "
                      f"it with `barley tag -m {tmp_path / 'tagger.barley'}`)\n")
-    tokenizer = Pipeline([type("Tokenizer", (), {"name": "tokenize"})()])
-    with pytest.raises(BarleyError, match=r"its components: tokenize\), .* run it with `barley tokenize -m t\.barley`"):
-        require_parser(tokenizer, "t.barley")
-    require_parser(Pipeline([type("Parser", (), {"name": "parse"})()]), "p.barley")
-    require_parser(object(), "g.barley")  # a parser of any kind, not a pipeline
+    with pytest.raises(BarleyError, match=r"its components: tokenize\).* run it with `barley tokenize -m t\.barley`"):
+        require_component(["tokenize"], "parse", "t.barley")
+    require_component(["tokenize", "parse"], "parse", "p.barley")
 
 
 def test_a_bug_is_a_json_500_and_a_traceback_in_the_log(service):

@@ -12,18 +12,10 @@ from barley.commands import add_force
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
-from barley.pipeline import COMPONENTS, Pipeline, component_names
+from barley.pipeline import COMPONENTS, NOUNS, Pipeline, component_names, require_component
 from barley.tokenizer import INPUTS
 from barley.shipped import default_model_path
 from barley.tokenizer.reading import guess_input, text_pieces
-
-
-COMMANDS = {"tokenize": ("tokenizes text", "barley tokenize"),
-            "tag": ("tags words with UPOS, XPOS, FEATS and LEMMA", "barley tag"),
-            "parse": ("parses", "barley parse")}
-"""What a model does whose last component is this one, and the command that runs it."""
-
-NOUNS = {"tokenize": "tokenizer", "tag": "tagger", "parse": "parser"}
 
 
 def register(subparsers) -> None:
@@ -140,11 +132,7 @@ def _parse(args) -> int:
 
 def _check_model(args, components: list[str]) -> None:
     """Refuse a model that lacks the component the command runs (``args.needs``), saying what it does."""
-    if args.needs not in components:
-        last = components[-1] if components else None
-        raise BarleyError(f"the model has no {NOUNS[args.needs]} (its components: {', '.join(components) or 'none'})",
-                          path=args.model, fix=f"it {COMMANDS[last][0]}: run it with `{COMMANDS[last][1]} -m "
-                                               f"{args.model}`" if last in COMMANDS else "train one with --components")
+    require_component(components, args.needs, args.model)
     if args.needs == "parse" and args.retag and "tag" not in components:
         raise BarleyError(f"--retag: the model {args.model} has no tagger",
                           fix="leave --retag out, or train a model with --components tag,parse")

@@ -136,6 +136,26 @@ def component_names(manifest: dict) -> list[str]:
     return list(pipeline.get("components", ())) if isinstance(pipeline, dict) else ["parse"]
 
 
+WHAT_RUNS = {"tokenize": ("tokenizes text", "barley tokenize"),
+             "tag": ("tags words with UPOS, XPOS, FEATS and LEMMA", "barley tag"),
+             "parse": ("parses", "barley parse")}
+"""What a model does whose last component is this one, and the command that runs it."""
+
+NOUNS = {"tokenize": "tokenizer", "tag": "tagger", "parse": "parser"}
+
+
+def require_component(components: list[str], needs: str, path: str, purpose: str = "") -> None:
+    """A BarleyError if a model with ``components`` lacks ``needs``, saying what the model does and
+    which command runs it (``barley parse``, ``barley tag`` and ``barley serve`` refuse alike);
+    ``purpose`` ends the message (e.g. ", so barley serve cannot parse with it")."""
+    if needs in components:
+        return
+    last = components[-1] if components else None
+    raise BarleyError(f"the model has no {NOUNS[needs]} (its components: {', '.join(components) or 'none'}){purpose}",
+                      path=path, fix=f"it {WHAT_RUNS[last][0]}: run it with `{WHAT_RUNS[last][1]} -m {path}`"
+                      if last in WHAT_RUNS else f"train one with --components ...,{needs}")
+
+
 def has_values(sentence: Sentence, column: str) -> bool:
     """Whether some word of ``sentence`` has a value other than ``_`` in ``column``."""
     index = COLUMNS.index(column)

@@ -16,7 +16,7 @@ from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
 from barley.parser import model_from_files
-from barley.pipeline import Pipeline
+from barley.pipeline import Pipeline, require_component
 from barley.service.inputs import INPUT_FORMATS
 from barley.shipped import default_model_path
 
@@ -69,24 +69,6 @@ def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
     return specs
 
 
-WHAT_RUNS = {"tokenize": ("tokenizes text", "barley tokenize"),
-             "tag": ("tags words with UPOS, XPOS, FEATS and LEMMA", "barley tag")}
-"""What a model does whose last component is this one (not a parser), and the command that runs it
-(as ``barley parse`` says it of a model without a parser)."""
-
-
-def require_parser(model, path: str) -> None:
-    """A BarleyError saying what the model does and which command runs it, if it has no parser (a
-    pipeline of a tokenizer or a tagger alone): the service parses."""
-    components = model.names if isinstance(model, Pipeline) else ["parse"]
-    if "parse" not in components:
-        last = components[-1] if components else None
-        raise BarleyError(f"the model has no parser (its components: {', '.join(components) or 'none'}), so barley "
-                          "serve cannot parse with it", path=path,
-                          fix=f"it {WHAT_RUNS[last][0]}: run it with `{WHAT_RUNS[last][1]} -m {path}`"
-                          if last in WHAT_RUNS else "train one with --components ...,parse")
-
-
 class ModelRegistry:
     """The served models by name; the first is the default."""
 
@@ -95,7 +77,8 @@ class ModelRegistry:
         for name, path in specs:
             manifest, arrays = model_file.read(path)  # once: the parser and its description
             model = model_from_files(manifest, arrays, path)
-            require_parser(model, path)
+            require_component(model.names if isinstance(model, Pipeline) else ["parse"], "parse", path,
+                              ", so barley serve cannot parse with it")
             self.models[name] = ServedModel(name, path, model, manifest)
         self.default = specs[0][0]
 
