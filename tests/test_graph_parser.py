@@ -95,7 +95,7 @@ def test_saved_arrays_restore_the_same_parser():
     again = GraphParser.from_arrays(options, parser.arrays(), n_labels=len(LABELS), n_upos=len(UPOS))
     tokens = _corpus(1, seed=5)[0][0]
     assert [a.tolist() for a in parser.parse(tokens)[:2]] == [a.tolist() for a in again.parse(tokens)[:2]]
-    with pytest.raises(ModelError, match=r"'graph_weights' has \d+ entries along axis 0 where the model needs"):
+    with pytest.raises(ModelError, match=r"'graph_weights' has \d+ entries along axis 0, where the model needs"):
         GraphParser.from_arrays(GraphOptions(epochs=1, dims=1 << 15), parser.arrays(), n_labels=len(LABELS),
                                 n_upos=len(UPOS))
 

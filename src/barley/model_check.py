@@ -59,9 +59,9 @@ import numpy as np
 from barley.errors import BarleyError, ModelError
 
 FIX = "the file is damaged or was edited: use the model file as barley wrote it, or train the model again"
-DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
-"""What building a model from a damaged or hand-edited manifest raises; :func:`loading` turns it into a
-ModelError."""
+DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RuntimeError)
+"""What building a model from a damaged or hand-edited manifest raises (RuntimeError: PyTorch's, e.g. a
+module too large to describe); :func:`loading` turns it into a ModelError."""
 KINDS = {"int": "iu", "float": "f", "bool": "b"}
 """numpy dtype kinds of each :class:`Array` kind."""
 CONLLU_BREAKS = ("\t", "\n", "\r")
@@ -104,7 +104,9 @@ class Array:
     finite: bool = True
     optional: bool = False
 
-    def check(self, array: np.ndarray, name: str, sizes: dict[str, int]) -> None:
+    def check(self, array: np.ndarray, name: str, sizes: dict[str, int], bound_by: dict[str, str]) -> None:
+        """Check ``array`` (called ``name``); ``sizes``: the sizes known so far, to which its own
+        are added (``bound_by``: the array that fixed each)."""
         dtype = array.dtype
         if dtype.kind not in KINDS[self.kind] or dtype.itemsize > 8 or dtype.fields is not None:
             fail(f"{name} holds {dtype} values, not {self.kind}s")
@@ -112,12 +114,12 @@ class Array:
             fail(f"{name} has {array.ndim} dimensions, not {len(self.shape)}")
         for axis, (length, want) in enumerate(zip(array.shape, self.shape)):
             if isinstance(want, str) and want not in sizes:
-                sizes[want] = length
+                sizes[want], bound_by[want] = length, name
             expected = sizes[want] if isinstance(want, str) else want
             if expected is not None and length != expected:
-                fail(f"{name} has {length} entries along axis {axis}" + (f", not {expected}" if axis or
-                     array.ndim > 1 else f" where the model needs {expected}")
-                     + (f" ({want})" if isinstance(want, str) else ""))
+                because = (f"{bound_by[want]} has {expected}: they must be as long" if want in bound_by
+                           else f"the model needs {expected}" + (f" ({want})" if isinstance(want, str) else ""))
+                fail(f"{name} has {length} entries along axis {axis}, where {because}")
         if array.size == 0:
             return
         if self.kind == "float" and self.finite and not np.isfinite(array).all():
@@ -147,7 +149,7 @@ def arrays(found: Mapping[str, np.ndarray], specs: Mapping[str, Array], others: 
     """Check ``found`` against ``specs`` (see the module's docstring); the sizes, bound ones included."""
     for size, value in sizes.items():
         integer(value, size, low=0)
-    bound = dict(sizes)
+    bound, bound_by = dict(sizes), {}
     for name in found:
         if name not in specs and not name.startswith(others):
             fail(f"unexpected {array_name(found, name)}")
@@ -159,7 +161,7 @@ def arrays(found: Mapping[str, np.ndarray], specs: Mapping[str, Array], others: 
         array = found[name]
         if not isinstance(array, np.ndarray):
             fail(f"{array_name(found, name)} is not an array")
-        spec.check(array, array_name(found, name), bound)
+        spec.check(array, array_name(found, name), bound, bound_by)
     return bound
 
 
