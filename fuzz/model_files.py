@@ -408,7 +408,11 @@ def worker(folder: Path, seed: int) -> None:
     import torch
 
     torch.set_num_threads(1)
+    warnings.simplefilter("ignore", RuntimeWarning)  # numpy's on the infinities of rewritten weights
     models = {path.stem: path for path in sorted(folder.glob("*.barley"))}
+    for path in models.values():
+        _fixture(path)
+    print(json.dumps({"ready": True}), flush=True)
     with tempfile.TemporaryDirectory(dir="/dev/shm" if os.path.isdir("/dev/shm") else None) as scratch:
         for line in sys.stdin:
             number = int(line)
@@ -420,6 +424,10 @@ def worker(folder: Path, seed: int) -> None:
             print(json.dumps(report), flush=True)
 
 
+STARTUP_SECONDS = 600
+"""Time a worker may take to import barley and PyTorch and read the fixtures (on a busy machine)."""
+
+
 class Worker:
     """One worker process (restarted after a death or a hang)."""
 
@@ -427,6 +435,10 @@ class Worker:
         self.process = subprocess.Popen([sys.executable, __file__, "--worker", "--models", str(folder),
                                          "--seed", str(seed)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         text=True, bufsize=1)
+        ready, _, _ = select.select([self.process.stdout], [], [], STARTUP_SECONDS)
+        if not ready or not json.loads(self.process.stdout.readline() or "{}").get("ready"):
+            self.process.kill()
+            raise RuntimeError(f"the fuzzing worker did not start in {STARTUP_SECONDS} s")
 
     def run(self, number: int) -> dict:
         self.process.stdin.write(f"{number}\n")

@@ -201,15 +201,22 @@ def text(value: Any, what: str, field: bool = False, empty: bool = False) -> str
     not empty unless ``empty``: a part of a column's value)."""
     if not isinstance(value, str):
         fail(f"{what} is {type(value).__name__} {_short(value)}, not a string")
-    if field and ((not value and not empty) or any(c in value for c in CONLLU_BREAKS)):
+    if field and ((not value and not empty) or _breaks(value)):
         fail(f"{what} holds {value!r}, which cannot be a CoNLL-U column's value")
     return value
 
 
+def _breaks(value: str) -> bool:
+    return any(mark in value for mark in CONLLU_BREAKS)
+
+
 def texts(value: Any, what: str, field: bool = False, unique: bool = False) -> list[str]:
-    """A list of strings (``field``: see :func:`text`; ``unique``: no repeats)."""
-    for item in items(value, what):
-        text(item, f"an entry of {what}", field)
+    """A list of strings (``field``: see :func:`text`; ``unique``: no repeats). Checked as a whole
+    first (a lemmatizer's dictionary holds tens of thousands), item by item only to name a bad one."""
+    if not all(type(item) is str for item in items(value, what)) or (field and _breaks("\x00".join(value) + (
+            "\t" if "" in value else ""))):
+        for item in value:
+            text(item, f"an entry of {what}", field)
     if unique and len(set(value)) != len(value):
         fail(f"{what} repeats a value")
     return value

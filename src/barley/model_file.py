@@ -132,14 +132,19 @@ def _no_constant(name: str):
 
 
 def _deeper_than(value, limit: int) -> bool:
-    """Whether ``value`` (parsed JSON) nests lists and objects deeper than ``limit`` (without recursion)."""
-    pending = [(value, 1)] if isinstance(value, (dict, list)) else []
-    while pending:
-        item, depth = pending.pop()
+    """Whether ``value`` (parsed JSON) nests lists and objects deeper than ``limit`` (level by level,
+    without recursion)."""
+    level = [value] if type(value) in (dict, list) else []
+    depth = 0
+    while level:
+        depth += 1
         if depth > limit:
             return True
-        children = item.values() if isinstance(item, dict) else item
-        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        below = []
+        for item in level:
+            below += [child for child in (item.values() if type(item) is dict else item)
+                      if type(child) in (dict, list)]
+        level = below
     return False
 
 
@@ -188,14 +193,13 @@ def _read_arrays(handle: IO[bytes], archive: zipfile.ZipFile, path: str) -> dict
                 with members.open(member) as stream:
                     shape, fortran, dtype = _npy_header(stream)
                     header_size = stream.tell()
-                count = math.prod(shape)
-                if count * dtype.itemsize + header_size != member.file_size:
-                    raise EOFError(f"array {name}'s header declares {shape} × {dtype.itemsize} bytes, "
-                                   f"not what its member holds")
-                if npz_start is None or member.compress_type != zipfile.ZIP_STORED:
-                    with members.open(member) as stream:  # its size checked: reading allocates no more
-                        loaded[name] = np.lib.format.read_array(stream, allow_pickle=False)
-                    continue
+                    count = math.prod(shape)
+                    if count * dtype.itemsize + header_size != member.file_size:
+                        raise EOFError(f"array {name}'s header declares {shape} × {dtype.itemsize} bytes, "
+                                       f"not what its member holds")
+                    if npz_start is None or member.compress_type != zipfile.ZIP_STORED:
+                        loaded[name] = _read_data(stream, shape, fortran, dtype)
+                        continue
                 if mapped is None:
                     mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
                 start = npz_start + _data_offset(npz, member.header_offset) + header_size
@@ -215,6 +219,25 @@ def _read_arrays(handle: IO[bytes], archive: zipfile.ZipFile, path: str) -> dict
             NotImplementedError, RuntimeError, OverflowError) as error:
         raise ModelError(f"damaged arrays in model file ({error})", path=path) from None
     return loaded
+
+
+READ_CHUNK = 1 << 18
+"""Bytes of an array read at a time from a deflated member (into the array itself: no second copy)."""
+
+
+def _read_data(stream: IO[bytes], shape: tuple[int, ...], fortran: bool, dtype: np.dtype) -> np.ndarray:
+    """The array after its ``.npy`` header in ``stream`` (whose size the caller checked: reading
+    allocates no more than the member holds)."""
+    array = np.empty(math.prod(shape), dtype=dtype)
+    raw = array.view(np.uint8) if array.nbytes else np.zeros(0, dtype=np.uint8)
+    at = 0
+    while at < len(raw):
+        chunk = stream.read(min(READ_CHUNK, len(raw) - at))
+        if not chunk:
+            raise EOFError("an array cut short")
+        raw[at:at + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
+        at += len(chunk)
+    return array.reshape(shape, order="F" if fortran else "C")
 
 
 _NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
