@@ -167,12 +167,21 @@ def _fixture(path: Path) -> tuple[str, dict[str, np.ndarray]]:
 
 
 def _outcome(path: Path | str, rng: random.Random) -> str:
-    """Load the model at ``path`` and parse with it: ``parsed`` (its output reads back as CoNLL-U),
-    or ``refused`` (barley's one-line error); anything else raises."""
+    """Describe the model at ``path`` (``barley info``), load it and parse with it: ``parsed`` (its
+    output reads back as CoNLL-U), or ``refused`` (barley's one-line error); anything else raises."""
+    from barley.commands.info import describe
     from barley.conllu import read_bytes
     from barley.errors import BarleyError, BarleyWarning
+    from barley.model_check import loading
+    from barley.model_file import read_manifest
     from barley.parser import load
     from barley.pipeline import Pipeline
+
+    try:
+        with loading(str(path), "barley"):
+            describe(read_manifest(path), features=True)
+    except BarleyError as error:
+        assert "\n" not in str(error), f"a multi-line error: {error!r}"
 
     os.environ["BARLEY_NO_FAST"] = rng.choice(("", "1"))
     sentences = list(read_bytes(_toy_text(), "toy.conllu"))
