@@ -25,7 +25,7 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.batch import ParseStats, parse_batch
 from barley.conllu import Sentence, read
-from barley.errors import BarleyError, InputError, ModelError
+from barley.errors import BarleyError, InputError
 from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex

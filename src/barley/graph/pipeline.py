@@ -17,7 +17,6 @@ import numpy as np
 
 from barley import __version__, model_check as check, model_file
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.errors import BarleyError, ModelError
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
 from barley.graph.features import Tokens
 from barley.graph.model import GraphOptions

@@ -453,12 +453,12 @@ class Tagger:
             rules = check.texts(manifest["rules"], "the lemma rules", field=True)
             if not all(is_rule(rule) for rule in rules):
                 check.fail("a lemma rule is not casing|cut|add|cut|add or casing|*|lemma")
-            entries = check.items(manifest["lemmas"], "the lemmas")
-            if not all(type(entry) is list and len(entry) == 3 for entry in entries):
+            known = check.items(manifest["lemmas"], "the lemmas")
+            if not all(type(entry) is list and len(entry) == 3 for entry in known):
                 check.fail("an entry of the lemmas is not [form, UPOS, lemma]")
-            check.texts([key for form, upos, _ in entries for key in (form, upos)], "the lemmas' forms and UPOS")
-            check.texts([lemma for *_, lemma in entries], "the lemmas", field=True)
-            lemmas = {(form, upos): lemma for form, upos, lemma in entries}
+            check.texts([key for form, upos, _ in known for key in (form, upos)], "the lemmas' forms and UPOS")
+            check.texts([lemma for *_, lemma in known], "the lemmas", field=True)
+            lemmas = {(form, upos): lemma for form, upos, lemma in known}
             form_lemmas = check.mapping(manifest["form_lemmas"], "the form lemmas")
             check.texts(list(form_lemmas.values()), "the form lemmas", field=True)
             tags = manifest.get("tag_dictionary")
