@@ -120,6 +120,8 @@ def test_bad_options_are_refused():
         GraphParser(GraphOptions(decoder="cky"), 2, 2)
     with pytest.raises(BarleyError, match="power of two"):
         GraphParser(GraphOptions(label_rows=1000), 2, 2)
+    with pytest.raises(BarleyError, match="threshold must be at least 0, not -0.5"):
+        GraphParser(GraphOptions(decoder="eisner+npa", npa_threshold=-0.5), 2, 2)
 
 
 def _conllu(count: int, seed: int) -> str:

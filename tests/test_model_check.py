@@ -234,6 +234,44 @@ def test_a_member_declaring_more_than_deflate_can_hold_is_refused(tmp_path):
         model_file.read(path)
 
 
+# --- found by the structure-aware fuzzer (fuzz/model_files.py) -----------------------------------
+
+@pytest.fixture(scope="module")
+def every_kind() -> dict[str, Path]:
+    """The fuzzer's tiny models of every kind and component (trained once into its folder)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+    import model_files
+
+    return model_files.fixtures(model_files.MODELS)
+
+
+FOUND_BY_FUZZING = {
+    "10**10 LSTM layers (a hang, building them on the meta device)": (
+        "biaffine", lambda manifest, arrays: manifest["encoder"].update(lstm_layers=10 ** 10),
+        "the encoder options' lstm_layers is 10000000000, outside"),
+    "a label MLP of 10**12 (a size PyTorch cannot compute)": (
+        "biaffine", lambda manifest, arrays: manifest["biaffine"].update(label_mlp=10 ** 12),
+        "the biaffine options' label_mlp is 1000000000000, outside"),
+    "a negative threshold (the approximation's moves undo each other forever)": (
+        "graph-second-order-npa", lambda manifest, arrays: manifest["graph"].update(npa_threshold=-0.3),
+        "threshold must be at least 0, not -0.3"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOUND_BY_FUZZING))
+def test_what_the_fuzzer_found_is_refused(case, every_kind, tmp_path):
+    kind, edit, message = FOUND_BY_FUZZING[case]
+    model = _edited(every_kind[kind], tmp_path / "edited.barley", edit)
+    with pytest.raises(ModelError, match=message):
+        load(str(model))
+
+
+def test_every_kind_loads_and_parses_untouched(every_kind, toy):
+    for kind, path in every_kind.items():
+        result = _parse(path, toy, fast=True)
+        assert result.returncode == 0 and result.stdout.count("\n\n") == 40, (kind, result.stderr[-2000:])
+
+
 # --- the compiled loop's own guard --------------------------------------------------------------
 
 def test_the_compiled_loop_refuses_tables_that_bypass_the_loader(linear, toy):

@@ -239,16 +239,17 @@ def mapping(value: Any, what: str) -> dict:
 _OF_TYPE = {bool: boolean, int: integer, float: number, str: text}
 
 
-def options(cls: type, entry: Any, what: str):
+def options(cls: type, entry: Any, what: str, most: int | None = None):
     """The dataclass ``cls`` of options from a manifest object: each entry one of its fields, of the
-    type of the field's default (an int, a float (an int will do), a bool or a string)."""
+    type of the field's default (an int, a float (an int will do), a bool or a string); ``most``: the
+    largest an int option may be (sizes that build a model: at most the numbers the file holds)."""
     fields = {field.name: field for field in dataclasses.fields(cls)}
     for name, value in mapping(entry, what).items():
         if name not in fields:
             fail(f"{what} have no option {name!r}")
-        checker = _OF_TYPE.get(type(fields[name].default))
-        if checker is not None:
-            checker(value, f"{what}' {name}")
+        default = type(fields[name].default)
+        if default in _OF_TYPE:
+            _OF_TYPE[default](value, f"{what}' {name}", **({"high": most} if default is int else {}))
     return cls(**entry)
 
 

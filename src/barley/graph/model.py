@@ -49,6 +49,9 @@ class GraphOptions:
             raise BarleyError(f"unknown decoder {self.decoder!r}", fix="use one of " + ", ".join(DECODERS))
         if self.order not in (1, 2):
             raise BarleyError(f"order {self.order} is not supported", fix="use --order 1 or 2")
+        if not self.npa_threshold >= 0:  # a move must raise the tree's score, or moves could undo each other forever
+            raise BarleyError(f"the non-projective approximation's threshold must be at least 0, not "
+                              f"{self.npa_threshold}", fix="e.g. --npa-threshold 0.3")
         for name in ("dims", "label_rows"):
             value = getattr(self, name)
             if not 2 <= value <= 1 << 31 or value & (value - 1):

@@ -95,8 +95,8 @@ class TrainedBiaffineParser(NeuralParser):
         """A parser from the manifest and arrays of :meth:`to_files`, each checked before the model is
         built (:mod:`barley.model_check`)."""
         with check.loading(path, "biaffine"):
-            vocabularies, labels, encoder = checked_common(manifest)
-            biaffine = check.options(BiaffineOptions, manifest["biaffine"], "the biaffine options")
+            vocabularies, labels, encoder, most = checked_common(manifest, arrays)
+            biaffine = check.options(BiaffineOptions, manifest["biaffine"], "the biaffine options", most=most)
             biaffine.check()
             model = check.weights_of(lambda: BiaffineModel(encoder, biaffine, vocabularies.sizes(), len(labels)),
                                      arrays)

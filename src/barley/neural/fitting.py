@@ -83,16 +83,22 @@ def transforms_of(manifest: dict) -> list:
     return [transforms.from_json(entry) for entry in manifest.get("transforms", [])]
 
 
-def checked_common(manifest: dict) -> tuple[EncoderVocabularies, list[str], EncoderOptions]:
+def checked_common(manifest: dict, arrays: dict[str, np.ndarray]) -> tuple[EncoderVocabularies, list[str],
+                                                                            EncoderOptions, int]:
     """What every neural parser's manifest holds (:meth:`NeuralParser.to_files`), checked
-    (:mod:`barley.model_check`): the encoder's vocabularies, the labels and the encoder's options."""
+    (:mod:`barley.model_check`): the encoder's vocabularies, the labels, the encoder's options, and
+    the most any size option may be: the number of weights in ``arrays`` (the model is built on the
+    ``meta`` device before its shapes are compared with them, and a size drives that building)."""
     tables = check.mapping(manifest["vocabularies"], "the vocabularies")
     vocabularies = EncoderVocabularies.from_json({name: check.texts(tables[name], f"the {name} vocabulary")
                                                   for name in EncoderVocabularies.NAMES})
     labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
-    encoder = check.options(EncoderOptions, manifest["encoder"], "the encoder options")
+    most = sum(int(np.size(value)) for value in arrays.values())
+    encoder = check.options(EncoderOptions, manifest["encoder"], "the encoder options", most=most)
     encoder.check()
-    return vocabularies, labels, encoder
+    if encoder.lstm_layers > len(arrays):  # each layer has arrays of its own
+        check.fail(f"the encoder has {encoder.lstm_layers} layers, more than the file has arrays")
+    return vocabularies, labels, encoder, most
 
 
 def word_batches(indices: Sequence[int], lengths: Sequence[int], batch_words: int) -> list[list[int]]:

@@ -192,9 +192,9 @@ class NeuralTransitionParser(NeuralParser):
             system = get_system(check.text(system_info["name"], "the system's name"),
                                 single_root=check.boolean(system_info["single_root"], "the system's single_root"))
             positions = parse_positions(check.text(manifest["positions"], "the position model"), f"{path}:positions")
-            vocabularies, labels, encoder = checked_common(manifest)
+            vocabularies, labels, encoder, most = checked_common(manifest, arrays)
             root_label = labels.index(check.text(manifest["root_label"], "the root label"))
-            scorer = check.options(TransitionOptions, manifest["scorer"], "the scorer options")
+            scorer = check.options(TransitionOptions, manifest["scorer"], "the scorer options", most=most)
             scorer.check()
             classes = len(Classes(system, labels).table)
             model = check.weights_of(lambda: TransitionScorer(encoder, scorer, vocabularies.sizes(), len(positions),
