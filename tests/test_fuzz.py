@@ -1,9 +1,11 @@
 """Bad input, fuzzed: barley's readers either read an input or fail with barley's own one-line error.
 
-Three layers, all on the targets of ``fuzz/targets.py``: the regression inputs that
+Three layers on the targets of ``fuzz/targets.py``: the regression inputs that
 fuzzing found (``fuzz/regressions/<target>/``), a hypothesis run of each target
 (``BARLEY_FUZZ_EXAMPLES`` examples, 150 by default; raise it for a long run), and
 a short coverage-guided atheris run of each (skipped where atheris is not installed).
+And a short seeded run of the structure-aware fuzzer of model files (``fuzz/model_files.py``:
+real models of every kind, rewritten through barley's writer, loaded and used).
 The long runs are documented in ``fuzz/README.md``.
 """
 
@@ -21,6 +23,7 @@ from hypothesis import strategies as st
 
 FUZZ = Path(__file__).resolve().parents[1] / "fuzz"
 sys.path.insert(0, str(FUZZ))
+import model_files  # noqa: E402
 import targets  # noqa: E402
 
 EXAMPLES = int(os.environ.get("BARLEY_FUZZ_EXAMPLES", "150"))
@@ -93,3 +96,15 @@ def test_a_short_coverage_guided_run_finds_nothing(target, tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "DONE" in result.stderr
+
+
+MODEL_CASES = int(os.environ.get("BARLEY_FUZZ_MODEL_CASES", "80"))
+
+
+def test_rewritten_models_of_every_kind_parse_or_fail_with_one_line():
+    """Each case in a worker process under 2 GB of address space: a traceback, a signal, a hang or
+    running out of memory is a finding (fuzz/model_files.py; its long run: fuzz/README.md)."""
+    lines: list[str] = []
+    counts = model_files.run(MODEL_CASES, seed=23, folder=model_files.MODELS, report_seconds=1e9, log=lines.append)
+    assert not counts.get("finding"), "\n".join(lines)
+    assert counts.get("parsed") and counts.get("refused"), counts

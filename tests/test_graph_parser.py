@@ -9,7 +9,7 @@ from barley.graph.features import Tokens, arc_features, sibling_features
 from barley.graph.learning import perceptron_update as _perceptron_update
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
-from barley.errors import BarleyError
+from barley.errors import BarleyError, ModelError
 
 # A toy language: (POS of each word, head of each word 1..n, label of each word).
 PATTERNS = [
@@ -92,11 +92,12 @@ def test_saved_arrays_restore_the_same_parser():
     options = GraphOptions(epochs=1, dims=1 << 14)
     parser = GraphParser(options, len(LABELS), len(UPOS))
     parser.fit(_corpus(40, seed=4), log=lambda message: None)
-    again = GraphParser.from_arrays(options, parser.arrays())
+    again = GraphParser.from_arrays(options, parser.arrays(), n_labels=len(LABELS), n_upos=len(UPOS))
     tokens = _corpus(1, seed=5)[0][0]
     assert [a.tolist() for a in parser.parse(tokens)[:2]] == [a.tolist() for a in again.parse(tokens)[:2]]
-    with pytest.raises(ValueError, match="weights where the options need"):
-        GraphParser.from_arrays(GraphOptions(epochs=1, dims=1 << 15), parser.arrays())
+    with pytest.raises(ModelError, match=r"'graph_weights' has \d+ entries along axis 0, where the model needs"):
+        GraphParser.from_arrays(GraphOptions(epochs=1, dims=1 << 15), parser.arrays(), n_labels=len(LABELS),
+                                n_upos=len(UPOS))
 
 
 def test_feature_indices_stay_in_range_and_null_is_unused():
@@ -119,6 +120,8 @@ def test_bad_options_are_refused():
         GraphParser(GraphOptions(decoder="cky"), 2, 2)
     with pytest.raises(BarleyError, match="power of two"):
         GraphParser(GraphOptions(label_rows=1000), 2, 2)
+    with pytest.raises(BarleyError, match="threshold must be at least 0, not -0.5"):
+        GraphParser(GraphOptions(decoder="eisner+npa", npa_threshold=-0.5), 2, 2)
 
 
 def _conllu(count: int, seed: int) -> str:

@@ -24,7 +24,7 @@ def _round_trip(learner):
     params, arrays = learner.to_arrays()
     for value in arrays.values():
         assert isinstance(value, np.ndarray) and value.dtype != object
-    return type(learner).from_arrays(params, arrays)
+    return type(learner).from_arrays(params, arrays, n_classes=learner.n_classes, n_features=F)
 
 
 @pytest.mark.parametrize("name, params, accuracy", [
@@ -81,7 +81,7 @@ def test_split_learner_routes_by_value_and_round_trips():
     scores = learner.scores(ids, split_values=split)
     assert (scores.argmax(axis=1) == y).mean() > 0.8
     params, arrays = learner.to_arrays()
-    again = SplitLearner.from_arrays(params, arrays)
+    again = SplitLearner.from_arrays(params, arrays, n_classes=8, n_features=F)
     assert np.array_equal(again.scores(ids, split_values=split), scores)
     # a split value never seen in training is scored by the default part
     unseen = learner.scores(ids[:5], split_values=np.full(5, 77))

@@ -62,7 +62,7 @@ def test_split_scores_equal_each_parts_own_scores(base, params, monkeypatch):
             assert (scores[test_split == value][:, never] == UNSEEN).all()
     assert (scores.argmax(axis=1) == y)[20:].mean() > 0.7
     params, arrays = learner.to_arrays()
-    assert np.array_equal(SplitLearner.from_arrays(params, arrays).scores(ids, split_values=test_split), scores)
+    assert np.array_equal(SplitLearner.from_arrays(params, arrays, n_classes=N_CLASSES, n_features=F).scores(ids, split_values=test_split), scores)
 
 
 @pytest.mark.parametrize("base", ["linear", "svm-poly2"])

@@ -30,14 +30,22 @@ import numpy as np
 from barley.atomic import atomic_output
 from barley.errors import ModelError
 
-DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError)
-"""What building a parser from a damaged or hand-edited manifest raises; loaders turn it into a ModelError."""
 FORMAT = "barley-model"
 FORMAT_VERSION = 1
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 WORTH_COMPRESSING = 0.5
 """An array is deflated when that makes it at most this fraction of its size; otherwise it
 is stored raw, to be memory-mapped on loading."""
+MAX_MANIFEST_BYTES = 128 << 20
+"""The longest manifest read (the shipped EWT pipeline's is 2.5 MB, most of it the lemmatizer's
+dictionary)."""
+MAX_MANIFEST_DEPTH = 32
+"""The deepest nesting of lists and objects in a manifest (barley writes 8 at most)."""
+DEFLATE_MAX_RATIO = 1032
+"""The most that deflate can expand its input (RFC 1951: a 258-byte match in at most 2 bits):
+a deflated member declaring more is damaged or crafted, and is refused before it is read."""
+_COMPRESSIONS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+"""The compressions barley writes, and the only ones it reads (others can expand without bound)."""
 
 
 def _member(name: str, compress_type: int = zipfile.ZIP_DEFLATED) -> zipfile.ZipInfo:
@@ -91,16 +99,68 @@ def read(path: str | os.PathLike, arrays: bool = True) -> tuple[dict, dict[str, 
     path = os.fspath(path)
     try:
         with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:
-            manifest = json.loads(archive.read("manifest.json").decode("utf-8"))
+            manifest = _read_manifest(archive, path)
             _check_manifest(manifest, path)
             loaded = _read_arrays(handle, archive, path) if arrays else {}
     except FileNotFoundError:
         raise ModelError("model file not found", path=path) from None
-    except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, json.JSONDecodeError, OSError, EOFError,
-            struct.error) as error:
-        raise ModelError(f"not a barley model file or damaged ({error})", path=path,
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, UnicodeDecodeError, ValueError, OSError, EOFError,
+            struct.error, zlib.error, NotImplementedError, RuntimeError) as error:
+        # RuntimeError: an encrypted member; NotImplementedError: a compression zipfile does not know
+        raise ModelError(f"not a barley model file or damaged ({type(error).__name__}: {error})", path=path,
                          fix="train the model again with `barley train`") from None
     return manifest, loaded
+
+
+def _read_manifest(archive: zipfile.ZipFile, path: str) -> dict:
+    """``manifest.json``, within :data:`MAX_MANIFEST_BYTES` and :data:`MAX_MANIFEST_DEPTH`; JSON's
+    NaN and Infinity are refused (no option of barley's is either)."""
+    info = archive.getinfo("manifest.json")
+    _check_member(info, MAX_MANIFEST_BYTES)
+    try:
+        manifest = json.loads(archive.read(info).decode("utf-8"), parse_constant=_no_constant)
+    except RecursionError:
+        manifest = None
+    if manifest is None or _deeper_than(manifest, MAX_MANIFEST_DEPTH):
+        raise ModelError(f"the manifest nests lists or objects deeper than {MAX_MANIFEST_DEPTH}", path=path,
+                         fix="use the model file as barley wrote it, or train the model again")
+    return manifest
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} in the manifest")
+
+
+def _deeper_than(value, limit: int) -> bool:
+    """Whether ``value`` (parsed JSON) nests lists and objects deeper than ``limit`` (level by level,
+    without recursion)."""
+    level = [value] if type(value) in (dict, list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below = []
+        for item in level:
+            below += [child for child in (item.values() if type(item) is dict else item)
+                      if type(child) in (dict, list)]
+        level = below
+    return False
+
+
+def _check_member(info: zipfile.ZipInfo, most: int | None = None) -> None:
+    """Refuse a member that barley would not write, or whose declared size its stored bytes cannot
+    hold, before it is read; ``most``: the most bytes it may declare."""
+    if info.compress_type not in _COMPRESSIONS:
+        raise zipfile.BadZipFile(f"member {info.filename} has compression {info.compress_type}, which barley "
+                                 f"never writes")
+    deflated = info.compress_type == zipfile.ZIP_DEFLATED
+    holds = info.compress_size * DEFLATE_MAX_RATIO + 64 if deflated else info.compress_size  # 64: block headers
+    if info.file_size > holds:
+        raise zipfile.BadZipFile(f"member {info.filename} declares {info.file_size} bytes, more than its "
+                                 f"{info.compress_size} stored bytes can hold")
+    if most is not None and info.file_size > most:
+        raise zipfile.BadZipFile(f"member {info.filename} declares {info.file_size} bytes, more than {most}")
 
 
 def _check_manifest(manifest, path: str) -> None:
@@ -115,6 +175,7 @@ def _check_manifest(manifest, path: str) -> None:
 def _read_arrays(handle: IO[bytes], archive: zipfile.ZipFile, path: str) -> dict[str, np.ndarray]:
     """The arrays of ``arrays.npz``: raw members mapped in place when the npz itself is stored raw."""
     info = archive.getinfo("arrays.npz")
+    _check_member(info)
     if info.compress_type == zipfile.ZIP_STORED:
         npz_start = _data_offset(handle, info.header_offset)
         npz = archive.open(info)
@@ -127,19 +188,23 @@ def _read_arrays(handle: IO[bytes], archive: zipfile.ZipFile, path: str) -> dict
             for member in members.infolist():
                 if not member.filename.endswith(".npy"):
                     raise ValueError(f"unexpected member {member.filename!r}")
+                _check_member(member)
                 name = member.filename[:-len(".npy")]
                 with members.open(member) as stream:
-                    if npz_start is None or member.compress_type != zipfile.ZIP_STORED:
-                        loaded[name] = np.lib.format.read_array(stream, allow_pickle=False)
-                        continue
                     shape, fortran, dtype = _npy_header(stream)
                     header_size = stream.tell()
+                    count = math.prod(shape)
+                    if count * dtype.itemsize + header_size != member.file_size:
+                        raise EOFError(f"array {name}'s header declares {shape} × {dtype.itemsize} bytes, "
+                                       f"not what its member holds")
+                    if npz_start is None or member.compress_type != zipfile.ZIP_STORED:
+                        loaded[name] = _read_data(stream, shape, fortran, dtype)
+                        continue
                 if mapped is None:
                     mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
                 start = npz_start + _data_offset(npz, member.header_offset) + header_size
-                count = math.prod(shape)
                 end = start + count * dtype.itemsize
-                if end > len(mapped) or end - start + header_size != member.file_size:
+                if end > len(mapped):
                     raise EOFError(f"array {name} does not fit its member")
                 if zlib.crc32(memoryview(mapped)[start - header_size:end]) != member.CRC:
                     raise zipfile.BadZipFile(f"bad CRC-32 for array {name}")  # as zipfile checks what it reads
@@ -150,9 +215,29 @@ def _read_arrays(handle: IO[bytes], archive: zipfile.ZipFile, path: str) -> dict
             raise ModelError("model file carries a pickled object array; barley never loads pickles",
                              path=path, fix="only use model files written by barley") from None
         raise ModelError(f"damaged arrays in model file ({error})", path=path) from None
-    except (zipfile.BadZipFile, OSError, EOFError, struct.error) as error:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, struct.error, zlib.error,
+            NotImplementedError, RuntimeError, OverflowError) as error:
         raise ModelError(f"damaged arrays in model file ({error})", path=path) from None
     return loaded
+
+
+READ_CHUNK = 1 << 18
+"""Bytes of an array read at a time from a deflated member (into the array itself: no second copy)."""
+
+
+def _read_data(stream: IO[bytes], shape: tuple[int, ...], fortran: bool, dtype: np.dtype) -> np.ndarray:
+    """The array after its ``.npy`` header in ``stream`` (whose size the caller checked: reading
+    allocates no more than the member holds)."""
+    array = np.empty(math.prod(shape), dtype=dtype)
+    raw = array.view(np.uint8) if array.nbytes else np.zeros(0, dtype=np.uint8)
+    at = 0
+    while at < len(raw):
+        chunk = stream.read(min(READ_CHUNK, len(raw) - at))
+        if not chunk:
+            raise EOFError("an array cut short")
+        raw[at:at + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
+        at += len(chunk)
+    return array.reshape(shape, order="F" if fortran else "C")
 
 
 _NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
@@ -166,6 +251,8 @@ def _npy_header(stream: IO[bytes]) -> tuple[tuple[int, ...], bool, np.dtype]:
     shape, fortran, dtype = _NPY_HEADERS[version](stream)
     if dtype.hasobject:
         raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
+    if any(length < 0 for length in shape):
+        raise ValueError(f"negative length in the shape {shape}")
     return shape, fortran, dtype
 
 

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from barley import __version__, model_file
+from barley import __version__, model_check as check, model_file
 from barley.batch import ParseStats, parse_batch
 from barley.conllu import Sentence, read
-from barley.errors import BarleyError, InputError, ModelError
+from barley.errors import BarleyError, InputError
 from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
-from barley.features.vocabulary import Vocabulary, build_vocabularies
+from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
 from barley.featurize import Featurizer
 from barley.kinds import ParserKind, get_kind, kind_of, options_of
@@ -151,26 +151,43 @@ class Parser:
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Parser:
-        """A parser from the manifest and arrays of :meth:`to_files` (``path`` names it in errors)."""
-        try:
-            system_info = manifest["system"]
-            system = get_system(system_info["name"], single_root=system_info["single_root"])
-            features = parse_model(manifest["features"], f"{path}:features")
-            vocabularies = {name: Vocabulary(values) for name, values in manifest["vocabularies"].items()}
-            labels = manifest["labels"]
-            learner_info = manifest["learner"]
-            learner_arrays = {k[len("learner."):]: v for k, v in arrays.items() if k.startswith("learner.")}
-            base = SplitLearner if learner_info["name"] == "split" else learner_class(learner_info["name"])
-            learner = base.from_arrays(learner_info["params"], learner_arrays)
+        """A parser from the manifest and arrays of :meth:`to_files` (``path`` names it in errors),
+        each checked first (:mod:`barley.model_check`): the classes are the system's (move, label)
+        pairs over the labels, the feature keys increasing, the learner's arrays fit those classes
+        and features."""
+        with check.loading(path, "transition"):
+            system_info = check.mapping(manifest["system"], "the manifest's system")
+            system = get_system(check.text(system_info["name"], "the system's name"),
+                                single_root=check.boolean(system_info["single_root"], "the system's single_root"))
+            features = parse_model(check.text(manifest["features"], "the feature model"), f"{path}:features")
+            vocabularies = {}
+            for name, values in check.mapping(manifest["vocabularies"], "the vocabularies").items():
+                if name not in COLUMN_OF:
+                    check.fail(f"a vocabulary of {name!r}, which is no token attribute")
+                vocabularies[name] = Vocabulary(check.texts(values, f"the {name} vocabulary"))
+            labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
+            root_label = labels.index(check.text(manifest["root_label"], "the root label"))
+            table = Classes(system, labels).table
+            sizes = check.arrays(arrays, {"classes": check.Array("int", (len(table), 2)),
+                                          "feature_keys": check.Array("int", ("features",), low=0,
+                                                                      order="increasing")},
+                                 others=("learner.",))
+            if not np.array_equal(arrays["classes"], table):
+                check.fail(f"{check.array_name(arrays, 'classes')} is not the (move, label) pairs of "
+                           f"{system.name} over the model's {len(labels)} labels")
+            learner_info = check.mapping(manifest["learner"], "the learner")
+            learner_name = check.text(learner_info["name"], "the learner's name")
+            split_feature = learner_info.get("split_feature")
+            if (learner_name == "split") != (split_feature is not None):
+                check.fail("a split learner needs its split feature, and only a split learner has one")
+            if split_feature is not None:
+                _split_atom_check(check.text(split_feature, "the split feature"))
+            base = SplitLearner if learner_name == "split" else learner_class(learner_name)
+            learner = base.from_arrays(learner_info["params"], check.part(arrays, "learner."), n_classes=len(table),
+                                       n_features=sizes["features"])
             transforms = [_transform_from_json(entry) for entry in manifest.get("transforms", [])]
-            return cls(system, features, vocabularies, labels, labels.index(manifest["root_label"]),
-                       arrays["classes"].astype(np.int64), FeatureIndex(arrays["feature_keys"]), learner,
-                       learner_info.get("split_feature"), transforms, manifest)
-        except (*model_file.DAMAGE, BarleyError) as error:
-            if isinstance(error, ModelError):
-                raise
-            raise ModelError(f"incomplete or inconsistent model ({type(error).__name__}: {error})", path=path,
-                             fix="train the model again with this version of barley") from None
+            return cls(system, features, vocabularies, labels, root_label, table,
+                       FeatureIndex(arrays["feature_keys"]), learner, split_feature, transforms, manifest)
 
 
 def _transform_from_json(entry: dict):

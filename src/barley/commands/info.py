@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from barley.kinds import kind_of
+from barley.model_check import loading
 from barley.model_file import read_manifest
 
 
@@ -38,5 +39,7 @@ def describe_vocabularies(manifest: dict) -> str:
 
 
 def run(args) -> int:
-    print(describe(read_manifest(args.model), args.features))
+    with loading(args.model, "barley"):  # a manifest of unexpected shape: one line, not a traceback
+        text = describe(read_manifest(args.model), args.features)
+    print(text)
     return 0

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from barley.errors import BarleyWarning
+from barley.errors import BarleyWarning, ModelError
 from barley.features.model import Address
 
 SYSTEMS = {"arc-eager": 0, "arc-standard": 1, "arc-hybrid": 2, "stack-projective": 3, "swap-eager": 4,
@@ -65,7 +65,10 @@ def loop_module():
 
 
 def compile_parser(parser) -> CompiledParser | None:
-    """The compiled loop for a transition ``parser``, or None (said once) when there is none."""
+    """The compiled loop for a transition ``parser``, or None (said once) when there is none.
+
+    The loop checks every table it is given (``_loop.Program``); a table it refuses (which the
+    model's loader should have refused already, :mod:`barley.model_check`) is a ModelError."""
     module = loop_module()
     if module is None:
         return None
@@ -73,7 +76,11 @@ def compile_parser(parser) -> CompiledParser | None:
     if isinstance(scorer, str):
         _say_once(f"{scorer}: parsing takes the reference path")
         return None
-    return CompiledParser(module, parser, scorer)
+    try:
+        return CompiledParser(module, parser, scorer)
+    except ValueError as error:
+        raise ModelError(f"the compiled parsing loop refuses the model's tables ({error})",
+                         fix="the model file is damaged or was edited: train the model again") from None
 
 
 class CompiledParser:
@@ -88,8 +95,8 @@ class CompiledParser:
             SYSTEMS[parser.system.name], parser.system.single_root, list(parser.system.labeled),
             reader_tables(featurizer.extractor, featurizer.sizes, attributes),
             reader_tables(split, featurizer.split_sizes, attributes) if split else None,
-            index_tables(parser.index, len(parser.features.features)), scorer,
-            parser.classes[:, 0], parser.classes[:, 1])
+            index_tables(parser.index, featurizer.extractor.template_spaces(featurizer.sizes)), scorer,
+            parser.classes[:, 0], parser.classes[:, 1], len(parser.labels))
 
     def parse_batch(self, sentences: Sequence, stats, trace: list | None = None) -> list[tuple[list[int], list[int]]]:
         """Like :func:`barley.batch.parse_batch`; ``trace`` (a list) receives, per sentence,
@@ -147,14 +154,15 @@ def reader_tables(extractor, sizes: Sequence[int], attributes: Sequence[str]) ->
     }
 
 
-def index_tables(index, template_count: int) -> dict[str, np.ndarray | int]:
-    """A ``FeatureIndex`` as the loop's ``Index``: sorted keys and the direct tables."""
+def index_tables(index, spaces: Sequence[int]) -> dict[str, np.ndarray | int]:
+    """A ``FeatureIndex`` as the loop's ``Index``: sorted keys and the direct tables, with the
+    number of values of each template (``spaces``: how long its direct table is)."""
     tables = index.direct_tables()
     if tables is None:
-        tables = (template_count, np.full(template_count, -1, dtype=np.int64), np.zeros(0, dtype=np.int32))
+        tables = (len(spaces), np.full(len(spaces), -1, dtype=np.int64), np.zeros(0, dtype=np.int32))
     count, offsets, direct = tables
     return {"size": index.size, "keys": index.keys, "template_count": count, "direct_offset": offsets,
-            "direct": direct}
+            "direct": direct, "spaces": spaces}
 
 
 def _scorer(learner, n_features: int, n_classes: int) -> dict | str:

@@ -431,6 +431,7 @@ cdef struct Reader:
     int* token_atom
     int* token_column
     int* token_attribute
+    int max_attribute   # the largest of token_attribute (-1: none): a token table must have more columns
     int n_value_atoms
     int* value_atom
     int* value_column
@@ -703,15 +704,45 @@ def sparse_rows(const float[:, ::1] weights):
 
 # --- the loop ------------------------------------------------------------------------------
 
+def checked(str name, values, dtype, Py_ssize_t length=-1, low=None, high=None):
+    """``values`` as a contiguous 1-D array of ``dtype``, checked first: numbers of ``dtype``'s kind
+    (ints for an int type, floats for a float type), ``length`` of them (-1: any), each in
+    ``[low, high)`` and in ``dtype``'s range (so that the conversion wraps nothing). ``name``
+    names the table in the ValueError."""
+    given = np.asarray(values)
+    target = np.dtype(dtype)
+    if given.size and given.dtype.kind not in ("f" if target.kind == "f" else "iub"):
+        raise ValueError(f"{name} holds {given.dtype} values, not {target}")
+    if length >= 0 and given.size != length:
+        raise ValueError(f"{name} has {given.size} values, not {length}")
+    if given.size and target.kind != "f":
+        bounds = np.iinfo(target)
+        smallest = bounds.min if low is None else max(low, bounds.min)
+        largest = bounds.max + 1 if high is None else min(high, bounds.max + 1)
+        if int(given.min()) < smallest or int(given.max()) >= largest:
+            raise ValueError(f"{name} holds values outside [{smallest}, {largest}): "
+                             f"from {int(given.min())} to {int(given.max())}")
+    return np.ascontiguousarray(given, dtype=target).ravel()
+
+
 cdef class Program:
     """What the compiled loop reads of one parser; built by :mod:`barley.fast` from its
-    system, feature model(s), index, learner and classes. Keeps the arrays alive."""
+    system, feature model(s), index, learner and classes. Keeps the arrays alive.
+
+    Every table is checked once here, before its pointer is handed to C (:func:`checked`):
+    its type, its length against the others and every index against what it indexes, so
+    that no model, however made, can make the loop (bounds checks off) read or write
+    outside a buffer. The model's loader checked them already (:mod:`barley.model_check`);
+    this is the loop's own guard, O(size) once per parser, nothing per transition. What it
+    cannot see: that the token table's ids are below their vocabularies' sizes, which
+    :class:`barley.features.extract.TokenTable` makes so."""
 
     cdef int system
     cdef bint single_root
     cdef int n_moves
     cdef bint labeled[MAX_MOVES]
     cdef int n_classes
+    cdef int n_labels
     cdef object arrays
     cdef Reader reader
     cdef Reader split_reader
@@ -724,14 +755,15 @@ cdef class Program:
     cdef int split_width
 
     def __init__(self, int system, bint single_root, labeled, dict reader, dict split_reader, dict index,
-                 dict scorer, class_moves, class_labels):
+                 dict scorer, class_moves, class_labels, int n_labels):
         cdef int m
-        self.system, self.single_root, self.n_moves = system, single_root, len(labeled)
-        if self.n_moves > MAX_MOVES:
-            raise ValueError("too many moves")
+        self.system, self.single_root, self.n_moves, self.n_labels = system, single_root, len(labeled), n_labels
+        if self.n_moves > MAX_MOVES or not 0 <= system <= SYS_TWO_PLANAR:
+            raise ValueError(f"system {system} with {self.n_moves} moves")
         for m in range(self.n_moves):
             self.labeled[m] = labeled[m]
         self.arrays = []
+        self._index(index)
         self._reader(&self.reader, reader)
         self.width = self.reader.n_positions + self.reader.n_values
         self.has_split = split_reader is not None
@@ -740,32 +772,71 @@ cdef class Program:
             self.split_width = self.split_reader.n_positions + self.split_reader.n_values
         else:
             self.split_width = 0
+        self.n_classes = len(class_moves)
+        if self.n_classes < 1:
+            raise ValueError("no class")
+        self.class_move = <int*> self._pointer("class moves", class_moves, np.int32, -1, 0, self.n_moves)
+        self.class_label = <int*> self._pointer("class labels", class_labels, np.int32, self.n_classes, -1,
+                                                n_labels)
+        self._scorer(scorer)
+
+    cdef void _index(self, dict index) except *:
         self.index.size = index["size"]
         self.index.template_count = index["template_count"]
-        self.index.keys = <long long*> self._pointer(index["keys"], np.int64)
-        self.index.direct_offset = <long long*> self._pointer(index["direct_offset"], np.int64)
-        self.index.direct = <int*> self._pointer(index["direct"], np.int32)
+        if self.index.size < 0 or self.index.template_count < 1:
+            raise ValueError(f"an index of {self.index.size} keys and {self.index.template_count} templates")
+        self.index.keys = <long long*> self._pointer("feature keys", index["keys"], np.int64, self.index.size)
+        offsets = checked("direct table offsets", index["direct_offset"], np.int64, self.index.template_count, -1)
+        spaces = checked("template spaces", index["spaces"], np.int64, self.index.template_count, 0)
+        direct = index["direct"]
+        if np.any((offsets >= 0) & (offsets + spaces > len(direct))):
+            raise ValueError(f"a template's direct table runs past the {len(direct)} entries of the tables")
+        self.index.direct_offset = <long long*> self._pointer("direct table offsets", offsets, np.int64)
+        self.index.direct = <int*> self._pointer("direct tables", direct, np.int32, -1, 0, self.index.size + 1)
+
+    cdef void _scorer(self, dict scorer) except *:
+        cdef Py_ssize_t rows, n_parts = scorer["n_parts"]
         self.scorer.n_classes = scorer["n_classes"]
         self.scorer.width = scorer["width"]
+        self.scorer.split = scorer["split"]
+        self.scorer.n_parts = n_parts
+        self.scorer.row_count = self.index.size + 1
+        if self.scorer.n_classes != self.n_classes or not 0 <= self.scorer.width <= self.n_classes \
+                or (self.scorer.split and self.scorer.width != self.n_classes):
+            raise ValueError(f"a scorer of {self.scorer.width} columns and {self.scorer.n_classes} classes for "
+                             f"{self.n_classes} classes")
         # a loaded linear model hands its stored rows over; otherwise they are read off the matrix
         starts, entries = scorer.get("sparse") or sparse_rows(np.ascontiguousarray(scorer["weights"],
                                                                                     dtype=np.float32))
-        self.scorer.starts = <long long*> self._pointer(starts, np.int64)
-        self.scorer.entries = <Entry*> self._pointer(entries, np.int32)
-        self.scorer.bias = <float*> self._pointer(scorer["bias"], np.float32)
-        self.scorer.split = scorer["split"]
-        self.scorer.columns = <long long*> self._pointer(scorer["columns"], np.int64)
-        self.scorer.n_parts = scorer["n_parts"]
-        self.scorer.part_values = <long long*> self._pointer(scorer["part_values"], np.int64)
-        self.scorer.part_rows = <int*> self._pointer(scorer["part_rows"], np.int32)
-        self.scorer.row_count = self.index.size + 1
-        self.n_classes = len(class_moves)
-        self.class_move = <int*> self._pointer(class_moves, np.int32)
-        self.class_label = <int*> self._pointer(class_labels, np.int32)
+        rows = len(starts) - 1
+        if self.scorer.split:  # part p's features map to rows of the stacked weights
+            self.scorer.part_values = <long long*> self._pointer("split values", scorer["part_values"], np.int64,
+                                                                 n_parts)
+            self.scorer.part_rows = <int*> self._pointer("split rows", scorer["part_rows"], np.int32,
+                                                         n_parts * self.scorer.row_count, 0, rows)
+            self.scorer.bias = <float*> self._pointer("split intercepts", scorer["bias"], np.float32,
+                                                      n_parts * self.scorer.width)
+            if n_parts < 1 or np.any(np.diff(np.asarray(scorer["part_values"])) <= 0):
+                raise ValueError("split values not increasing")
+        else:  # feature f's row is f
+            self.scorer.part_values = <long long*> self._pointer("split values", [], np.int64)
+            self.scorer.part_rows = <int*> self._pointer("split rows", [], np.int32)
+            self.scorer.bias = <float*> self._pointer("bias", scorer["bias"], np.float32, self.scorer.width)
+            self.scorer.columns = <long long*> self._pointer("class columns", scorer["columns"], np.int64,
+                                                             self.scorer.width, 0, self.n_classes)
+            if rows != self.scorer.row_count:
+                raise ValueError(f"{rows} weight rows for {self.index.size} features")
+        starts = checked("weight row starts", starts, np.int64, rows + 1, 0, len(entries) // 2 + 1)
+        if starts[0] != 0 or starts[rows] != len(entries) // 2 or np.any(np.diff(starts) < 0):
+            raise ValueError("weight row starts that do not cut the weights in rows")
+        self.scorer.starts = <long long*> self._pointer("weight row starts", starts, np.int64)
+        entries = checked("weights", entries, np.int32)
+        checked("weight columns", entries[0::2], np.int32, len(entries) // 2, 0, self.scorer.width)
+        self.scorer.entries = <Entry*> self._pointer("weights", entries, np.int32)
 
-    cdef void* _pointer(self, values, dtype) except NULL:
-        """A C pointer to a contiguous copy of ``values`` (at least one element), kept alive."""
-        array = np.ascontiguousarray(values, dtype=dtype).ravel()
+    cdef void* _pointer(self, str name, values, dtype, Py_ssize_t length=-1, low=None, high=None) except NULL:
+        """A C pointer to the :func:`checked` ``values`` (at least one element), kept alive."""
+        array = checked(name, values, dtype, length, low, high)
         if array.size == 0:
             array = np.zeros(1, dtype=dtype)
         self.arrays.append(array)
@@ -773,39 +844,77 @@ cdef class Program:
         return <void*> address
 
     cdef void _reader(self, Reader* r, dict spec) except *:
-        r.n_addresses = len(spec["base"])
-        r.base = <int*> self._pointer(spec["base"], np.int32)
-        r.index = <int*> self._pointer(spec["index"], np.int32)
-        r.far = <int*> self._pointer(spec["far"], np.int32)
-        r.inner = <int*> self._pointer(spec["inner"], np.int32)
-        r.function = <int*> self._pointer(spec["function"], np.int32)
+        """A feature model's tables, each index checked against what it indexes (an address's inner
+        address comes before it: it is read first)."""
+        cdef int n, atoms, templates = self.index.template_count
+        n = r.n_addresses = len(spec["base"])
+        r.base = <int*> self._pointer("address bases", spec["base"], np.int32, n, 0, BASE_INACTIVE + 1)
+        r.index = <int*> self._pointer("address indexes", spec["index"], np.int32, n, 0)
+        r.far = <int*> self._pointer("address ends", spec["far"], np.int32, n, 0, 2)
+        inner = checked("inner addresses", spec["inner"], np.int32, n, -1, n)
+        if np.any(inner >= np.arange(n)):
+            raise ValueError("an address read before its inner address")
+        r.inner = <int*> self._pointer("inner addresses", inner, np.int32)
+        r.function = <int*> self._pointer("address functions", spec["function"], np.int32, n, 0, FN_SUCC + 1)
         r.n_positions = len(spec["position_address"])
-        r.position_address = <int*> self._pointer(spec["position_address"], np.int32)
+        r.position_address = <int*> self._pointer("position addresses", spec["position_address"], np.int32, -1,
+                                                   0, n)
         r.n_values = len(spec["value_kind"])
-        r.value_kind = <int*> self._pointer(spec["value_kind"], np.int32)
-        r.value_address = <int*> self._pointer(spec["value_address"], np.int32)
-        r.n_atoms = spec["n_atoms"]
+        r.value_kind = <int*> self._pointer("value kinds", spec["value_kind"], np.int32, -1, 0, VALUE_RDEPS + 1)
+        r.value_address = <int*> self._pointer("value addresses", spec["value_address"], np.int32, r.n_values, 0, n)
+        atoms = r.n_atoms = spec["n_atoms"]
+        width = r.n_positions + r.n_values
         r.n_token = len(spec["token_atom"])
-        r.token_atom = <int*> self._pointer(spec["token_atom"], np.int32)
-        r.token_column = <int*> self._pointer(spec["token_column"], np.int32)
-        r.token_attribute = <int*> self._pointer(spec["token_attribute"], np.int32)
+        r.token_atom = <int*> self._pointer("token atoms", spec["token_atom"], np.int32, -1, 0, atoms)
+        r.token_column = <int*> self._pointer("token columns", spec["token_column"], np.int32, r.n_token, 0,
+                                              r.n_positions)
+        r.token_attribute = <int*> self._pointer("token attributes", spec["token_attribute"], np.int32, r.n_token,
+                                                 0)
+        r.max_attribute = max(spec["token_attribute"], default=-1)
         r.n_value_atoms = len(spec["value_atom"])
-        r.value_atom = <int*> self._pointer(spec["value_atom"], np.int32)
-        r.value_column = <int*> self._pointer(spec["value_column"], np.int32)
+        r.value_atom = <int*> self._pointer("value atoms", spec["value_atom"], np.int32, -1, 0, atoms)
+        r.value_column = <int*> self._pointer("value columns", spec["value_column"], np.int32, r.n_value_atoms, 0,
+                                              width)
         r.n_dist = len(spec["dist_atom"])
-        r.dist_atom = <int*> self._pointer(spec["dist_atom"], np.int32)
-        r.dist_a = <int*> self._pointer(spec["dist_a"], np.int32)
-        r.dist_b = <int*> self._pointer(spec["dist_b"], np.int32)
+        r.dist_atom = <int*> self._pointer("distance atoms", spec["dist_atom"], np.int32, -1, 0, atoms)
+        r.dist_a = <int*> self._pointer("distance columns", spec["dist_a"], np.int32, r.n_dist, 0, r.n_positions)
+        r.dist_b = <int*> self._pointer("distance columns", spec["dist_b"], np.int32, r.n_dist, 0, r.n_positions)
         r.n_scalar = len(spec["scalar_template"])
-        r.scalar_atoms = <int*> self._pointer(spec["scalar_atoms"], np.int32)
-        r.scalar_multipliers = <long long*> self._pointer(spec["scalar_multipliers"], np.int64)
-        r.scalar_template = <long long*> self._pointer(spec["scalar_template"], np.int64)
+        r.scalar_atoms = <int*> self._pointer("scalar atoms", spec["scalar_atoms"], np.int32, 3 * r.n_scalar, 0,
+                                              atoms + 1)
+        r.scalar_multipliers = <long long*> self._pointer("scalar multipliers", spec["scalar_multipliers"],
+                                                          np.int64, 3 * r.n_scalar)
+        r.scalar_template = <long long*> self._pointer("scalar templates", spec["scalar_template"], np.int64, -1,
+                                                       0, templates)
         r.n_feats = len(spec["feats_template"])
-        r.feats_template = <long long*> self._pointer(spec["feats_template"], np.int64)
-        r.feats_atoms = <int*> self._pointer(spec["feats_atoms"], np.int32)
-        r.feats_multipliers = <long long*> self._pointer(spec["feats_multipliers"], np.int64)
-        r.feats_column = <int*> self._pointer(spec["feats_column"], np.int32)
-        r.feats_multiplier = <long long*> self._pointer(spec["feats_multiplier"], np.int64)
+        r.feats_template = <long long*> self._pointer("FEATS templates", spec["feats_template"], np.int64, -1, 0,
+                                                      templates)
+        r.feats_atoms = <int*> self._pointer("FEATS atoms", spec["feats_atoms"], np.int32, 3 * r.n_feats, 0,
+                                             atoms + 1)
+        r.feats_multipliers = <long long*> self._pointer("FEATS multipliers", spec["feats_multipliers"], np.int64,
+                                                         3 * r.n_feats)
+        r.feats_column = <int*> self._pointer("FEATS columns", spec["feats_column"], np.int32, r.n_feats, 0,
+                                              r.n_positions)
+        r.feats_multiplier = <long long*> self._pointer("FEATS multipliers", spec["feats_multiplier"], np.int64,
+                                                        r.n_feats)
+
+    def _check_input(self, tokens, feats, offsets, heads, labels, counts, int root_label):
+        """What :meth:`parse` is given, checked against itself and the tables (O(sentences), per call):
+        every sentence's rows (its root, its words) within the token table, whose last row is the
+        NONE token, the token attributes read there, room for every node's head and label."""
+        bounds = np.asarray(offsets)
+        last = bounds[len(bounds) - 1] if len(bounds) else -1
+        if tokens.shape[0] < 1 or tokens.shape[1] <= max(self.reader.max_attribute,
+                                                          self.split_reader.max_attribute if self.has_split else -1):
+            raise ValueError(f"a token table of {tokens.shape[0]} rows and {tokens.shape[1]} attributes")
+        if len(bounds) < 1 or bounds[0] < 0 or np.any(np.diff(bounds) < 1) or last > tokens.shape[0] - 1:
+            raise ValueError("sentence offsets that are not increasing rows of the token table")
+        if len(heads) < last or len(labels) < last or len(counts) < 5:
+            raise ValueError("too little room for the heads, labels or counts")
+        if feats.shape[1] > 0 and feats.shape[0] != tokens.shape[0]:
+            raise ValueError(f"{feats.shape[0]} rows of FEATS for {tokens.shape[0]} tokens")
+        if not 0 <= root_label < self.n_labels:
+            raise ValueError(f"root label {root_label} of {self.n_labels}")
 
     def parse(self, const long long[:, ::1] tokens, const long long[:, ::1] feats, const long long[::1] offsets,
               long long[::1] heads, long long[::1] labels, long long[::1] counts, int root_label, trace=None):
@@ -818,8 +927,8 @@ cdef class Program:
         cdef int n, longest = 0, m, c, legal_count, only, move, label, best, top, i
         cdef long long sentence_row, none_row = tokens.shape[0] - 1, part
         cdef int n_attributes = tokens.shape[1], feats_width = feats.shape[1]
-        cdef const long long* token_data = &tokens[0, 0]
-        cdef const long long* feats_data = &feats[0, 0] if feats_width > 0 else NULL
+        cdef const long long* token_data
+        cdef const long long* feats_data
         cdef bint legal[MAX_MOVES]
         cdef bint allowed
         cdef float best_score, top_score
@@ -838,6 +947,9 @@ cdef class Program:
         cdef float* scores = NULL
         cdef bint tracing = trace is not None
         cdef list steps
+        self._check_input(tokens, feats, offsets, heads, labels, counts, root_label)
+        token_data = &tokens[0, 0]
+        feats_data = &feats[0, 0] if feats_width > 0 else NULL
         for k in range(n_sentences):
             n = <int> (offsets[k + 1] - offsets[k] - 1)
             if n > longest:

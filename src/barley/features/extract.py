@@ -419,8 +419,12 @@ class FeatureIndex:
                 break
             offsets[t] = total
             total += spaces[t]
-        table = np.full(total, self.size, dtype=np.int32)
         template, local = self.keys % template_count, self.keys // template_count
+        outside = local >= np.asarray(spaces, dtype=np.int64)[template]
+        if outside.any():  # no feature model makes such a key: a damaged or edited model file
+            raise ValueError(f"the feature key {self.keys[outside][0]} lies outside the "
+                             f"{spaces[template[outside][0]]} values of its template {template[outside][0]}")
+        table = np.full(total, self.size, dtype=np.int32)
         chosen = offsets[template] >= 0
         table[offsets[template[chosen]] + local[chosen]] = np.nonzero(chosen)[0]
         self._tables = (template_count, offsets, table)

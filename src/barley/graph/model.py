@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from barley import model_check as check
 from barley.graph.features import Tokens, arc_features, label_features, sibling_features
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.learners import weight_sums
@@ -33,6 +34,14 @@ class GraphOptions:
     seed: int = 1
     single_root: bool = True
 
+    @classmethod
+    def from_json(cls, entry: dict) -> GraphOptions:
+        """The options of a model file's manifest entry, each of its type (:func:`barley.model_check.options`),
+        then checked (:meth:`check`)."""
+        options = check.options(cls, entry, "the graph options")
+        options.check()
+        return options
+
     def check(self) -> None:
         from barley.errors import BarleyError
 
@@ -40,6 +49,9 @@ class GraphOptions:
             raise BarleyError(f"unknown decoder {self.decoder!r}", fix="use one of " + ", ".join(DECODERS))
         if self.order not in (1, 2):
             raise BarleyError(f"order {self.order} is not supported", fix="use --order 1 or 2")
+        if not self.npa_threshold >= 0:  # a move must raise the tree's score, or moves could undo each other forever
+            raise BarleyError(f"the non-projective approximation's threshold must be at least 0, not "
+                              f"{self.npa_threshold}", fix="e.g. --npa-threshold 0.3")
         for name in ("dims", "label_rows"):
             value = getattr(self, name)
             if not 2 <= value <= 1 << 31 or value & (value - 1):
@@ -115,12 +127,13 @@ class GraphModel:
         return {"graph_weights": self.weights, "graph_allowed": self.allowed}
 
     @classmethod
-    def from_arrays(cls, options: GraphOptions, arrays: dict[str, np.ndarray]) -> GraphModel:
-        allowed = arrays["graph_allowed"]
-        parser = cls(options, n_labels=allowed.shape[2], n_upos=allowed.shape[0])
-        if arrays["graph_weights"].shape != parser.weights.shape:
-            raise ValueError(f"{arrays['graph_weights'].shape[0]} weights where the options need "
-                             f"{parser.weights.shape[0]}")
+    def from_arrays(cls, options: GraphOptions, arrays: dict[str, np.ndarray], *, n_labels: int,
+                    n_upos: int) -> GraphModel:
+        """The model of :meth:`arrays`, for ``n_labels`` labels and ``n_upos`` UPOS ids: the arrays
+        checked against them and ``options`` before anything is allocated (:mod:`barley.model_check`)."""
+        check.arrays(arrays, {"graph_weights": check.Array("float", (options.dims + options.label_rows * n_labels,)),
+                              "graph_allowed": check.Array("bool", (n_upos, n_upos, n_labels))})
+        parser = cls(options, n_labels=n_labels, n_upos=n_upos)
         parser.weights = arrays["graph_weights"].astype(np.float32)
-        parser.allowed = allowed.astype(bool)
+        parser.allowed = arrays["graph_allowed"].astype(bool)
         return parser

@@ -15,9 +15,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from barley import __version__, model_file
+from barley import __version__, model_check as check, model_file
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.errors import BarleyError, ModelError
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
 from barley.graph.features import Tokens
 from barley.graph.model import GraphOptions
@@ -88,8 +87,8 @@ class TrainedGraphParser:
             "barley_version": __version__,
             "parser": "graph",
             "graph": {"decoder": options.decoder, "order": options.order, "npa_threshold": options.npa_threshold,
-                      "epochs": options.epochs, "dims": options.dims, "seed": options.seed,
-                      "single_root": options.single_root},
+                      "epochs": options.epochs, "dims": options.dims, "label_rows": options.label_rows,
+                      "seed": options.seed, "single_root": options.single_root},
             "labels": self.labels,
             "vocabularies": {"UPOS": self.upos.to_json(), "XPOS": self.xpos.to_json()},
             "transforms": [t.to_json() for t in self.transforms],
@@ -98,20 +97,19 @@ class TrainedGraphParser:
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:
+        """A parser from the manifest and arrays of :meth:`to_files`, each checked first
+        (:mod:`barley.model_check`)."""
         from barley import transforms as transform_module
 
-        try:
-            options = GraphOptions(**manifest["graph"])
-            graph = GraphParser.from_arrays(options, arrays)
-            vocabularies = manifest["vocabularies"]
+        with check.loading(path, "graph"):
+            options = GraphOptions.from_json(manifest["graph"])
+            labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
+            vocabularies = check.mapping(manifest["vocabularies"], "the vocabularies")
+            upos, xpos = (Vocabulary(check.texts(vocabularies[name], f"the {name} vocabulary"))
+                          for name in ("UPOS", "XPOS"))
+            graph = GraphParser.from_arrays(options, arrays, n_labels=len(labels), n_upos=len(upos))
             transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
-            return cls(graph, manifest["labels"], Vocabulary(vocabularies["UPOS"]), Vocabulary(vocabularies["XPOS"]),
-                       transforms, manifest)
-        except (*model_file.DAMAGE, BarleyError) as error:
-            if isinstance(error, ModelError):
-                raise
-            raise ModelError(f"incomplete or inconsistent graph model ({type(error).__name__}: {error})",
-                             path=path, fix="train the model again with this version of barley") from None
+            return cls(graph, labels, upos, xpos, transforms, manifest)
 
 
 def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,

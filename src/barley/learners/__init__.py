@@ -10,8 +10,10 @@ Every learner has the same small interface:
   returns a float32 array (batch × n_classes), higher is better, :data:`UNSEEN`
   for classes the classifier never saw (so a legal move always outranks them
   only if it was seen, and nothing is ever -inf);
-* ``to_arrays()`` / ``from_arrays(params, arrays)``: plain numpy arrays and JSON
-  parameters for the model file (no pickle);
+* ``to_arrays()`` / ``from_arrays(params, arrays, n_classes=, n_features=)``: plain numpy
+  arrays and JSON parameters for the model file (no pickle); loading checks them
+  (:mod:`barley.model_check`) against the classes and features of the model around the
+  learner, before anything is built from them;
 * optionally ``used_features()`` / ``keep_features(mask)``: linear models drop the
   features whose weights are all zero after training (smaller, faster models).
 
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from barley import model_check as check
 from barley.errors import BarleyError
 
 if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up
@@ -246,16 +249,40 @@ class SplitLearner:
         return params, arrays
 
     @classmethod
-    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> SplitLearner:
-        learner = cls(params["base"], params["threshold"], **params["base_params"])
-        learner.n_classes, learner.n_features = params["n_classes"], params["n_features"]
-        learner.values = arrays["split.values"]
+    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray], *, n_classes: int,
+                    n_features: int) -> SplitLearner:
+        """The learner of :meth:`to_arrays`, checked against the model's ``n_classes`` and ``n_features``:
+        part 0 the default (split value -1), the others' values increasing; each part's columns
+        increasing global feature ids, and the part a learner over those features."""
+        check.mapping(params, "the split learner's parameters")
+        check.equal(params["n_classes"], n_classes, "the split learner's n_classes")
+        check.equal(params["n_features"], n_features, "the split learner's n_features")
+        parts = params["parts"]
+        if not isinstance(parts, list) or not parts:
+            check.fail("the split learner's parts are not a list of at least one part")
+        check.arrays(arrays, {"split.values": check.Array("int", (len(parts),), order="increasing")},
+                     others=("split.",))
+        if arrays["split.values"][0] != -1:
+            check.fail(f"{check.array_name(arrays, 'split.values')}: the first part is not the default (-1)")
+        learner = cls(check.text(params["base"], "the split learner's base"),
+                      check.integer(params["threshold"], "the split learner's threshold", low=1),
+                      **check.mapping(params["base_params"], "the split learner's base parameters"))
+        learner.n_classes, learner.n_features = n_classes, n_features
+        learner.values = arrays["split.values"].astype(np.int64)
         base = learner_class(params["base"])
-        for number, part_params in enumerate(params["parts"]):
-            prefix = f"split.{number}."
-            part_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-            learner.columns.append(part_arrays.pop("columns"))
-            learner.parts.append(base.from_arrays(part_params, part_arrays))
+        part_spec = {"columns": check.Array("int", ("features",), low=0, high="n_features", order="increasing")}
+        for number, part_params in enumerate(parts):
+            part_arrays = check.part(arrays, f"split.{number}.")
+            check.arrays(part_arrays, part_spec, others=("",), n_features=n_features)
+            columns = part_arrays.pop("columns").astype(np.int64)
+            learner.columns.append(columns)
+            learner.parts.append(base.from_arrays(part_params, part_arrays, n_classes=n_classes,
+                                                  n_features=len(columns)))
+        known = {f"split.{number}." for number in range(len(parts))}
+        for name in arrays:  # each under "split.": its values, or a part's
+            number, _, rest = name[len("split."):].partition(".")
+            if name != "split.values" and (not rest or f"split.{number}." not in known):
+                check.fail(f"unexpected {check.array_name(arrays, name)}")
         learner.scoring_tables()  # now, with the rest of loading: parsing starts ready
         return learner
 

@@ -19,7 +19,22 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from barley import model_check as check
 from barley.learners import UNSEEN, rows_to_csr
+
+
+ARRAYS = {
+    "classes": check.Array("int", ("k",), low=0, high="n_classes", order="increasing"),
+    "sv_indptr": check.Array("int", ("vectors+1",), low=0, high="entries+1", order="nondecreasing"),
+    "sv_indices": check.Array("int", ("entries",), low=0, high="n_features"),
+    "sv_data": check.Array("float", ("entries",)),
+    "dual": check.Array("float", ("k-1", "vectors")),
+    "intercept": check.Array("float", ("pairs",)),
+    "n_support": check.Array("int", ("supported",), low=0),
+}
+"""What :meth:`PolySVMLearner.to_arrays` writes (:mod:`barley.model_check`): the support vectors as
+CSR arrays, one row of dual coefficients per other class, one intercept per pair of classes and the
+support vectors of each class."""
 
 
 class PolySVMLearner:
@@ -100,14 +115,29 @@ class PolySVMLearner:
                         "n_support": self.n_support}
 
     @classmethod
-    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> PolySVMLearner:
-        params = dict(params)
-        n_classes, n_features = params.pop("n_classes"), params.pop("n_features")
+    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray], *, n_classes: int,
+                    n_features: int) -> PolySVMLearner:
+        """The learner of :meth:`to_arrays`, checked against the model's ``n_classes`` and ``n_features``."""
+        params = dict(check.mapping(params, "the SVM's parameters"))
+        check.equal(params.pop("n_classes"), n_classes, "the SVM's n_classes")
+        check.equal(params.pop("n_features"), n_features, "the SVM's n_features")
+        for name in ("gamma", "coef0"):  # the kernel's: scoring reads them
+            check.number(params[name], f"the SVM's {name}")
+        k = len(arrays["classes"]) if "classes" in arrays else 0
+        vectors = max(len(arrays["sv_indptr"]) - 1, 0) if "sv_indptr" in arrays else 0
+        entries = len(arrays["sv_indices"]) if "sv_indices" in arrays else 0
+        check.arrays(arrays, ARRAYS, n_classes=n_classes, n_features=n_features, vectors=vectors,
+                     entries=entries, **{"vectors+1": vectors + 1, "entries+1": entries + 1,
+                                         "k-1": max(k - 1, 0), "pairs": k * (k - 1) // 2,
+                                         "supported": k if k >= 2 else 0})
+        indptr, support = arrays["sv_indptr"], arrays["n_support"]
+        if indptr[0] != 0 or indptr[-1] != entries or int(support.sum()) != vectors:
+            check.fail(f"{check.array_name(arrays, 'sv_indptr')} and {check.array_name(arrays, 'n_support')} do "
+                       f"not describe the SVM's {vectors} support vectors of {entries} entries")
         learner = cls(**params)
         learner.n_classes, learner.n_features = n_classes, n_features
         learner.classes = arrays["classes"].astype(np.int64)
-        learner.vectors = sp.csr_matrix((arrays["sv_data"], arrays["sv_indices"], arrays["sv_indptr"]),
-                                        shape=(len(arrays["sv_indptr"]) - 1, n_features))
+        learner.vectors = sp.csr_matrix((arrays["sv_data"], arrays["sv_indices"], indptr), shape=(vectors, n_features))
         learner.dual, learner.intercept = arrays["dual"], arrays["intercept"]
-        learner.n_support = arrays["n_support"]
+        learner.n_support = support.astype(np.int64)
         return learner

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from barley import model_check as check
 from barley.errors import BarleyError
 from barley.learners import UNSEEN, weight_sums
 
@@ -24,6 +25,15 @@ if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at st
 SOLVERS = ("crammer-singer", "svm", "logistic")
 FILL_BLOCK = 1 << 16
 """Weights placed at a time when the dense matrix is rebuilt on loading (bounds the index copies)."""
+ARRAYS = {
+    "classes": check.Array("int", ("width",), low=0, high="n_classes", order="increasing"),
+    "bias": check.Array("float", ("width",)),
+    "weight_rows": check.Array("int", ("weights",), low=0, high="n_features"),  # never the "none" row
+    "weight_columns": check.Array("int", ("weights",), low=0, high="width"),
+    "weight_values": check.Array("float", ("weights",)),
+}
+"""What :meth:`LinearLearner.to_arrays` writes: the class of each column, its bias, and the
+non-zero weights as (row, column, value) triples (:mod:`barley.model_check`)."""
 
 
 class LinearLearner:
@@ -126,9 +136,14 @@ class LinearLearner:
                  "weight_values": self.weights[rows, columns], "bias": self.bias, "classes": self.classes})
 
     @classmethod
-    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> LinearLearner:
-        params = dict(params)
-        n_classes, n_features = params.pop("n_classes"), params.pop("n_features")
+    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray], *, n_classes: int,
+                    n_features: int) -> LinearLearner:
+        """The learner of :meth:`to_arrays`, checked against what the model around it has: ``n_classes``
+        classes (a parser's (move, label) pairs, a tagger's values) and ``n_features`` features."""
+        params = dict(check.mapping(params, "the linear learner's parameters"))
+        check.equal(params.pop("n_classes"), n_classes, "the linear learner's n_classes")
+        check.equal(params.pop("n_features"), n_features, "the linear learner's n_features")
+        check.arrays(arrays, ARRAYS, n_classes=n_classes, n_features=n_features)
         learner = cls(**params)
         learner.n_classes = n_classes
         learner.classes = arrays["classes"].astype(np.int64)

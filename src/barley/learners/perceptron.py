@@ -13,10 +13,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from barley import model_check as check
 from barley.learners import UNSEEN, weight_sums
 
 if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up
     import scipy.sparse as sp
+
+
+ARRAYS = {
+    "classes": check.Array("int", ("width",), low=0, high="n_classes", order="increasing"),
+    "weights": check.Array("float", ("rows", "width")),
+}
+"""What :meth:`PerceptronLearner.to_arrays` writes (:mod:`barley.model_check`): one weight row per
+feature and the zero row of "no feature", one column per class seen."""
 
 
 class AveragedWeights:
@@ -114,6 +123,13 @@ class PerceptronLearner:
         return {"epochs": self.epochs, "n_classes": self.n_classes}, {"weights": self.weights, "classes": self.classes}
 
     @classmethod
-    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> PerceptronLearner:
-        return cls.from_weights(params["epochs"], params["n_classes"], arrays["classes"],
-                                arrays["weights"].astype(np.float32, copy=False))
+    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray], *, n_classes: int,
+                    n_features: int) -> PerceptronLearner:
+        """The learner of :meth:`to_arrays`, checked against the model's ``n_classes`` and ``n_features``."""
+        check.mapping(params, "the perceptron's parameters")
+        check.equal(params["n_classes"], n_classes, "the perceptron's n_classes")
+        check.arrays(arrays, ARRAYS, n_classes=n_classes, rows=n_features + 1)
+        if len(arrays["weights"]) and np.any(arrays["weights"][-1]):
+            check.fail(f"{check.array_name(arrays, 'weights')}: its last row (no feature) is not zero")
+        return cls.from_weights(check.integer(params["epochs"], "the perceptron's epochs", low=1), n_classes,
+                                arrays["classes"], arrays["weights"].astype(np.float32, copy=False))

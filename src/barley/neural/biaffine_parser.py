@@ -15,13 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from barley import model_check as check
 from barley.conllu import Sentence
 from barley.graph.decoding import decode
 from barley.graph.model import GraphOptions, Scores
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.encoder import EncoderVocabularies, make_batch
-from barley.neural.fitting import (NeuralParser, deterministic, encoder_vocabularies, fit_epochs, load_weights,
-                                    loading, log_sizes, transforms_of, use_pretrained)
+from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
+                                   log_sizes, transforms_of, use_pretrained)
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.tree import check_tree, is_projective
 
@@ -91,14 +92,15 @@ class TrainedBiaffineParser(NeuralParser):
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedBiaffineParser:
-        with loading(path, "biaffine"):
-            vocabularies = EncoderVocabularies.from_json(manifest["vocabularies"])
-            labels = manifest["labels"]
-            model = BiaffineModel(EncoderOptions(**manifest["encoder"]), BiaffineOptions(**manifest["biaffine"]),
-                                  vocabularies.sizes(), len(labels))
-            load_weights(model, arrays)
-            decoding = GraphOptions(**manifest["decoding"])
-            decoding.check()
+        """A parser from the manifest and arrays of :meth:`to_files`, each checked before the model is
+        built (:mod:`barley.model_check`)."""
+        with check.loading(path, "biaffine"):
+            vocabularies, labels, encoder, most = checked_common(manifest, arrays)
+            biaffine = check.options(BiaffineOptions, manifest["biaffine"], "the biaffine options", most=most)
+            biaffine.check()
+            model = check.weights_of(lambda: BiaffineModel(encoder, biaffine, vocabularies.sizes(), len(labels)),
+                                     arrays)
+            decoding = GraphOptions.from_json(manifest["decoding"])
             return cls(model, vocabularies, labels, decoding, transforms_of(manifest), manifest)
 
 

@@ -20,9 +20,9 @@ from dataclasses import asdict
 import numpy as np
 import torch
 
-from barley import __version__, model_file
+from barley import __version__, model_check as check, model_file
 from barley.conllu import FORM, Sentence
-from barley.errors import BarleyError, ModelError
+from barley.errors import BarleyError
 from barley.neural.encoder import Encoder, EncoderVocabularies, read_pretrained
 from barley.neural.options import EncoderOptions, Training
 
@@ -34,7 +34,8 @@ class NeuralParser:
 
     A subclass names its ``kind``, parses a batch (``_parse_batch``, writing trees back with
     :meth:`set_tree`), gives its own manifest entries (``own_manifest``) and restores itself
-    (``from_files``, inside :func:`loading`).
+    (``from_files``, inside :func:`barley.model_check.loading`, its weights read by
+    :func:`barley.model_check.weights_of`).
     """
 
     kind = ""
@@ -76,24 +77,28 @@ class NeuralParser:
         return manifest, weight_arrays(self.model)
 
 
-@contextmanager
-def loading(path: str, what: str) -> Iterator[None]:
-    """Restoring a ``what`` model from ``path``: whatever is missing or inconsistent in it is one
-    :class:`ModelError`."""
-    try:
-        yield
-    except (*model_file.DAMAGE, RuntimeError, BarleyError) as error:
-        if isinstance(error, ModelError):
-            raise
-        raise ModelError(f"incomplete or inconsistent {what} model ({type(error).__name__}: "
-                         f"{str(error).splitlines()[0] if str(error) else ''})", path=path,
-                         fix="train the model again with this version of barley") from None
-
-
 def transforms_of(manifest: dict) -> list:
     from barley import transforms
 
     return [transforms.from_json(entry) for entry in manifest.get("transforms", [])]
+
+
+def checked_common(manifest: dict, arrays: dict[str, np.ndarray]) -> tuple[EncoderVocabularies, list[str],
+                                                                            EncoderOptions, int]:
+    """What every neural parser's manifest holds (:meth:`NeuralParser.to_files`), checked
+    (:mod:`barley.model_check`): the encoder's vocabularies, the labels, the encoder's options, and
+    the most any size option may be: the number of weights in ``arrays`` (the model is built on the
+    ``meta`` device before its shapes are compared with them, and a size drives that building)."""
+    tables = check.mapping(manifest["vocabularies"], "the vocabularies")
+    vocabularies = EncoderVocabularies.from_json({name: check.texts(tables[name], f"the {name} vocabulary")
+                                                  for name in EncoderVocabularies.NAMES})
+    labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
+    most = sum(int(np.size(value)) for value in arrays.values())
+    encoder = check.options(EncoderOptions, manifest["encoder"], "the encoder options", most=most)
+    encoder.check()
+    if encoder.lstm_layers > len(arrays):  # each layer has arrays of its own
+        check.fail(f"the encoder has {encoder.lstm_layers} layers, more than the file has arrays")
+    return vocabularies, labels, encoder, most
 
 
 def word_batches(indices: Sequence[int], lengths: Sequence[int], batch_words: int) -> list[list[int]]:
@@ -283,10 +288,3 @@ class _Progress:
 def weight_arrays(model: torch.nn.Module) -> dict[str, np.ndarray]:
     """The model's weights as numpy arrays for its model file (``weights.NAME``)."""
     return {f"weights.{name}": value.detach().cpu().numpy() for name, value in model.state_dict().items()}
-
-
-def load_weights(model: torch.nn.Module, arrays: dict[str, np.ndarray]) -> None:
-    """Weights from :func:`weight_arrays`' arrays, each one the model has and no other (strict)."""
-    state = {name[len("weights."):]: torch.from_numpy(np.array(value, dtype=np.float32))
-             for name, value in arrays.items() if name.startswith("weights.")}
-    model.load_state_dict(state, strict=True)

@@ -23,11 +23,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
+from barley import model_check as check
 from barley.batch import ParseStats, advance, legal_classes
 from barley.conllu import Sentence
 from barley.neural.encoder import EncoderVocabularies, make_batch
-from barley.neural.fitting import (NeuralParser, deterministic, encoder_vocabularies, fit_epochs, load_weights,
-                                   loading, log_sizes, transforms_of, use_pretrained)
+from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
+                                   log_sizes, transforms_of, use_pretrained)
 from barley.neural.options import EncoderOptions, Training, TransitionOptions
 from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
@@ -184,16 +185,21 @@ class NeuralTransitionParser(NeuralParser):
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> NeuralTransitionParser:
-        with loading(path, "neural transition"):
-            system = get_system(manifest["system"]["name"], single_root=manifest["system"]["single_root"])
-            positions = parse_positions(manifest["positions"], f"{path}:positions")
-            vocabularies = EncoderVocabularies.from_json(manifest["vocabularies"])
-            labels = manifest["labels"]
-            model = TransitionScorer(EncoderOptions(**manifest["encoder"]), TransitionOptions(**manifest["scorer"]),
-                                     vocabularies.sizes(), len(positions), len(Classes(system, labels).table))
-            load_weights(model, arrays)
-            return cls(model, vocabularies, system, positions, labels, labels.index(manifest["root_label"]),
-                       transforms_of(manifest), manifest)
+        """A parser from the manifest and arrays of :meth:`to_files`, each checked before the model is
+        built (:mod:`barley.model_check`)."""
+        with check.loading(path, "neural transition"):
+            system_info = check.mapping(manifest["system"], "the manifest's system")
+            system = get_system(check.text(system_info["name"], "the system's name"),
+                                single_root=check.boolean(system_info["single_root"], "the system's single_root"))
+            positions = parse_positions(check.text(manifest["positions"], "the position model"), f"{path}:positions")
+            vocabularies, labels, encoder, most = checked_common(manifest, arrays)
+            root_label = labels.index(check.text(manifest["root_label"], "the root label"))
+            scorer = check.options(TransitionOptions, manifest["scorer"], "the scorer options", most=most)
+            scorer.check()
+            classes = len(Classes(system, labels).table)
+            model = check.weights_of(lambda: TransitionScorer(encoder, scorer, vocabularies.sizes(), len(positions),
+                                                              classes), arrays)
+            return cls(model, vocabularies, system, positions, labels, root_label, transforms_of(manifest), manifest)
 
 
 # --- training ---------------------------------------------------------------------------

@@ -71,7 +71,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from barley import __version__, model_file
+from barley import __version__, model_check as check, model_file
 from barley.conllu import COLUMNS, Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
 
@@ -414,20 +414,25 @@ class Pipeline:
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Pipeline:
-        try:
-            names = manifest["pipeline"]["components"]
-            sub_manifests = manifest["components"]
-            components = []
+        """The pipeline of :meth:`to_files`: the frame checked first (:mod:`barley.model_check`): known
+        components in running order, each with its manifest, every array one of theirs; then each
+        component from its own manifest and arrays (which it checks)."""
+        with check.loading(path, "pipeline"):
+            frame = check.mapping(manifest["pipeline"], "the manifest's pipeline")
+            names = check.texts(frame["components"], "the pipeline's components", unique=True)
             for name in names:
                 if name not in COMPONENTS:
                     raise ModelError(f"the model holds a component {name!r} this barley does not know",
                                      path=path, fix="use a newer barley, or retrain the model")
-                prefix = f"{name}."
-                sub_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-                components.append(component_class(name).from_files(sub_manifests[name], sub_arrays, path))
-        except (KeyError, TypeError, ValueError) as error:
-            raise ModelError(f"incomplete or inconsistent pipeline model ({type(error).__name__}: {error})",
-                             path=path, fix="train the model again with this version of barley") from None
+            if not names or names != ordered(names):
+                check.fail(f"the pipeline's components {names} are not in running order ({', '.join(COMPONENTS)})")
+            sub_manifests = check.mapping(manifest["components"], "the manifest's components")
+            if sorted(sub_manifests) != sorted(names):
+                check.fail(f"the manifest describes the components {sorted(sub_manifests)}, not the pipeline's "
+                           f"{names}")
+            check.arrays(arrays, {}, others=tuple(f"{name}." for name in names))
+            components = [component_class(name).from_files(sub_manifests[name], check.part(arrays, f"{name}."), path)
+                          for name in names]
         kept = {key: value for key, value in manifest.items() if key != "components"}
         return cls(components, kept)
 

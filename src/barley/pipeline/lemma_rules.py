@@ -52,6 +52,13 @@ def apply_rule(form: str, rule: str) -> str | None:
     return add_prefix + base[len(cut_prefix):len(base) - len(cut_suffix)] + add_suffix
 
 
+def is_rule(text: str) -> bool:
+    """Whether ``text`` is a rule :func:`apply_rule` reads (``casing|*|lemma`` or five parts)."""
+    parts = text.split(SEPARATOR, 2)
+    return (len(parts) == 3 and parts[0] in ("keep", "lower")
+            and (parts[1] == WHOLE or len(parts[2].split(SEPARATOR)) == 3))
+
+
 def replaces_whole(rule: str) -> bool:
     """Whether ``rule`` replaces the whole form (it then says nothing about other forms)."""
     return rule.split(SEPARATOR, 2)[1] == WHOLE

@@ -30,12 +30,12 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
+from barley import model_check as check
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.errors import ModelError
 from barley.features.extract import FeatureIndex
 from barley.learners import SplitLearner, rows_to_csr
 from barley.learners.linear import LinearLearner
-from barley.pipeline.lemma_rules import apply_rule, edit_rule, replaces_whole
+from barley.pipeline.lemma_rules import apply_rule, edit_rule, is_rule, replaces_whole
 
 TAG_COLUMNS = {"UPOS": UPOS, "XPOS": XPOS, "FEATS": FEATS}
 BATCH_WORDS = 20_000
@@ -443,21 +443,56 @@ class Tagger:
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Tagger:
-        try:
+        """The tagger of :meth:`to_files`, each entry checked first (:mod:`barley.model_check`): the
+        values and lemmas it writes are CoNLL-U values, each classifier scores its column's values
+        (the lemmatizer its rules) over the features of its index."""
+        with check.loading(path, "tagger"):
+            values = check.mapping(manifest["values"], "the tag values")
+            for column in TAG_COLUMNS:
+                check.texts(values[column], f"the {column} values", field=True, unique=True)
+            rules = check.texts(manifest["rules"], "the lemma rules", field=True)
+            if not all(is_rule(rule) for rule in rules):
+                check.fail("a lemma rule is not casing|cut|add|cut|add or casing|*|lemma")
+            known = check.items(manifest["lemmas"], "the lemmas")
+            if not all(type(entry) is list and len(entry) == 3 for entry in known):
+                check.fail("an entry of the lemmas is not [form, UPOS, lemma]")
+            check.texts([key for form, upos, _ in known for key in (form, upos)], "the lemmas' forms and UPOS")
+            check.texts([lemma for *_, lemma in known], "the lemmas", field=True)
+            lemmas = {(form, upos): lemma for form, upos, lemma in known}
+            form_lemmas = check.mapping(manifest["form_lemmas"], "the form lemmas")
+            check.texts(list(form_lemmas.values()), "the form lemmas", field=True)
+            tags = manifest.get("tag_dictionary")
+            if tags is not None:
+                check.texts(list(check.mapping(tags, "the tag dictionary").values()), "the tag dictionary")
+            sizes = check.arrays(arrays, {
+                "feature_keys": check.Array("int", ("features",), low=0, order="increasing"),
+                "lemma_feature_keys": check.Array("int", ("lemma features",), low=0, order="increasing"),
+            }, others=tuple(f"{column}." for column in LEARNERS))
+            entries = check.mapping(manifest["classifiers"], "the tagger's classifiers")
             classifiers = {}
-            for column, entry in manifest["classifiers"].items():
-                prefix = f"{column}."
-                part = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-                kind = SplitLearner if entry["learner"] == "split" else LinearLearner
-                classifiers[column] = kind.from_arrays(entry["params"], part)
+            for column, entry in entries.items():
+                if column not in LEARNERS:
+                    check.fail(f"a classifier of {column!r}, which the tagger does not predict")
+                if check.mapping(entry, f"the {column} classifier")["learner"] != LEARNERS[column].name:
+                    check.fail(f"the {column} classifier is a {entry['learner']!r} learner, not "
+                               f"{LEARNERS[column].name!r}")
+                lemma = column == "LEMMA"
+                classifiers[column] = LEARNERS[column].from_arrays(
+                    entry["params"], check.part(arrays, f"{column}."),
+                    n_classes=len(rules) if lemma else len(values[column]),
+                    n_features=sizes["lemma features" if lemma else "features"])
+            for column in TAG_COLUMNS:
+                if column not in classifiers:
+                    check.fail(f"the tagger has no {column} classifier")
             lemma_classifier = classifiers.pop("LEMMA", None)
-            return cls(FeatureIndex(arrays["feature_keys"]), classifiers, manifest["values"],
-                       {(form, upos): lemma for form, upos, lemma in manifest["lemmas"]}, manifest["form_lemmas"],
-                       manifest["rules"], FeatureIndex(arrays["lemma_feature_keys"]), lemma_classifier,
-                       manifest["options"], manifest, manifest.get("tag_dictionary"))
-        except (KeyError, TypeError, ValueError) as error:
-            raise ModelError(f"incomplete or inconsistent tagger in the model ({type(error).__name__}: {error})",
-                             path=path, fix="train the model again with this version of barley") from None
+            return cls(FeatureIndex(arrays["feature_keys"]), classifiers, values, lemmas, form_lemmas, rules,
+                       FeatureIndex(arrays["lemma_feature_keys"]), lemma_classifier,
+                       check.mapping(manifest["options"], "the tagger's options"), manifest, tags)
+
+
+LEARNERS = {"UPOS": LinearLearner, "XPOS": SplitLearner, "FEATS": SplitLearner, "LEMMA": LinearLearner}
+"""The learner of each column's classifier: UPOS is tagged first and splits XPOS's and FEATS' classifiers
+(one per UPOS); the lemmatizer chooses rules."""
 
 
 def _lemma_tables(words: list[list[str]]) -> tuple[dict, dict, list]:

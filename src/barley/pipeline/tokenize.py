@@ -13,8 +13,8 @@ from dataclasses import asdict
 
 import numpy as np
 
+from barley import model_check as check
 from barley.conllu import Sentence
-from barley.errors import ModelError
 from barley.tokenizer import Tokenizer, TokenizerOptions
 
 OPTIONS = asdict(TokenizerOptions())
@@ -45,8 +45,5 @@ class TokenizeComponent:
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TokenizeComponent:
-        try:
+        with check.loading(path, "tokenizer"):
             return cls(Tokenizer.from_arrays(manifest, arrays))
-        except ModelError as error:
-            error.path = path
-            raise

@@ -32,8 +32,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from barley import model_check as check
 from barley.conllu import MISC, Sentence
-from barley.errors import ModelError
+from barley.errors import BarleyError, ModelError
 from barley.learners import rows_to_csr, weight_sums
 from barley.learners.linear import LinearLearner
 from barley.tokenizer import features, spaces
@@ -47,6 +48,9 @@ _TOKEN = re.compile(r"\S+")
 _IMPOSSIBLE = np.float32(-1e9)
 HELD_OUT = 0.1  # the last part of the training text, on which the sentence-end threshold is tuned
 INPUTS = ("text", "tokenized")
+MAX_BITS = 24
+"""The largest hashed feature space, 2**24 buckets: the weights are used dense, three floats a bucket
+(200 MB), and a model file's ``bits`` allocates that much before any parse."""
 
 
 @dataclass
@@ -90,6 +94,8 @@ class Tokenizer:
               log: Callable[[str], None] | None = _stderr) -> Tokenizer:
         """Learn token and sentence boundaries and multiword tokens from treebank sentences."""
         options = options or TokenizerOptions()
+        if not 1 <= options.bits <= MAX_BITS:
+            raise BarleyError(f"the tokenizer's bits must be between 1 and {MAX_BITS}, not {options.bits}")
         log = log or (lambda message: None)
         started = time.perf_counter()
         sentences = list(sentences)
@@ -343,12 +349,17 @@ class Tokenizer:
 
     @classmethod
     def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> Tokenizer:
+        """The tokenizer of :meth:`to_arrays`, each entry checked first (:mod:`barley.model_check`)."""
         if params.get("feature_templates") != features.N_TEMPLATES:
             raise ModelError("this tokenizer was trained with other character features",
                              fix="train the tokenizer again with this version of barley")
-        learner = LinearLearner.from_arrays(params["learner"], arrays)
-        return cls(learner, MultiwordExpander.from_json(params["multiword"]),
-                   TokenizerOptions(**params["options"]), params["training"], params["sentence_threshold"])
+        options = check.options(TokenizerOptions, params["options"], "the tokenizer options")
+        check.integer(options.bits, "the tokenizer's bits", low=1, high=MAX_BITS)
+        check.integer(options.max_sentence_tokens, "the tokenizer's max_sentence_tokens", low=1)
+        learner = LinearLearner.from_arrays(params["learner"], arrays, n_classes=3, n_features=1 << options.bits)
+        return cls(learner, MultiwordExpander.from_json(params["multiword"]), options,
+                   check.mapping(params["training"], "the tokenizer's training"),
+                   check.number(params["sentence_threshold"], "the tokenizer's sentence_threshold"))
 
 
 def _sentence_threshold(learner: LinearLearner, X, y: np.ndarray) -> tuple[float, float, float]:

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from barley import model_check as check
 from barley.conllu import FORM, ID, Sentence
 
 MIN_RULE_SUPPORT = 3  # training forms a suffix rule needs before it is trusted
@@ -105,7 +106,20 @@ class MultiwordExpander:
 
     @classmethod
     def from_json(cls, data: dict) -> MultiwordExpander:
-        return cls(data["expansions"], data["rules"], data["single"])
+        """The expander of :meth:`to_json`, checked (:mod:`barley.model_check`): its words are
+        written into CoNLL-U's FORM column."""
+        check.mapping(data, "the multiword expander")
+        expansions = check.mapping(data["expansions"], "the multiword expansions")
+        for surface, words in expansions.items():
+            if len(check.texts(words, "a multiword expansion", field=True)) < 2:
+                check.fail(f"the multiword expansion of {surface!r} is not two words or more")
+        rules = check.mapping(data["rules"], "the multiword rules")
+        for suffix, rule in rules.items():
+            if len(check.texts(rule, "a multiword rule")) != 2 or not suffix:
+                check.fail(f"the multiword rule of {suffix!r} is not an ending and a word")
+            check.text(rule[0], "a multiword rule's ending", field=True, empty=True)
+            check.text(rule[1], "a multiword rule's word", field=True)
+        return cls(expansions, rules, check.texts(data["single"], "the single-word forms"))
 
 
 def _suffix_rules(as_multiword: dict[str, Counter], occurrences: Counter) -> dict[str, list[str]]:
