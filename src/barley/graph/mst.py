@@ -71,7 +71,7 @@ class _Contraction:
     Matrix rows and columns are *slots*; a slot holds a *node*: nodes 0..n-1 are the
     words (node k in slot k at first), nodes n, n+1, … the contracted cycles in the
     order they are made, which is also the order of precedence among equal scores.
-    A dead slot's row and column are -inf.
+    A dead slot's row is -inf (no arc leaves it); its column is never read again.
     """
 
     def __init__(self, scores: np.ndarray):
