@@ -162,6 +162,37 @@ def test_the_shortcut_gives_the_decoders_tree(trained):
             assert tree_score(trained._decode(arc), arc) == pytest.approx(tree_score(full, arc))
 
 
+def test_label_scores_a_block_of_dependents_at_a_time(trained, data, monkeypatch):
+    """A long sentence's label scores (dependents × heads × labels) are made a block of dependents
+    at a time: the same best labels, and arc scores equal but for float rounding."""
+    from barley.neural import biaffine_model
+    from barley.neural.encoder import make_batch
+
+    sentences = list(read(data["test"]))
+    batch = make_batch([trained.vocabularies.encode(s) for s in sentences], trained.vocabularies, "cpu")
+    was_training = trained.model.training
+    trained.model.eval()
+    try:
+        with torch.inference_mode():
+            whole = trained.model.tree_scores(batch)
+            monkeypatch.setattr(biaffine_model, "LABEL_CELLS", 1)  # one dependent at a time
+            blocks = trained.model.tree_scores(batch)
+    finally:
+        trained.model.train(was_training)
+    for (arc, label), (arc_in_blocks, label_in_blocks) in zip(whole, blocks):
+        assert np.allclose(arc, arc_in_blocks, atol=1e-5) and np.array_equal(label, label_in_blocks)
+
+
+def test_a_sentence_over_max_words_is_refused_in_one_line(trained, data, monkeypatch):
+    from barley.graph.decoding import FIRST_ORDER_MAX_WORDS
+
+    assert trained.max_words == FIRST_ORDER_MAX_WORDS
+    monkeypatch.setattr(trained, "max_words", 3)
+    with pytest.raises(InputError, match=r"test\.conllu:\d+: a sentence of \d+ words: this biaffine parser "
+                                         r"parses at most 3 \(--max-words\)"):
+        list(trained.parse(read(data["test"])))
+
+
 def test_training_is_deterministic(data, tmp_path):
     paths = []
     for run in range(2):

@@ -3,7 +3,9 @@
 Eisner must find the best projective tree (first order, and second order under the
 adjacent-sibling factorisation), Chu-Liu-Edmonds the best tree of all, and the
 non-projective approximation must never lower the score, always return a tree,
-and stop.
+and stop. Chu-Liu-Edmonds, which contracts in place, must also give the very trees of
+the recursive formulation it replaced (ties included), and decode 5,000 words that
+need a contraction per word.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 
 from barley.graph import (chu_liu_edmonds, eisner, eisner_second_order, nonprojective_approximation,
                           sibling_tree_score, tree_score)
+from barley.graph import mst
 from barley.graph.nonprojective_approx import _sibling_gains
 from barley.tree import check_tree, is_projective
 
@@ -78,6 +81,105 @@ def test_chu_liu_edmonds_finds_the_best_tree(case):
     assert tree_score(heads, arc) == pytest.approx(max(tree_score(t, arc) for t in candidates))
 
 
+@settings(max_examples=150, deadline=None)
+@given(scores, st.integers(1, 3))
+def test_chu_liu_edmonds_finds_a_best_tree_among_ties(case, values):
+    n, seed, single_root = case
+    arc = np.random.default_rng(seed).integers(0, values, size=(n + 1, n + 1)).astype(float)
+    heads = chu_liu_edmonds(arc, single_root=single_root)
+    candidates = _all_trees(n, False, single_root)
+    assert tuple(heads) in candidates
+    assert tree_score(heads, arc) == max(tree_score(t, arc) for t in candidates)
+
+
+def _recursive_chu_liu_edmonds(scores: np.ndarray) -> np.ndarray:
+    """barley's first Chu-Liu-Edmonds (before the single-root constant, which both share):
+    one smaller matrix per contracted cycle, solved recursively. Its trees, ties
+    included, are what the in-place contraction must reproduce."""
+    heads = scores.argmax(axis=0).astype(np.int64)
+    heads[0] = -1
+    cycle = None
+    mark = np.zeros(len(heads), dtype=np.int64)
+    for start in range(1, len(heads)):
+        node, path = start, []
+        while node > 0 and mark[node] == 0:
+            mark[node] = start
+            path.append(node)
+            node = heads[node]
+        if node > 0 and mark[node] == start:
+            cycle = path[path.index(node):]
+            break
+    if cycle is None:
+        return heads
+    cyc = np.array(cycle)
+    in_cycle = np.zeros(len(heads), dtype=bool)
+    in_cycle[cyc] = True
+    outside = np.flatnonzero(~in_cycle)
+    c = len(outside)
+    enter = scores[np.ix_(outside, cyc)] - scores[heads[cyc], cyc][None, :]
+    leave = scores[np.ix_(cyc, outside)]
+    smaller = np.full((c + 1, c + 1), -np.inf)
+    smaller[:c, :c] = scores[np.ix_(outside, outside)]
+    smaller[:c, c] = enter.max(axis=1)
+    smaller[c, :c] = leave.max(axis=0)
+    smaller[:, 0] = -np.inf
+    sub = _recursive_chu_liu_edmonds(smaller)
+    result = heads.copy()
+    leave_from = cyc[leave.argmax(axis=0)]
+    for k in range(1, c):
+        result[outside[k]] = leave_from[k] if sub[k] == c else outside[sub[k]]
+    result[cyc[enter[sub[c]].argmax()]] = outside[sub[c]]
+    return result
+
+
+def _prepared(arc: np.ndarray, single_root: bool) -> np.ndarray:
+    """``arc`` as :func:`chu_liu_edmonds` prepares it: no arcs into 0 or loops, root arcs lowered."""
+    scores = np.array(arc, dtype=np.float64)
+    scores[:, 0] = -np.inf
+    np.fill_diagonal(scores, -np.inf)
+    if single_root:
+        finite = scores[np.isfinite(scores)]
+        scores[0, 1:] -= (finite.max() - finite.min()) * len(scores) + 1.0
+    return scores
+
+
+def _hierarchy(n: int, seed: int) -> np.ndarray:
+    """Scores under which every word prefers its sibling in a binary hierarchy, then
+    its sibling block, and so on: n - 1 nested contractions."""
+    nodes = np.arange(n + 1) - 1
+    level = np.floor(np.log2(np.maximum(nodes[:, None] ^ nodes[None, :], 1)))
+    arc = -level + np.random.default_rng(seed).uniform(0, 0.1, size=(n + 1, n + 1))
+    arc[0] = -100.0
+    return arc
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_chu_liu_edmonds_gives_the_recursive_formulations_trees(case):
+    rng = np.random.default_rng(case)
+    n = int(rng.integers(30, 160))
+    arc = [rng.normal(size=(n + 1, n + 1)),  # few ties
+           rng.integers(0, 3, size=(n + 1, n + 1)).astype(float),  # many
+           np.zeros((n + 1, n + 1)),  # all
+           _hierarchy(n, case)][case % 4]  # a contraction per word
+    for single_root in (True, False):
+        expected = _recursive_chu_liu_edmonds(_prepared(arc, single_root))
+        assert list(chu_liu_edmonds(arc, single_root)) == list(expected)
+
+
+def test_chu_liu_edmonds_decodes_5000_words_needing_a_contraction_per_word(monkeypatch):
+    contractions = []
+    contract = mst._Contraction._contract
+    monkeypatch.setattr(mst._Contraction, "_contract",
+                        lambda self, cycle: contractions.append(len(cycle)) or contract(self, cycle))
+    arc = _hierarchy(5000, seed=1)
+    heads = chu_liu_edmonds(arc)
+    assert len(contractions) == 4999
+    assert check_tree(heads, single_root=True) is None
+    # no single reattachment that keeps a tree scores higher
+    _, moves = nonprojective_approximation(heads, arc, threshold=0.0)
+    assert moves == 0
+
+
 @settings(max_examples=100, deadline=None)
 @given(scores)
 def test_sibling_gains_are_exact_score_differences(case):
@@ -128,6 +230,7 @@ def test_nonprojective_approximation_can_build_a_crossing_arc():
 
 
 def test_trivial_sentences():
+    assert list(chu_liu_edmonds(np.zeros((1, 1)))) == [-1]
     assert list(eisner(np.zeros((1, 1)))) == [-1]
     assert list(eisner(np.zeros((2, 2)))) == [-1, 0]
     assert list(chu_liu_edmonds(np.zeros((2, 2)))) == [-1, 0]

@@ -9,6 +9,7 @@ from barley.graph.features import Tokens, arc_features, sibling_features
 from barley.graph.learning import perceptron_update as _perceptron_update
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
+from barley.conllu import read as read_conllu
 from barley.errors import BarleyError, ModelError
 
 # A toy language: (POS of each word, head of each word 1..n, label of each word).
@@ -100,6 +101,24 @@ def test_saved_arrays_restore_the_same_parser():
                                 n_upos=len(UPOS))
 
 
+@pytest.mark.parametrize("order", [1, 2])
+def test_scores_made_a_block_of_dependents_at_a_time_are_the_same_numbers(order, monkeypatch):
+    """Parsing featurizes and scores a long sentence a block of dependents at a time: the very
+    numbers of the whole sentence at once, which training uses."""
+    from barley.graph import model as graph_model
+
+    parser = GraphParser(GraphOptions(order=order, epochs=2, dims=1 << 14), len(LABELS), len(UPOS))
+    parser.fit(_corpus(40, seed=4), log=lambda message: None)
+    for tokens, _, _ in _corpus(6, seed=8):
+        whole = parser.features(tokens)
+        parser.score(tokens, whole, parser.weights)
+        for cells in (1, 20, 100):  # one dependent at a time, and a few
+            monkeypatch.setattr(graph_model, "BLOCK_CELLS", cells)
+            blocks = parser.parse_scores(tokens)
+            assert np.array_equal(blocks.arc, whole.arc) and np.array_equal(blocks.best_label, whole.best_label)
+            assert order == 1 or np.array_equal(blocks.sibling, whole.sibling)
+
+
 def test_feature_indices_stay_in_range_and_null_is_unused():
     tokens = _corpus(1, seed=6)[0][0]
     arcs = arc_features(tokens, 1 << 10)
@@ -161,3 +180,36 @@ def test_train_parse_and_info_through_the_command_line(tmp_path, capsys):
     capsys.readouterr()
     assert main(["info", str(tmp_path / "a.barley")]) == 0
     assert "graph-based, order 1, decoder mst" in capsys.readouterr().out
+
+
+def test_a_sentence_over_max_words_is_refused_in_one_line(tmp_path, capsys):
+    """A second-order model (memory as n³) parses at most SECOND_ORDER_MAX_WORDS words unless
+    --max-words says otherwise; other parsers have no such limit to set."""
+    from barley.cli import main
+    from barley.graph.decoding import SECOND_ORDER_MAX_WORDS
+    from barley.parser import load
+
+    train = tmp_path / "train.conllu"
+    train.write_text(_conllu(60, seed=8), encoding="utf-8")
+    test = tmp_path / "test.conllu"
+    test.write_text(_conllu(20, seed=9), encoding="utf-8")
+    second, transition = str(tmp_path / "second.barley"), str(tmp_path / "transition.barley")
+    assert main(["train", "--train", str(train), "--parser", "graph", "--order", "2", "--epochs", "1",
+                 "--model", second]) == 0
+    assert main(["train", "--train", str(train), "--model", transition]) == 0
+    assert load(second).max_words == SECOND_ORDER_MAX_WORDS
+    longest = max(len(s) for s in read_conllu(test))
+    for jobs in ("1", "2"):
+        capsys.readouterr()
+        output = tmp_path / f"out{jobs}.conllu"
+        assert main(["parse", "-q", "-m", second, str(test), "-o", str(output), "--max-words", str(longest - 1),
+                     "--jobs", jobs]) == 2
+        error = capsys.readouterr().err.strip()
+        assert len(error.splitlines()) == 1 and f"at most {longest - 1} (--max-words)" in error, error
+        assert "test.conllu:" in error and not output.exists()
+        assert main(["parse", "-q", "-m", second, str(test), "-o", str(output), "--max-words", str(longest),
+                     "--jobs", jobs]) == 0
+    capsys.readouterr()
+    assert main(["parse", "-q", "-m", transition, str(test), "-o", str(tmp_path / "t.conllu"),
+                 "--max-words", "3"]) == 2
+    assert "--max-words limits graph-based and biaffine parsers" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """Drawings of trees: the terminal drawing read back gives the tree, fits 80 columns and
-crosses only where an arc is non-projective; the SVG is well-formed and self-contained."""
+crosses only where an arc is non-projective; the SVG is well-formed and self-contained.
+Both stack their arcs (lanes) in O(n log n) exactly as comparing every pair placed them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from barley import render
 from barley.conllu import read_lines
 from barley.render import html, svg, text
+from barley.render.stacking import Stack
 from barley.tree import is_projective
 from random_trees import any_tree, projective_tree
 
@@ -151,6 +153,53 @@ def test_svg_levels_give_crossing_arcs_different_tops():
     for (a, la), (b, lb) in [(x, y) for x in levels.items() for y in levels.items() if x[0] < y[0]]:
         if min(a) < max(b) and min(b) < max(a):
             assert la != lb
+
+
+def _random_heads(rng: random.Random, n: int) -> list[int]:
+    """Any head for every word, cycles and headless words (-1) included, as partial drawings have."""
+    return [-1] + [rng.choice([-1, 0, *[h for h in range(1, n + 1) if h != d]]) for d in range(1, n + 1)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_stacking_places_spans_as_comparing_every_pair_does(seed):
+    rng = random.Random(seed)
+    positions = rng.randint(1, 70)
+    stack, placed = Stack(positions), []
+    for _ in range(rng.randint(1, 60)):
+        first = rng.randrange(positions)
+        last = rng.randint(first, min(positions - 1, first + rng.choice([0, 2, 10, positions])))
+        expected = max((level for a, b, level in placed if a <= last and first <= b), default=0)
+        assert stack.highest_over(first, last) == expected
+        level = rng.randint(1, 9)
+        stack.place(first, last, level)
+        placed.append((first, last, level))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_svg_levels_and_text_lanes_are_those_of_comparing_every_pair(seed):
+    rng = random.Random(seed)
+    n = rng.randint(1, 80)
+    heads = any_tree(rng.randint, n, single_root=False) if seed % 2 else _random_heads(rng, n)
+    expected: dict[tuple[int, int], int] = {}
+    for arc in sorted(((h, d) for d, h in enumerate(heads) if d and h > 0),
+                      key=lambda arc: (abs(arc[0] - arc[1]), min(arc))):
+        low, high = sorted(arc)
+        expected[arc] = 1 + max((level for (h, d), level in expected.items()
+                                 if min(h, d) < high and low < max(h, d)), default=0)
+    assert svg.levels(heads) == expected
+    placed: list[tuple[text.Lane, int]] = []
+    for lane, _ in text.lanes(heads):
+        column = 1 + max((column for other, column in placed
+                          if other.top <= lane.bottom and lane.top <= other.bottom), default=-1)
+        placed.append((lane, column))
+    assert text.lanes(heads) == placed
+
+
+def test_depths_follow_heads_to_the_root_a_headless_word_or_a_cycle():
+    #        0   1  2  3  4  5  6  7
+    heads = [-1, 0, 1, 2, -1, 4, 7, 6]
+    assert text._depths(heads) == [0, 1, 2, 3, 0, 1, 8, 8]
+    assert text._depths([-1] + list(range(0, 3000))) == list(range(3001))  # a chain: no walk per word
 
 
 def test_html_page_is_self_contained():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
 import sys
 import time
@@ -27,6 +28,10 @@ def register(subparsers) -> None:
     parser.add_argument("--retag", action="store_true",
                         help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
                              "where the input has them (by default tags in the input are kept)")
+    parser.add_argument("--max-words", type=_positive, metavar="N",
+                        help="graph-based and biaffine parsers: refuse a sentence of more than N words (default "
+                             "5000, within 4 GB; 600 for a second-order graph-based model, whose memory grows as "
+                             "N³; see docs/graph.md)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
                              "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
@@ -59,6 +64,12 @@ def add_arguments(parser, needs: str) -> None:
     add_force(parser)
 
 
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of words of at least 1")
+    return int(value)
+
+
 def _jobs(value: str) -> int:
     """``--jobs``, read by :func:`barley.parallel.jobs_argument` (imported only when the option is given)."""
     from barley.parallel import jobs_argument
@@ -83,9 +94,10 @@ def _parse(args) -> int:
         cluster = args.scheduler or args.out_dir or args.shard_mb is not None
         args.input_format = "conllu" if cluster else guess_input(args.input)
     if args.scheduler or args.out_dir or args.shard_mb is not None:
-        if args.input_format != "conllu" or args.retag:
+        if args.input_format != "conllu" or args.retag or args.max_words is not None:
             raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "
-                              f"{args.input_format}{' --retag' if args.retag else ''})",
+                              f"{args.input_format}{' --retag' if args.retag else ''}"
+                              f"{' --max-words' if args.max_words is not None else ''})",
                               fix="leave out --scheduler, or tokenize (barley tokenize) first")
         from barley.distributed import parse_on_cluster
 
@@ -99,7 +111,7 @@ def _parse(args) -> int:
         _check_model(args, component_names(read_manifest(args.model)))
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
         stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
-                           input=args.input_format, retag=args.retag, components=runs)
+                           input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
@@ -109,6 +121,8 @@ def _parse(args) -> int:
     freeze_loaded()
     _check_model(args, pipeline.names)
     pipeline = pipeline.only(runs)
+    if args.max_words is not None:
+        pipeline.limit_words(args.max_words)
     counted = {"words": 0}
 
     def counting(sentences):

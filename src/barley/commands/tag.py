@@ -13,4 +13,5 @@ def register(subparsers) -> None:
                     "for every word (replacing those of the input); text is first split by the model's tokenizer. "
                     "A parser in the model is not run, and HEAD, DEPREL and the other columns are kept.")
     parse.add_arguments(parser, "tag")
-    parser.set_defaults(func=parse.run, needs="tag", retag=True, scheduler=None, out_dir=None, shard_mb=None)
+    parser.set_defaults(func=parse.run, needs="tag", retag=True, scheduler=None, out_dir=None, shard_mb=None,
+                        max_words=None)

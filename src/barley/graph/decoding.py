@@ -1,14 +1,32 @@
 """Decoding a graph-based model's scores into a tree: Eisner (first or second order),
-Chu-Liu-Edmonds, or Eisner followed by the non-projective approximation."""
+Chu-Liu-Edmonds, or Eisner followed by the non-projective approximation; and the longest
+sentence a model parses (``barley parse --max-words``).
+
+What a sentence of n words costs the graph-based and biaffine parsers: first order, O(n²)
+memory (the score matrix; features and label scores are made a block at a time) and
+O(n²) time for Chu-Liu-Edmonds, O(n³) for Eisner; second order, O(n³) memory (the
+sibling scores) and time. So both refuse sentences beyond a length, by default one that
+keeps a sentence within 4 GB.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from barley.conllu import Sentence
+from barley.errors import InputError
 from barley.graph.eisner import eisner, eisner_second_order
 from barley.graph.model import GraphOptions, Scores
 from barley.graph.mst import chu_liu_edmonds
 from barley.graph.nonprojective_approx import nonprojective_approximation
+
+FIRST_ORDER_MAX_WORDS = 5000
+"""The longest sentence a first-order model (graph-based or biaffine) parses unless ``--max-words``
+says otherwise: its scores and Eisner's charts are n × n, within 4 GB at 5,000 words with any
+decoder (docs/graph.md)."""
+SECOND_ORDER_MAX_WORDS = 600
+"""The same for a second-order model: its sibling scores are (n+1)³ float32, 0.9 GB at 600 words
+and 4 GB at 1,000."""
 
 
 def decode(options: GraphOptions, scores: Scores) -> tuple[np.ndarray, int]:
@@ -23,6 +41,19 @@ def decode(options: GraphOptions, scores: Scores) -> tuple[np.ndarray, int]:
         return nonprojective_approximation(heads, scores.arc, scores.sibling,
                                            options.npa_threshold, options.single_root)
     return heads, 0
+
+
+def default_max_words(options: GraphOptions) -> int:
+    """The longest sentence parsed by default."""
+    return SECOND_ORDER_MAX_WORDS if options.order == 2 else FIRST_ORDER_MAX_WORDS
+
+
+def check_length(sentence: Sentence, max_words: int, parser: str) -> None:
+    """Refuse a sentence longer than ``max_words`` in one line that names the option."""
+    if len(sentence) > max_words:
+        raise InputError(f"a sentence of {len(sentence)} words: this {parser} parses at most {max_words} "
+                         f"(--max-words)", path=sentence.source, line=sentence.line,
+                         fix=f"split the sentence, or give --max-words {len(sentence)}")
 
 
 def describe(decoding: dict) -> str:

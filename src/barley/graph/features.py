@@ -11,6 +11,9 @@ A feature is a tuple of small integers hashed into ``dims`` weights (the hashing
 trick), so there is no feature dictionary to grow, store or look up: for a sentence
 of n words every template is one numpy expression over the (n+1)² pairs (or
 (n+1)³ triples), and scoring is one sparse product (:func:`barley.learners.weight_sums`).
+Each function also takes a block of dependents (``dependents``, a slice), so that a long
+sentence is featurized and scored a block of columns at a time, the same numbers in less
+memory (:meth:`barley.graph.model.GraphModel.parse_scores`).
 A label template hashes to a row of a weight matrix with one column per label, so the
 label is not hashed: the same product over those rows scores every label of every pair.
 
@@ -105,8 +108,8 @@ ARC_TEMPLATES = (
 )
 
 
-def arc_features(tokens: Tokens, dims: int) -> np.ndarray:
-    """Feature indices of every arc h → d: an int32 array (size, size, F).
+def arc_features(tokens: Tokens, dims: int, dependents: slice = slice(None)) -> np.ndarray:
+    """Feature indices of every arc h → d (d in ``dependents``): an int32 array (size, dependents, F).
 
     Each template hashes its head attributes per node and its dependent attributes
     per node, and the pair combines the two; every template appears once plain and
@@ -119,20 +122,20 @@ def arc_features(tokens: Tokens, dims: int) -> np.ndarray:
     head = np.stack([_hash(k, *(attributes[a] for a in h), np.zeros(size, np.int64))
                      for k, (h, _) in enumerate(ARC_TEMPLATES)], axis=-1)
     dependent = np.stack([_hash(1000 + k, *(attributes[a] for a in d), np.zeros(size, np.int64))
-                          for k, (_, d) in enumerate(ARC_TEMPLATES)], axis=-1)
+                          for k, (_, d) in enumerate(ARC_TEMPLATES)], axis=-1)[dependents]
     h = np.arange(size)[:, None]
-    d = np.arange(size)[None, :]
+    d = np.arange(size)[dependents][None, :]
     direction = (d > h).astype(np.int64)
     direction_length = direction * 16 + np.digitize(np.abs(d - h), LENGTH_BINS)
     with np.errstate(over="ignore"):
         plain = (head[:, None, :] * _MIX) ^ dependent[None, :, :]
         conjoined = (plain ^ (direction_length[:, :, None].astype(np.uint64) + np.uint64(1))) * _MIX
-    columns = [plain, conjoined, *(c[:, :, None] for c in _between_features(tokens, direction))]
+    columns = [plain, conjoined, *(c[:, :, None] for c in _between_features(tokens, direction, dependents))]
     return _to_index(np.concatenate(columns, axis=-1), dims)
 
 
-def _between_features(tokens: Tokens, direction: np.ndarray) -> list[np.ndarray]:
-    """hP · bP · dP for every POS bP occurring strictly between h and d (one slot per POS)."""
+def _between_features(tokens: Tokens, direction: np.ndarray, dependents: slice) -> list[np.ndarray]:
+    """hP · bP · dP for every POS bP occurring strictly between h and d (one slot per POS of the sentence)."""
     size = len(tokens)
     tags = np.unique(tokens.upos[1:]) if size > 1 else np.zeros(0, dtype=np.int64)
     columns = []
@@ -140,29 +143,31 @@ def _between_features(tokens: Tokens, direction: np.ndarray) -> list[np.ndarray]
         return columns
     counts = np.zeros((size + 1, len(tags)), dtype=np.int64)  # prefix counts of each tag
     counts[1:] = np.cumsum(tokens.upos[:, None] == tags[None, :], axis=0)
-    low = np.minimum(np.arange(size)[:, None], np.arange(size)[None, :])
-    high = np.maximum(np.arange(size)[:, None], np.arange(size)[None, :])
-    between = counts[high] - counts[low + 1]  # (size, size, tags): tag count strictly between
-    hp, dp = tokens.upos[:, None], tokens.upos[None, :]
+    h, d = np.arange(size)[:, None], np.arange(size)[dependents][None, :]
+    low, high = np.minimum(h, d), np.maximum(h, d)
+    between = counts[high] - counts[low + 1]  # (size, dependents, tags): tag count strictly between
+    hp, dp = tokens.upos[:, None], tokens.upos[None, dependents]
     for k, tag in enumerate(tags):
         value = _hash(200, hp, np.int64(tag), dp, direction)
         columns.append(np.where(between[:, :, k] > 0, value, np.uint64(NULL)))
     return columns
 
 
-def label_features(tokens: Tokens, rows: int) -> np.ndarray:
-    """Row of the label weight matrix (of ``rows`` rows) of every label template for every pair: (size, size, G)."""
+def label_features(tokens: Tokens, rows: int, dependents: slice = slice(None)) -> np.ndarray:
+    """Row of the label weight matrix (of ``rows`` rows) of every label template for every pair
+    (d in ``dependents``): (size, dependents, G)."""
     size = len(tokens)
     h = np.arange(size)[:, None]
-    d = np.arange(size)[None, :]
-    hf, df = tokens.form[:, None], tokens.form[None, :]
-    hp, dp = tokens.upos[:, None], tokens.upos[None, :]
-    hx, dx = tokens.xpos[:, None], tokens.xpos[None, :]
+    d = np.arange(size)[dependents][None, :]
+    hf, df = tokens.form[:, None], tokens.form[None, dependents]
+    hp, dp = tokens.upos[:, None], tokens.upos[None, dependents]
+    hx, dx = tokens.xpos[:, None], tokens.xpos[None, dependents]
     direction = (d > h).astype(np.int64)
     length = np.digitize(np.abs(d - h), LENGTH_BINS)
-    dm, hm = tokens.feats[None, :], tokens.feats[:, None]
-    dl, hl = tokens.lemma[None, :], tokens.lemma[:, None]
-    before, after = _neighbour(tokens.upos, -1, -1)[None, :], _neighbour(tokens.upos, 1, -1)[None, :]
+    dm, hm = tokens.feats[None, dependents], tokens.feats[:, None]
+    dl, hl = tokens.lemma[None, dependents], tokens.lemma[:, None]
+    before = _neighbour(tokens.upos, -1, -1)[None, dependents]
+    after = _neighbour(tokens.upos, 1, -1)[None, dependents]
     parts = [(direction,), (hp, dp, direction), (df,), (dp,), (hf,), (hp,), (dx, direction),
              (hx, dx), (df, hp, direction), (dp, length, direction),
              (dp, dm, direction), (hp, dp, dm, direction), (hm, dm),
@@ -170,12 +175,14 @@ def label_features(tokens: Tokens, rows: int) -> np.ndarray:
              # see of the context that decides a label
              (hf, df), (hf, dp, direction), (before, dp, after), (hp, dp, after, direction),
              (hp, before, dp, direction), (dl,), (hl, dp, direction)]
-    hashed = np.stack([np.broadcast_to(_hash(300 + k, *p), (size, size)) for k, p in enumerate(parts)], axis=-1)
+    shape = (size, d.shape[1])
+    hashed = np.stack([np.broadcast_to(_hash(300 + k, *p), shape) for k, p in enumerate(parts)], axis=-1)
     return _to_index(hashed, rows)
 
 
-def sibling_features(tokens: Tokens, dims: int) -> np.ndarray:
-    """Feature indices of every (head, inner sibling, dependent) triple: (size, size, size, K).
+def sibling_features(tokens: Tokens, dims: int, dependents: slice = slice(None)) -> np.ndarray:
+    """Feature indices of every (head, inner sibling, dependent) triple (d in ``dependents``):
+    (size, size, dependents, K).
 
     ``s == h`` stands for "d is h's closest dependent on its side"; triples where s is
     not strictly between h and d (or equal to h) map to :data:`NULL`.
@@ -183,16 +190,16 @@ def sibling_features(tokens: Tokens, dims: int) -> np.ndarray:
     size = len(tokens)
     h = np.arange(size)[:, None, None]
     s = np.arange(size)[None, :, None]
-    d = np.arange(size)[None, None, :]
+    d = np.arange(size)[dependents][None, None, :]
     valid = ((h < s) & (s < d)) | ((d < s) & (s < h)) | ((s == h) & (d != h))
     first = (s == h).astype(np.int64)
     hp = tokens.upos[:, None, None]
     sp = np.where(first, -2, tokens.upos[None, :, None])
     sf = np.where(first, -2, tokens.form[None, :, None])
-    dp, df = tokens.upos[None, None, :], tokens.form[None, None, :]
+    dp, df = tokens.upos[None, None, dependents], tokens.form[None, None, dependents]
     direction = (d > h).astype(np.int64)
     parts = [(hp, sp, dp, direction), (sp, dp, direction), (sf, dp), (sp, df), (sf, df), (hp, sp, dp, first)]
-    shape = (size, size, size)
+    shape = (size, size, d.shape[2])
     columns = [np.where(valid, np.broadcast_to(_hash(500 + k, *p), shape), np.uint64(NULL))
                for k, p in enumerate(parts)]
     index = _to_index(np.stack(columns, axis=-1), dims)

@@ -22,6 +22,9 @@ from barley.learners import weight_sums
 
 DECODERS = ("eisner", "mst", "eisner+npa")
 
+BLOCK_CELLS = 1 << 16
+"""Pairs (order 1) or triples (order 2) featurized at a time when parsing: about 200 MB."""
+
 
 @dataclass
 class GraphOptions:
@@ -94,24 +97,48 @@ class GraphModel:
         self.allowed = np.zeros((n_upos, n_upos, n_labels), dtype=bool)
         self._penalty: np.ndarray | None = None  # the edge filter as scores, made from ``allowed``
 
-    def features(self, tokens: Tokens) -> Scores:
+    def features(self, tokens: Tokens, dependents: slice = slice(None)) -> Scores:
+        """The feature indices of the arcs into ``dependents`` (all nodes by default)."""
         dims = self.options.dims
-        sibling_index = sibling_features(tokens, dims) if self.options.order == 2 else None
-        return Scores(arc_features(tokens, dims), label_features(tokens, self.options.label_rows), sibling_index)
+        sibling_index = sibling_features(tokens, dims, dependents) if self.options.order == 2 else None
+        return Scores(arc_features(tokens, dims, dependents),
+                      label_features(tokens, self.options.label_rows, dependents), sibling_index)
 
-    def score(self, tokens: Tokens, scores: Scores, weights: np.ndarray) -> None:
-        """Fill the arc (with best label) and sibling score matrices of ``scores``."""
-        size = len(tokens)
+    def score(self, tokens: Tokens, scores: Scores, weights: np.ndarray, dependents: slice = slice(None)) -> None:
+        """Fill the arc (with best label) and sibling score matrices of ``scores``, whose
+        features are those of the arcs into ``dependents``."""
+        size, width = scores.arc_index.shape[:2]
         label_weights = weights[self.options.dims:].reshape(-1, self.n_labels)
-        label_scores = weight_sums(label_weights, scores.label_index.reshape(size * size, -1))
-        label_scores = label_scores.reshape(size, size, -1) + self._edge_filter()[tokens.upos[:, None],
-                                                                                  tokens.upos[None, :]]
+        label_scores = weight_sums(label_weights, scores.label_index.reshape(size * width, -1))
+        label_scores = label_scores.reshape(size, width, -1) + self._edge_filter()[tokens.upos[:, None],
+                                                                                   tokens.upos[None, dependents]]
         scores.best_label = label_scores.argmax(axis=-1)
         arc_weights = weights[:self.options.dims, None]
-        arc = weight_sums(arc_weights, scores.arc_index.reshape(size * size, -1)).reshape(size, size)
+        arc = weight_sums(arc_weights, scores.arc_index.reshape(size * width, -1)).reshape(size, width)
         scores.arc = arc + label_scores.max(axis=-1)
         if scores.sibling_index is not None:
-            scores.sibling = weight_sums(arc_weights, scores.sibling_index.reshape(size ** 3, -1)).reshape((size,) * 3)
+            scores.sibling = weight_sums(arc_weights, scores.sibling_index.reshape(size * size * width, -1)
+                                         ).reshape(size, size, width)
+
+    def parse_scores(self, tokens: Tokens) -> Scores:
+        """The arc (with best label) and sibling scores of a sentence, without its feature indices:
+        computed a block of dependents at a time, so that the indices of a long sentence (about
+        100 bytes per pair, per triple for siblings) never exist all at once. The same numbers
+        as :meth:`features` and :meth:`score` over the whole sentence, which training uses."""
+        size = len(tokens)
+        cells = size * size if self.options.order == 2 else size
+        width = max(1, BLOCK_CELLS // cells)
+        arc = np.empty((size, size), dtype=np.float32)
+        best_label = np.empty((size, size), dtype=np.int32)
+        sibling = np.empty((size, size, size), dtype=np.float32) if self.options.order == 2 else None
+        for start in range(0, size, width):
+            block = slice(start, min(start + width, size))
+            part = self.features(tokens, block)
+            self.score(tokens, part, self.weights, block)
+            arc[:, block], best_label[:, block] = part.arc, part.best_label
+            if sibling is not None:
+                sibling[:, :, block] = part.sibling
+        return Scores(None, None, None, arc=arc, best_label=best_label, sibling=sibling)
 
     def _edge_filter(self) -> np.ndarray:
         """0 for the labels seen with a (head POS, dependent POS) pair, -inf for the others.

@@ -21,8 +21,7 @@ class GraphParser(GraphModel):
 
     def parse(self, tokens: Tokens) -> tuple[np.ndarray, np.ndarray, int]:
         """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves."""
-        scores = self.features(tokens)
-        self.score(tokens, scores, self.weights)
+        scores = self.parse_scores(tokens)
         heads, moves = self.decode(scores)
         labels = np.full(len(tokens), -1, dtype=np.int64)
         labels[1:] = scores.best_label[heads[1:], np.arange(1, len(tokens))]

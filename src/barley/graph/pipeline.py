@@ -18,6 +18,7 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
+from barley.graph.decoding import check_length, default_max_words
 from barley.graph.features import Tokens
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
@@ -52,6 +53,7 @@ class TrainedGraphParser:
         self.transforms = list(transforms)
         self.manifest = manifest or {}
         self.stats = GraphParseStats()
+        self.max_words = default_max_words(graph.options)  # barley parse --max-words
 
     def tokens(self, sentence: Sentence) -> Tokens:
         return Tokens.encode([w[FORM] for w in sentence.words],
@@ -65,6 +67,8 @@ class TrainedGraphParser:
             if len(sentence) == 0:
                 yield sentence
                 continue
+            check_length(sentence, self.max_words,
+                         f"{('first', 'second')[self.graph.options.order - 1]}-order graph-based parser")
             heads, label_ids, moves = self.graph.parse(self.tokens(sentence))
             self.stats.sentences += 1
             self.stats.words += len(sentence)

@@ -24,6 +24,9 @@ from torch import nn
 from barley.neural.encoder import Batch, Encoder
 from barley.neural.options import BiaffineOptions, EncoderOptions
 
+LABEL_CELLS = 1 << 26
+"""Label scores computed at a time when parsing (256 MB of float32); see :meth:`BiaffineModel.tree_scores`."""
+
 
 class MLP(nn.Sequential):
     def __init__(self, inputs: int, outputs: int, dropout: float):
@@ -91,11 +94,20 @@ class BiaffineModel(nn.Module):
 
     def tree_scores(self, batch: Batch) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per sentence: scores ``[head, dependent]`` over nodes 0..n (log P(h | d) + the best label's
-        log P(l | d, h); -inf for self-loops and arcs into the root) and the best label of each pair."""
+        log P(l | d, h); -inf for self-loops and arcs into the root) and the best label of each pair.
+
+        Only the best label of each pair is kept, so the label scores (batch × dependents × heads ×
+        labels) are computed for as many dependents at a time as fit in :data:`LABEL_CELLS`: all of
+        them for ordinary batches, a block at a time for a long sentence (1,000 words and 40 labels
+        would otherwise take 160 MB per copy, 5,000 words 4 GB)."""
         vectors = self.encoder(batch)
         arc = self._arc_scores(vectors, batch.mask).log_softmax(-1)
-        label = self.label_attention(self.label_dep(vectors), self.label_head(vectors)).log_softmax(-1)
-        best_score, best_label = label.max(-1)
+        label_dep, label_head = self.label_dep(vectors), self.label_head(vectors)
+        sentences, longest = label_dep.shape[:2]
+        step = max(1, LABEL_CELLS // (sentences * longest * self.label_attention.weight.shape[0]))
+        best = [self.label_attention(label_dep[:, start:start + step], label_head).log_softmax(-1).max(-1)
+                for start in range(0, longest, step)]
+        best_score, best_label = (torch.cat(parts, dim=1) for parts in zip(*best))
         joint = (arc + best_score).transpose(1, 2)  # [B, head, dependent]
         joint[:, :, 0] = float("-inf")
         joint = joint.double().cpu().numpy()

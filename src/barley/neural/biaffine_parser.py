@@ -17,7 +17,7 @@ import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
-from barley.graph.decoding import decode
+from barley.graph.decoding import check_length, decode, default_max_words
 from barley.graph.model import GraphOptions, Scores
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.encoder import EncoderVocabularies, make_batch
@@ -53,10 +53,13 @@ class TrainedBiaffineParser(NeuralParser):
         super().__init__(model, vocabularies, labels, transforms, manifest, device)
         self.decoding = decoding
         self.stats = BiaffineParseStats()
+        self.max_words = default_max_words(decoding)  # barley parse --max-words
 
     # --- parsing -----------------------------------------------------------------------
 
     def _parse_batch(self, batch: list[Sentence]) -> None:
+        for sentence in batch:
+            check_length(sentence, self.max_words, "biaffine parser")
         was_training = self.model.training
         self.model.eval()
         with torch.inference_mode():

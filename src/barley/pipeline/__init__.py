@@ -204,6 +204,18 @@ class Pipeline:
         if "parse" in self:
             self["parse"].stats = value
 
+    def limit_words(self, max_words: int) -> None:
+        """Refuse sentences longer than ``max_words`` (``barley parse --max-words``): a limit of the
+        parsers whose cost grows faster than the sentence, graph-based and biaffine
+        (:mod:`barley.graph.decoding`); other parsers have none to set."""
+        parser = self["parse"].parser if "parse" in self else None
+        if not hasattr(parser, "max_words"):
+            raise BarleyError("--max-words limits graph-based and biaffine parsers, whose time and memory grow "
+                              "faster than the sentence; this model has "
+                              + ("another kind of parser" if parser is not None else "no parser"),
+                              fix="leave --max-words out")
+        parser.max_words = max_words
+
     # --- running ---------------------------------------------------------------------
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from html import escape
 
 from barley.render import Drawing
+from barley.render.stacking import Stack
 
 CHAR = 7.6  # average width of a character at FONT px, for the column widths
 FONT = 13
@@ -29,14 +30,17 @@ STYLE = ("font-family: system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', sans
 
 
 def levels(heads: list[int]) -> dict[tuple[int, int], int]:
-    """The level (1 = lowest) of every arc between words (root arcs apart), shortest first."""
+    """The level (1 = lowest) of every arc between words (root arcs apart), shortest first:
+    one above every placed arc it overlaps, that is, that shares a gap between two words
+    with it (gap k lies between words k and k + 1). O(n log n) (:class:`Stack`)."""
     arcs = sorted(((head, dependent) for dependent, head in enumerate(heads) if dependent and head > 0),
                   key=lambda arc: (abs(arc[0] - arc[1]), min(arc)))
     level: dict[tuple[int, int], int] = {}
+    stack = Stack(len(heads))
     for arc in arcs:
         low, high = sorted(arc)
-        level[arc] = 1 + max((lv for (h, d), lv in level.items()
-                              if min(h, d) < high and low < max(h, d)), default=0)
+        level[arc] = stack.highest_over(low, high - 1) + 1
+        stack.place(low, high - 1, level[arc])
     return level
 
 

@@ -23,6 +23,7 @@ import textwrap
 from dataclasses import dataclass
 
 from barley.render import Drawing
+from barley.render.stacking import Stack
 from barley.tree import dependents_lists
 
 # (joins from above, joins below, arm from the left) -> glyph
@@ -47,7 +48,8 @@ def lanes(heads: list[int]) -> list[tuple[Lane, int]]:
     Lanes of deeper heads are placed first, and each lane one column further out
     than every placed lane it overlaps: a head's lane is outside the lanes of its
     descendants. So in a projective tree no branch ever passes a lane, and a
-    crossing is drawn only where an arc is non-projective.
+    crossing is drawn only where an arc is non-projective. O(n log n) (:class:`Stack`,
+    which holds each lane's column + 1).
     """
     dependents = dependents_lists(heads)
     by_first_dependent = sorted((deps[0], head) for head, deps in enumerate(dependents) if deps)
@@ -56,21 +58,33 @@ def lanes(heads: list[int]) -> list[tuple[Lane, int]]:
     depth = _depths(heads)
     spans.sort(key=lambda lane: (-depth[lane.head], lane.bottom - lane.top, lane.top))
     placed: list[tuple[Lane, int]] = []
+    stack = Stack(len(heads))
     for lane in spans:
-        column = 1 + max((column for other, column in placed
-                          if other.top <= lane.bottom and lane.top <= other.bottom), default=-1)
+        column = stack.highest_over(lane.top, lane.bottom)
+        stack.place(lane.top, lane.bottom, column + 1)
         placed.append((lane, column))
     return placed
 
 
 def _depths(heads: list[int]) -> list[int]:
-    """Arcs from the root to each node (a node on a cycle or without a head: as far as it goes)."""
-    depth = []
-    for node in range(len(heads)):
-        steps, current = 0, node
-        while current > 0 and heads[current] >= 0 and steps < len(heads):
-            current, steps = heads[current], steps + 1
-        depth.append(steps)
+    """Arcs from the root to each node: up to a node without a head (the root, or -1),
+    or len(heads) for a node on a cycle or below one. Each node is walked once."""
+    size = len(heads)
+    depth: list[int | None] = [None] * size
+    for node in range(size):
+        path, on_path, current = [], set(), node
+        while depth[current] is None and current > 0 and heads[current] >= 0 and current not in on_path:
+            path.append(current)
+            on_path.add(current)
+            current = heads[current]
+        if depth[current] is not None:
+            base = depth[current]
+        elif current in on_path:  # a cycle: every node on the path walks len(heads) steps
+            base = size
+        else:  # the root or a headless node
+            base = depth[current] = 0
+        for steps, walked in enumerate(reversed(path), start=1):
+            depth[walked] = min(base + steps, size)
     return depth
 
 
@@ -80,16 +94,24 @@ def draw(drawing: Drawing, width: int = 80, colour: bool = False) -> str:
     placed = lanes(drawing.heads)
     columns = 1 + max((column for _, column in placed), default=-1)
     grid = [[" "] * (2 * columns) for _ in range(drawing.n + 1)]
+    opening: list[list[tuple[Lane, int]]] = [[] for _ in range(drawing.n + 1)]
+    joining: list[list[int]] = [[] for _ in range(drawing.n + 1)]  # the columns of the lanes a row branches to
+    for lane, column in placed:
+        opening[lane.top].append((lane, column))
+        for row in (lane.head, *lane.dependents):
+            joining[row].append(column)
+    over: dict[int, Lane] = {}  # each column's latest lane; lanes of one column never overlap
     for row in range(drawing.n + 1):
-        joined = [(lane, column) for lane, column in placed if row == lane.head or row in lane.dependents]
-        if not joined:
+        over.update((column, lane) for lane, column in opening[row])
+        if not joining[row]:
             continue
-        outer = max(column for _, column in joined)
-        for lane, column in placed:
-            if not lane.top <= row <= lane.bottom or column > outer:
+        outer = max(joining[row])
+        for column in range(outer + 1):
+            lane = over.get(column)
+            if lane is None or lane.bottom < row:
                 continue
             cell = 2 * (columns - 1 - column)
-            if (lane, column) in joined:
+            if column in joining[row]:
                 glyphs = HEAD_GLYPH if row == lane.head else DEPENDENT_GLYPH
                 grid[row][cell] = glyphs[(row > lane.top, row < lane.bottom, column < outer)]
             else:
