@@ -52,7 +52,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -88,7 +88,7 @@ def array_name(arrays: Mapping, name: str) -> str:
     return f"array {getattr(arrays, 'prefix', '') + name!r}"
 
 
-def fail(what: str) -> None:
+def fail(what: str) -> NoReturn:
     """A ModelError about the model's contents (:func:`loading` adds the file's name)."""
     raise ModelError(what, fix=FIX)
 
