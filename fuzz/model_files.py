@@ -43,6 +43,7 @@ import traceback
 import warnings
 import zipfile
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
@@ -183,9 +184,8 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
     except BarleyError as error:
         assert "\n" not in str(error), f"a multi-line error: {error!r}"
 
-    os.environ["BARLEY_NO_FAST"] = rng.choice(("", "1"))
     sentences = list(read_bytes(_toy_text(), "toy.conllu"))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), mock.patch.dict(os.environ, {"BARLEY_NO_FAST": rng.choice(("", "1"))}):
         warnings.simplefilter("ignore", BarleyWarning)
         try:
             pipeline = Pipeline.of(load(str(path)))

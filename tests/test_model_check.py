@@ -130,6 +130,9 @@ ITEM_5 = {
                                      "array 'learner.weight_values' holds int32 values, not floats"),
     "a re-typed classes array": (_replace("learner.classes", lambda classes: classes.astype(np.float64)),
                                  "array 'learner.classes' holds float64 values, not ints"),
+    "weight_columns re-typed uint64 (found by fuzzing)": (
+        _replace("learner.weight_columns", lambda columns: columns.astype(np.uint64)),
+        "array 'learner.weight_columns' holds uint64 values, not ints"),
     "a 1-D classes.npy": (_replace("classes", lambda classes: classes.reshape(-1)),
                           "array 'classes' has 1 dimensions, not 2"),
     "a lie about n_classes": (_learner_param(False, "n_classes", 10 ** 10),

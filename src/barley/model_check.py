@@ -20,8 +20,8 @@ Using it — every kind's ``from_files`` does this, and a new kind or format doe
             "graph_allowed": check.Array("bool", ("upos", "upos", "labels")),
         }, weights=dims + label_rows * len(labels), labels=len(labels))
 
-* :class:`Array` declares one array: its ``kind`` (``"int"``: signed or unsigned
-  integers; ``"float"``: finite floats unless ``finite=False``; ``"bool"``), its
+* :class:`Array` declares one array: its ``kind`` (``"int"``: signed integers;
+  ``"float"``: finite floats unless ``finite=False``; ``"bool"``), its
   ``shape`` (each dimension an int, a size name, or None for any), the range
   ``[low, high)`` of its values (ints or size names), an ``order`` (``"increasing"``:
   sorted and unique; ``"nondecreasing"``) and whether it is ``optional``.
@@ -52,7 +52,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -62,8 +62,9 @@ FIX = "the file is damaged or was edited: use the model file as barley wrote it,
 DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RuntimeError)
 """What building a model from a damaged or hand-edited manifest raises (RuntimeError: PyTorch's, e.g. a
 module too large to describe); :func:`loading` turns it into a ModelError."""
-KINDS = {"int": "iu", "float": "f", "bool": "b"}
-"""numpy dtype kinds of each :class:`Array` kind."""
+KINDS = {"int": "i", "float": "f", "bool": "b"}
+"""numpy dtype kinds of each :class:`Array` kind: signed ints only, as barley writes them (the code that
+reads index arrays does signed arithmetic with them)."""
 CONLLU_BREAKS = ("\t", "\n", "\r")
 """What a value written into a CoNLL-U column must not hold (it would split the column or the line)."""
 
@@ -87,7 +88,7 @@ def array_name(arrays: Mapping, name: str) -> str:
     return f"array {getattr(arrays, 'prefix', '') + name!r}"
 
 
-def fail(what: str) -> None:
+def fail(what: str) -> NoReturn:
     """A ModelError about the model's contents (:func:`loading` adds the file's name)."""
     raise ModelError(what, fix=FIX)
 
