@@ -28,6 +28,7 @@ trained again when one no longer loads and parses untouched.
 from __future__ import annotations
 
 import argparse
+import copy
 import functools
 import io
 import json
@@ -343,7 +344,7 @@ def _mutate_manifest(manifest: dict, rng: random.Random) -> str:
         return f"manifest {'/'.join(map(str, path))}: dropped"
     if operation == "add":
         target = value if isinstance(value, (dict, list)) else parent
-        extra = rng.choice(OTHER_VALUES)
+        extra = copy.deepcopy(rng.choice(OTHER_VALUES))  # a fresh one: a later case may change it
         if isinstance(target, dict):
             target[rng.choice(("fuzz", "n_classes", "name", "extra"))] = extra
         else:
@@ -364,7 +365,7 @@ def _mutate_manifest(manifest: dict, rng: random.Random) -> str:
     elif operation == "near" and isinstance(value, list) and value:
         new = rng.choice((value[:-1], value + value[-1:], value[::-1], value[1:], []))
     else:
-        new = rng.choice(OTHER_VALUES)
+        new = copy.deepcopy(rng.choice(OTHER_VALUES))
     parent[key] = new
     return f"manifest {'/'.join(map(str, path))}: {_short(value)} → {_short(new)}"
 
