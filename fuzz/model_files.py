@@ -155,7 +155,7 @@ def run_case(models: dict[str, Path], seed: int, number: int, scratch: str) -> t
     except (ValueError, TypeError) as error:  # what the writer refuses (e.g. a manifest entry JSON cannot hold)
         return "unwritable", f"{'; '.join(done)} ({error})"
     if header is not None:
-        _patch_header(path, *header)
+        patch_header(path, *header)
     return _outcome(path, rng), "; ".join(done)
 
 
@@ -385,8 +385,11 @@ def _header_lie(arrays: dict[str, np.ndarray], rng: random.Random) -> tuple[str,
     return name, declared
 
 
-def _patch_header(path: str, name: str, shape: tuple[int, ...]) -> None:
-    """Rewrite the model file at ``path`` so that array ``name``'s ``.npy`` header declares ``shape``."""
+def patch_header(path: str, name: str, shape: tuple[int, ...]) -> None:
+    """Rewrite the model file at ``path`` so that array ``name``'s ``.npy`` header declares ``shape``
+    over the same data (what barley's writer never writes: the fuzzer and the regression tests)."""
+    from barley import model_file
+
     with zipfile.ZipFile(path) as archive:
         manifest = archive.read("manifest.json")
         npz = archive.read("arrays.npz")
@@ -404,9 +407,8 @@ def _patch_header(path: str, name: str, shape: tuple[int, ...]) -> None:
                 data = header.getvalue() + data[stream.tell():]
             target.writestr(info, data)
     with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(zipfile.ZipInfo("manifest.json", (1980, 1, 1, 0, 0, 0)), manifest,
-                         compress_type=zipfile.ZIP_DEFLATED)
-        archive.writestr(zipfile.ZipInfo("arrays.npz", (1980, 1, 1, 0, 0, 0)), members.getvalue())
+        archive.writestr(model_file._member("manifest.json"), manifest)
+        archive.writestr(model_file._member("arrays.npz", zipfile.ZIP_STORED), members.getvalue())
 
 
 # --- workers and the run ---------------------------------------------------------------------

@@ -5,7 +5,6 @@ before anything is allocated or parsed, with the compiled loop and with the refe
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -21,6 +20,8 @@ from barley.errors import ModelError
 from barley.parser import load, train
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+import model_files  # noqa: E402  (the fuzzer's own rewriting of a model file)
 import toy_language  # noqa: E402
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "barley" / "models" / "en_ewt.barley"
@@ -162,33 +163,11 @@ def test_lying_model_files_are_refused_at_load_time(case, linear, tmp_path):
     assert str(error.value).startswith(f"{model}: ") and message in str(error.value), str(error.value)
 
 
-def _with_npy_header(path: Path, name: str, shape: tuple[int, ...]) -> None:
-    """Rewrite ``path`` so that array ``name``'s .npy header declares ``shape`` over the same data."""
-    with zipfile.ZipFile(path) as archive:
-        manifest, npz = archive.read("manifest.json"), archive.read("arrays.npz")
-    members = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(npz)) as source, zipfile.ZipFile(members, "w") as target:
-        for info in source.infolist():
-            data = source.read(info)
-            if info.filename == f"{name}.npy":
-                stream = io.BytesIO(data)
-                np.lib.format.read_magic(stream)
-                _, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-                header = io.BytesIO()
-                np.lib.format.write_array_header_1_0(header, {"descr": np.lib.format.dtype_to_descr(dtype),
-                                                              "fortran_order": fortran, "shape": shape})
-                data = header.getvalue() + data[stream.tell():]
-            target.writestr(info, data)
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(model_file._member("manifest.json"), manifest)
-        archive.writestr(model_file._member("arrays.npz", zipfile.ZIP_STORED), members.getvalue())
-
-
 @pytest.mark.parametrize("name", ["learner.weight_values", "feature_keys"], ids=["stored raw", "deflated"])
 def test_an_npy_header_declaring_10_to_the_11_elements_is_refused_before_reading(name, linear, tmp_path):
     path = tmp_path / "huge.barley"
     path.write_bytes(linear.read_bytes())
-    _with_npy_header(path, name, (10 ** 11,))
+    model_files.patch_header(str(path), name, (10 ** 11,))
     with pytest.raises(ModelError, match=rf"damaged arrays .*{name.split('.')[-1]}'s header declares \(100000000000,\)"):
         model_file.read(path)
 
