@@ -25,7 +25,8 @@ import torch
 
 from barley.batch import ParseStats, advance, legal_classes
 from barley.conllu import Sentence
-from barley.neural.encoder import EncoderVocabularies, make_batch
+from barley.neural.encoder import make_batch
+from barley.neural.inputs import EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, deterministic, encoder_vocabularies, fit_epochs, load_weights,
                                    loading, log_sizes, transforms_of, use_pretrained)
 from barley.neural.options import EncoderOptions, Training, TransitionOptions
