@@ -95,7 +95,7 @@ def _parse_options(args) -> dict:
 
 def run(args) -> int:
     if args.components is not None:
-        return pipeline_options.train_pipeline(args, _parse_options)
+        return pipeline_options.train_pipeline(args, _parse_options, transform_options.from_args)
     pipeline_options.refuse_without_components(args)
     parser = train(args.train, seed=1 if args.seed is None else args.seed, dev=args.dev,
                    record_time=args.seed is None, **_parse_options(args))

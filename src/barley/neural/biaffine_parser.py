@@ -15,10 +15,11 @@ from barley.graph.model import GraphOptions
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.encoder import make_batch
 from barley.neural.fitting import (NeuralParser, deterministic, encoder_vocabularies, fit_epochs, load_weights,
-                                    loading, log_sizes, transforms_of, use_pretrained)
+                                    loading, log_sizes, use_pretrained)
 from barley.neural.inputs import EncoderVocabularies
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.neural.trees import BiaffineParseStats, best_tree
+from barley.transforms import of_manifest
 
 
 class TrainedBiaffineParser(NeuralParser):
@@ -66,7 +67,7 @@ class TrainedBiaffineParser(NeuralParser):
             load_weights(model, arrays)
             decoding = GraphOptions(**manifest["decoding"])
             decoding.check()
-            return cls(model, vocabularies, labels, decoding, transforms_of(manifest), manifest)
+            return cls(model, vocabularies, labels, decoding, of_manifest(manifest), manifest)
 
 
 # --- training ---------------------------------------------------------------------------
@@ -107,15 +108,15 @@ def _fit(parser: TrainedBiaffineParser, sentences: list[Sentence], trees: list, 
     def step(indices: list[int]) -> torch.Tensor:
         batch = make_batch([encoded[k] for k in indices], parser.vocabularies, device,
                            model.encoder.options.word_dropout, rng)
-        heads, label_ids = (_padded([gold[k][column] for k in indices], batch.mask.shape[1], device)
+        heads, label_ids = (padded_targets([gold[k][column] for k in indices], batch.mask.shape[1], device)
                             for column in (0, 1))
         return model.loss(batch, heads, label_ids)
 
     return fit_epochs(parser, model, [len(e) for e in encoded], step, training, dev, rng, log, evaluate)
 
 
-def _padded(rows: list[np.ndarray], longest: int, device: str) -> torch.Tensor:
-    """Gold heads or labels padded with -1 (entry 0, the root, is -1 too)."""
+def padded_targets(rows: list[np.ndarray], longest: int, device: str) -> torch.Tensor:
+    """Per-node targets (gold heads, labels, tags) padded with -1 (entry 0, the root, is -1 too)."""
     out = np.full((len(rows), longest), -1, dtype=np.int64)
     for k, row in enumerate(rows):
         out[k, :len(row)] = row

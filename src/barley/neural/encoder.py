@@ -28,7 +28,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from barley.errors import InputError
 from barley.features.vocabulary import NONE, Vocabulary
-from barley.neural.inputs import ID_COLUMNS, Encoded, EncoderVocabularies, pad
+from barley.neural.inputs import ID_COLUMNS, Encoded, EncoderVocabularies, Padded, pad
 from barley.neural.options import EncoderOptions
 
 
@@ -86,7 +86,11 @@ class Batch:
 def make_batch(sentences: Sequence[Encoded], vocabularies: EncoderVocabularies, device: str = "cpu",
                word_dropout: float = 0.0, rng: np.random.Generator | None = None) -> Batch:
     """Pad a batch (:func:`barley.neural.inputs.pad`, with its word dropout) into tensors on ``device``."""
-    padded = pad(sentences, word_dropout, rng)
+    return tensors(pad(sentences, word_dropout, rng), vocabularies, device)
+
+
+def tensors(padded: Padded, vocabularies: EncoderVocabularies, device: str = "cpu") -> Batch:
+    """A padded batch as tensors on ``device``."""
     chars, char_lengths = padded.characters(vocabularies)
 
     def tensor(array: np.ndarray | None) -> torch.Tensor | None:

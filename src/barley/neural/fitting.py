@@ -25,11 +25,8 @@ from barley import __version__, model_file
 from barley.conllu import FORM, Sentence
 from barley.errors import BarleyError, ModelError
 from barley.neural.encoder import Encoder, read_pretrained
-from barley.neural.inputs import EncoderVocabularies
+from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, by_length, word_batches
 from barley.neural.options import EncoderOptions, Training
-
-PARSE_BATCH_WORDS = 5000
-
 
 class NeuralParser:
     """A trained neural parser: its model, the encoder's vocabularies, labels and transforms.
@@ -90,51 +87,6 @@ def loading(path: str, what: str) -> Iterator[None]:
         raise ModelError(f"incomplete or inconsistent {what} model ({type(error).__name__}: "
                          f"{str(error).splitlines()[0] if str(error) else ''})", path=path,
                          fix="train the model again with this version of barley") from None
-
-
-def transforms_of(manifest: dict) -> list:
-    from barley import transforms
-
-    return [transforms.from_json(entry) for entry in manifest.get("transforms", [])]
-
-
-def word_batches(indices: Sequence[int], lengths: Sequence[int], batch_words: int) -> list[list[int]]:
-    """``indices`` cut in order into batches of at most ``batch_words`` words (one longer sentence alone)."""
-    batches: list[list[int]] = []
-    words = 0
-    for k in indices:
-        if not batches or (words + lengths[k] > batch_words and batches[-1]):
-            batches.append([])
-            words = 0
-        batches[-1].append(k)
-        words += lengths[k]
-    return batches
-
-
-SORT_WINDOW_SENTENCES = 4096
-"""Parsing reads this many sentences ahead and batches them by length (less padding)."""
-
-
-def by_length(sentences: Iterable[Sentence], parse_batch: Callable[[list[Sentence]], object],
-              batch_words: int) -> Iterator[Sentence]:
-    """Parse ``sentences`` (in place, ``parse_batch`` on batches of at most ``batch_words`` words of
-    similar length, read ``SORT_WINDOW_SENTENCES`` ahead) and yield them in input order."""
-    window: list[Sentence] = []
-    for sentence in sentences:
-        window.append(sentence)
-        if len(window) == SORT_WINDOW_SENTENCES:
-            yield from _by_length(window, parse_batch, batch_words)
-            window = []
-    if window:
-        yield from _by_length(window, parse_batch, batch_words)
-
-
-def _by_length(window: list[Sentence], parse_batch: Callable, batch_words: int) -> list[Sentence]:
-    lengths = [len(sentence) for sentence in window]
-    order = sorted((k for k in range(len(window)) if lengths[k]), key=lambda k: lengths[k])
-    for batch in word_batches(order, lengths, batch_words):
-        parse_batch([window[k] for k in batch])
-    return window
 
 
 def minibatches(lengths: Sequence[int], batch_words: int, rng: np.random.Generator) -> list[list[int]]:

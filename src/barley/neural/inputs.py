@@ -10,7 +10,7 @@ and for the numpy engine alike.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +22,8 @@ INPUTS = ("form", "lemma", "upos", "xpos", "feats")
 """The columns an encoder can read, in the order of its input vector."""
 ID_COLUMNS = ("form", "lemma", "upos", "xpos")
 """The inputs that are one id per node (FEATS is a bag of atoms)."""
+PARSE_BATCH_WORDS = 5000
+"""Words encoded together when parsing."""
 ROOT_WORD = "\x00<root>"  # the root's "form" for the character model: one reserved character
 
 
@@ -169,3 +171,42 @@ def pad(sentences: Sequence[Encoded], word_dropout: float = 0.0, rng: np.random.
         word_type[row, :len(sentence)] = [types.setdefault(word, len(types)) for word in sentence.words]
     word_type[~mask] = len(types)  # a zero vector for padding
     return Padded(ids, feats, offsets, list(types), word_type, lengths, mask)
+
+
+def word_batches(indices: Sequence[int], lengths: Sequence[int], batch_words: int) -> list[list[int]]:
+    """``indices`` cut in order into batches of at most ``batch_words`` words (one longer sentence alone)."""
+    batches: list[list[int]] = []
+    words = 0
+    for k in indices:
+        if not batches or (words + lengths[k] > batch_words and batches[-1]):
+            batches.append([])
+            words = 0
+        batches[-1].append(k)
+        words += lengths[k]
+    return batches
+
+
+SORT_WINDOW_SENTENCES = 4096
+"""Parsing reads this many sentences ahead and batches them by length (less padding)."""
+
+
+def by_length(sentences: Iterable[Sentence], parse_batch: Callable[[list[Sentence]], object],
+              batch_words: int) -> Iterator[Sentence]:
+    """Parse ``sentences`` (in place, ``parse_batch`` on batches of at most ``batch_words`` words of
+    similar length, read ``SORT_WINDOW_SENTENCES`` ahead) and yield them in input order."""
+    window: list[Sentence] = []
+    for sentence in sentences:
+        window.append(sentence)
+        if len(window) == SORT_WINDOW_SENTENCES:
+            yield from _by_length(window, parse_batch, batch_words)
+            window = []
+    if window:
+        yield from _by_length(window, parse_batch, batch_words)
+
+
+def _by_length(window: list[Sentence], parse_batch: Callable, batch_words: int) -> list[Sentence]:
+    lengths = [len(sentence) for sentence in window]
+    order = sorted((k for k in range(len(window)) if lengths[k]), key=lambda k: lengths[k])
+    for batch in word_batches(order, lengths, batch_words):
+        parse_batch([window[k] for k in batch])
+    return window

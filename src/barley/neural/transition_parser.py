@@ -26,15 +26,16 @@ import torch
 from barley.batch import ParseStats, advance, legal_classes
 from barley.conllu import Sentence
 from barley.neural.encoder import make_batch
-from barley.neural.inputs import EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, deterministic, encoder_vocabularies, fit_epochs, load_weights,
-                                   loading, log_sizes, transforms_of, use_pretrained)
+                                   loading, log_sizes, use_pretrained)
+from barley.neural.inputs import EncoderVocabularies
 from barley.neural.options import EncoderOptions, Training, TransitionOptions
 from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
 from barley.systems.base import Action, OracleError, State, TransitionSystem, run_oracle
 from barley.training import Classes, Oracle, zero_cost_classes
+from barley.transforms import of_manifest
 
 
 def position_index(row: Callable, states: Sequence[State], waiting: list[int], offsets: np.ndarray,
@@ -194,7 +195,7 @@ class NeuralTransitionParser(NeuralParser):
                                      vocabularies.sizes(), len(positions), len(Classes(system, labels).table))
             load_weights(model, arrays)
             return cls(model, vocabularies, system, positions, labels, labels.index(manifest["root_label"]),
-                       transforms_of(manifest), manifest)
+                       of_manifest(manifest), manifest)
 
 
 # --- training ---------------------------------------------------------------------------
