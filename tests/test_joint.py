@@ -136,3 +136,86 @@ def test_training_is_deterministic_and_resumes_as_if_never_stopped(toy, tmp_path
     stopped = run("stopped", log=stop_after_epoch_2, checkpoint=checkpoint)
     assert stopped != whole
     assert run("resumed", checkpoint=checkpoint, resume=True) == whole
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda a: a.update({"joint.weights.tags.upos.weight": a["joint.weights.tags.upos.weight"][:-1]}), "not float32"),
+    (lambda a: a.update({"joint.weights.encoder.form.weight": a["joint.weights.encoder.form.weight"].astype(np.float64)}),
+     "not float32"),
+    (lambda a: a.update({"joint.weights.arc_dep.0.bias": np.full_like(a["joint.weights.arc_dep.0.bias"], np.nan)}),
+     "not finite"),
+    (lambda a: a.pop("joint.weights.label_attention.weight"), "missing array label_attention.weight"),
+    (lambda a: a.update({"joint.weights.extra": np.zeros(3, np.float32)}), "unexpected array extra"),
+], ids=["shape", "dtype", "nan", "missing", "extra"])
+def test_a_damaged_network_is_refused_in_one_line(trained, tmp_path, capsys, damage, message):
+    manifest, arrays = trained.to_files()
+    arrays = dict(arrays)
+    damage(arrays)
+    path = tmp_path / "damaged.barley"
+    model_file.write(str(path), manifest, arrays)
+    with pytest.raises(ModelError, match=message):
+        Pipeline.load(str(path))
+    (tmp_path / "in.conllu").write_text("1\tdog\t_\t_\t_\t_\t_\t_\t_\t_\n\n", encoding="utf-8")
+    assert cli.main(["parse", "-m", str(path), str(tmp_path / "in.conllu")]) != 0
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and message in error
+
+
+def test_a_table_inconsistent_with_the_arrays_is_refused(trained, tmp_path):
+    manifest, arrays = trained.to_files()
+    manifest = {**manifest, "components": {"joint": {**manifest["components"]["joint"]}}}
+    tables = manifest["components"]["joint"]["tables"]
+    manifest["components"]["joint"]["tables"] = {**tables, "labels": tables["labels"][:-1]}
+    model_file.write(str(tmp_path / "m.barley"), manifest, arrays)
+    with pytest.raises(ModelError, match="label_attention.weight"):
+        Pipeline.load(str(tmp_path / "m.barley"))
+
+
+def test_options_and_components_it_does_not_take_are_refused():
+    with pytest.raises(BarleyError, match="takes no option 'system'"):
+        check_options("joint", {"system": "arc-eager"})
+    with pytest.raises(BarleyError, match="takes no option 'upos_dim'"):
+        check_options("joint", {"upos_dim": 10})
+    for other in ("tag", "parse"):
+        with pytest.raises(BarleyError, match=f"both write"):
+            ordered([other, "joint"])
+    assert ordered(["joint", "tokenize"]) == ["tokenize", "joint"]
+
+
+def test_without_dev_the_end_of_train_is_held_out(toy):
+    lines: list[str] = []
+    pipeline = Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, epochs=2)},
+                              seed=1, log=lines.append)
+    assert any("the last 10 training sentences" in line and "held out" in line for line in lines)
+    assert pipeline["joint"].manifest["training"]["sentences"] == 90
+
+
+def test_a_rule_that_does_not_apply_gives_way_to_the_next_best():
+    from barley.graph.model import GraphOptions
+    from barley.neural.joint import Annotator, JointTables
+
+    tables = JointTables({"upos": ["X"], "xpos": ["X"], "feats": ["_"],
+                          "lemma": ["keep|||ies|y", "keep|||s|", "keep||||"]}, ["root"])
+    annotator = Annotator(tables, GraphOptions(decoder="mst"))
+    words = [["1", form, "_", "_", "_", "_", "_", "_", "_", "_"] for form in ("cats", "berries", "dog")]
+    scores = np.array([[3.0, 2.0, 1.0], [3.0, 2.0, 1.0], [3.0, 2.0, 1.0]])
+    annotator._lemmas(words, scores, scores.argmax(axis=1))
+    assert [word[COLUMNS.index("LEMMA")] for word in words] == ["cat", "berry", "dog"]
+
+
+def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
+    model = tmp_path / "toy.barley"
+    sizes = [f"--{name.replace('_', '-')}={value}" for name, value in TINY.items()]
+    assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "--dev",
+                     str(toy / "dev.conllu"), "-m", str(model), "--epochs", "2", "--seed", "1", *sizes]) == 0
+    assert not (tmp_path / "toy.barley.checkpoint").exists()  # removed once the model is written
+    assert Pipeline.load(str(model)).names == ["tokenize", "joint"]
+    with zipfile.ZipFile(model) as archive:
+        assert "arrays.npz" in archive.namelist()
+    capsys.readouterr()
+    assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "-m",
+                     str(tmp_path / "other.barley"), "--resume"]) != 0
+    assert "no checkpoint to resume from" in capsys.readouterr().err
+    assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "-m",
+                     str(tmp_path / "other.barley"), "--system", "arc-eager"]) != 0
+    assert "takes no option 'system'" in capsys.readouterr().err

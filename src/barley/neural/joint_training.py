@@ -98,8 +98,13 @@ def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str
     training data chooses the epoch kept. ``checkpoint``: a file written after every epoch;
     ``resume``: continue from it (``fingerprint`` must match its training's). Returns the model
     (on the CPU), its vocabularies and tables, and the training history."""
+    counts: dict = {}
     if dev is None:
+        given = len(sentences)
         sentences, trees, dev = held_out(sentences, trees, holdout, log)
+        if dev is not None:
+            counts["held_out_sentences"] = given - len(sentences)
+    counts.update({"sentences": len(sentences), "words": sum(len(s) for s in sentences)})
     encoder = replace(encoder, inputs=("form",))  # the joint network never reads what it predicts
     with deterministic(seed, device, threads):
         encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)
@@ -114,7 +119,7 @@ def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str
             checkpoint, {**fingerprint, "data": data_digest(sentences, dev), "threads": threads}, resume)
         history = _fit(model, parser, sentences, trees, tables, training, dev, seed, saved, log)
     model.cpu()
-    return model, vocabularies, tables, history
+    return model, vocabularies, tables, {**history, **counts}
 
 
 def _fit(model: JointModel, parser: JointParser, sentences: list[Sentence], trees: list, tables: JointTables,

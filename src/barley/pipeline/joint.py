@@ -119,7 +119,7 @@ class JointComponent:
                                  "single_root": decoding.single_root}, "vocabularies": vocabularies.to_json(), "tables": tables.to_json(),
                     "transforms": [t.to_json() for t in transforms],
                     "options": _jsonable({k: v for k, v in options.items() if k not in ("resume", "checkpoint")}),
-                    "training": {**history, "sentences": len(sentences), "words": words, "seed": seed}}
+                    "training": {**history, "seed": seed}}
         return cls.from_files(manifest, network_arrays(model), "<trained>")
 
     # --- model files -----------------------------------------------------------------
