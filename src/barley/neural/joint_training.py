@@ -97,7 +97,8 @@ def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str
     ``dev`` (untransformed, scored on its own trees) or, without it, the last ``holdout`` of the
     training data chooses the epoch kept. ``checkpoint``: a file written after every epoch;
     ``resume``: continue from it (``fingerprint`` must match its training's). Returns the model
-    (on the CPU), its vocabularies and tables, and the training history."""
+    (on the CPU), its vocabularies and tables, and the training history (with the sentences and
+    words trained on)."""
     counts: dict = {}
     if dev is None:
         given = len(sentences)
