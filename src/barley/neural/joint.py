@@ -39,6 +39,8 @@ HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
 """The tagging heads and the column each fills (the lemma head's classes are edit rules)."""
 CHAR_CACHE_LIMIT = 200_000
 """Distinct forms whose character vectors :class:`NumpyJoint` remembers between batches."""
+CHAR_BATCH = 512
+"""Forms run through the character model together (sorted by length)."""
 
 
 class JointTables:
@@ -89,7 +91,7 @@ def _classes(sentence: Sentence) -> list[tuple[str, str, str, str]]:
 class JointOutputs:
     """What a network computes for a padded batch of ``B`` sentences of at most ``T`` nodes."""
 
-    tags: dict[str, np.ndarray]  # each head's class scores, [B, T, classes]
+    tags: dict[str, np.ndarray]  # each head's class scores, [words, classes]: the words (not the root) in order
     arcs: np.ndarray             # [B, T (dependent), T (head)] arc scores
     label_dep: np.ndarray        # [B, T, label MLP]: each node as a dependent
     label_head: np.ndarray       # [B, T, label MLP]: each node as a head
@@ -115,9 +117,9 @@ class Annotator:
         nodes = np.concatenate([np.arange(1, n + 1) for n in lengths])
         words = [word for sentence in sentences for word in sentence.words]
         for name, column in HEADS.items():
-            best = outputs.tags[name][rows, nodes].argmax(axis=1)
+            best = outputs.tags[name].argmax(axis=1)
             if name == "lemma":
-                self._lemmas(words, outputs.tags[name][rows, nodes], best)
+                self._lemmas(words, outputs.tags[name], best)
                 continue
             values = self.tables.values[name]
             for word, value in zip(words, best.tolist()):
@@ -248,13 +250,15 @@ class NumpyJoint:
         """The character model's vector of each distinct form of the batch (computed once per form
         and remembered), plus a zero row for padding."""
         cache = self._char_vectors
-        missing = [word for word in padded.types if word not in cache]
-        if missing:
-            if len(cache) + len(missing) > CHAR_CACHE_LIMIT:
-                cache.clear()
-            chars, lengths = padded.characters(self.vocabularies, missing)
+        missing = sorted((word for word in padded.types if word not in cache), key=len)
+        if len(cache) + len(missing) > CHAR_CACHE_LIMIT:
+            cache.clear()
+            missing = sorted(padded.types, key=len)
+        for start in range(0, len(missing), CHAR_BATCH):  # forms of similar length: little padding
+            forms = missing[start:start + CHAR_BATCH]
+            chars, lengths = padded.characters(self.vocabularies, forms)
             final = ops.bilstm_final(ops.embedding(self.chars, chars), lengths, *self.char_lstm)
-            cache.update(zip(missing, ops.linear(final, *self.char_projection)))
+            cache.update(zip(forms, ops.linear(final, *self.char_projection)))
         return np.stack([cache[word] for word in padded.types] + [np.zeros(self.form.shape[1], np.float32)])
 
     def outputs(self, padded: Padded) -> JointOutputs:
@@ -262,5 +266,6 @@ class NumpyJoint:
         vectors = ops.bilstm(inputs, padded.lengths, self.lstm)
         arc_dep, arc_head, label_dep, label_head = (ops.mlp(vectors, *self.mlps[name]) for name in MLPS)
         arcs = ops.biaffine(arc_dep, ops.with_bias(arc_head), self.arc_weight)[..., 0]
-        tags = {name: ops.linear(vectors, *layer) for name, layer in self.tags.items()}
+        at_words = vectors[:, 1:][padded.mask[:, 1:]]
+        tags = {name: ops.linear(at_words, *layer) for name, layer in self.tags.items()}
         return JointOutputs(tags, arcs, label_dep, label_head, self.label_weight)

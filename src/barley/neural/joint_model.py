@@ -41,6 +41,7 @@ class JointModel(BiaffineModel):
         def array(tensor: torch.Tensor):
             return tensor.detach().cpu().numpy()
 
-        return JointOutputs({name: array(layer(vectors)) for name, layer in self.tags.items()},
+        at_words = vectors[:, 1:][batch.mask[:, 1:]]
+        return JointOutputs({name: array(layer(at_words)) for name, layer in self.tags.items()},
                             array(self._arc_scores(vectors, batch.mask)), array(self.label_dep(vectors)),
                             array(self.label_head(vectors)), array(self.label_attention.weight))
