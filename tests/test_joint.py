@@ -213,6 +213,9 @@ def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
     with zipfile.ZipFile(model) as archive:
         assert "arrays.npz" in archive.namelist()
     capsys.readouterr()
+    assert cli.main(["info", str(model)]) == 0
+    info = capsys.readouterr().out
+    assert "[joint]" in info and "lemma rules" in info and "epoch" in info
     assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "-m",
                      str(tmp_path / "other.barley"), "--resume"]) != 0
     assert "no checkpoint to resume from" in capsys.readouterr().err
