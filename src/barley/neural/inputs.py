@@ -4,7 +4,8 @@ A sentence's nodes 0..n (0 the artificial root) become ids of the columns the en
 reads (:data:`INPUTS`, configurable: a parser reads FORM, LEMMA, UPOS, XPOS and FEATS,
 a joint tagger and parser only FORM, never a column it predicts) and the characters of
 each distinct form. :func:`pad` lays a batch out for PyTorch (:func:`barley.neural.encoder.make_batch`)
-and for the numpy engine alike.
+and for the numpy engine alike; :func:`by_length` parses in batches of sentences of similar
+length (little padding), yielding them in input order.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ changes no tree), and each word's label the best at its chosen head (Dozat & Man
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -55,7 +55,7 @@ class JointTables:
     def build(cls, sentences: Sequence[Sentence], labels: list[str]) -> JointTables:
         seen: dict[str, dict[str, None]] = {name: {} for name in HEADS}
         for sentence in sentences:
-            for word, classes in zip(sentence.words, _classes(sentence)):
+            for classes in _classes(sentence):
                 for name, value in zip(HEADS, classes):
                     seen[name].setdefault(value)
         return cls({name: list(values) for name, values in seen.items()}, labels)
@@ -106,12 +106,10 @@ class Annotator:
     tables: JointTables
     decoding: GraphOptions
     transforms: Sequence = ()
-    stats: BiaffineParseStats | None = None
+    stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
 
     def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs) -> None:
         """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``)."""
-        if self.stats is None:
-            self.stats = BiaffineParseStats()
         lengths = [len(s) for s in sentences]
         rows = np.repeat(np.arange(len(sentences)), lengths)
         nodes = np.concatenate([np.arange(1, n + 1) for n in lengths])
