@@ -135,6 +135,8 @@ def test_training_is_deterministic_and_resumes_as_if_never_stopped(toy, tmp_path
 
     stopped = run("stopped", log=stop_after_epoch_2, checkpoint=checkpoint)
     assert stopped != whole
+    with pytest.raises(BarleyError, match="of another training .*options"):
+        run("changed", checkpoint=checkpoint, resume=True, dropout=0.2)
     assert run("resumed", checkpoint=checkpoint, resume=True) == whole
 
 
