@@ -60,7 +60,8 @@ def _torch_parser(component):
 
     parser = component.parser
     tables = parser.annotator.tables
-    model = JointModel(EncoderOptions(**component.manifest["encoder"]), BiaffineOptions(**component.manifest["biaffine"]),
+    manifest = component.manifest
+    model = JointModel(EncoderOptions(**manifest["encoder"]), BiaffineOptions(**manifest["biaffine"]),
                        parser.vocabularies.sizes(), len(tables.labels), tables.sizes())
     load_weights(model, component.arrays)
     return model, JointParser(TorchNetwork(model, parser.vocabularies, "cpu"), parser.vocabularies, parser.annotator)
@@ -142,8 +143,8 @@ def test_training_is_deterministic_and_resumes_as_if_never_stopped(toy, tmp_path
 
 @pytest.mark.parametrize("damage, message", [
     (lambda a: a.update({"joint.weights.tags.upos.weight": a["joint.weights.tags.upos.weight"][:-1]}), "not float32"),
-    (lambda a: a.update({"joint.weights.encoder.form.weight": a["joint.weights.encoder.form.weight"].astype(np.float64)}),
-     "not float32"),
+    (lambda a: a.update({"joint.weights.encoder.form.weight":
+                         a["joint.weights.encoder.form.weight"].astype(np.float64)}), "not float32"),
     (lambda a: a.update({"joint.weights.arc_dep.0.bias": np.full_like(a["joint.weights.arc_dep.0.bias"], np.nan)}),
      "not finite"),
     (lambda a: a.pop("joint.weights.label_attention.weight"), "missing array label_attention.weight"),

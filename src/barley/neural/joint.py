@@ -177,8 +177,9 @@ MLPS = ("arc_dep", "arc_head", "label_dep", "label_head")
 def expected_shapes(encoder: EncoderOptions, biaffine: BiaffineOptions, vocabulary_sizes: dict[str, int],
                     tag_sizes: dict[str, int], labels: int) -> dict[str, tuple[int, ...]]:
     """Every array of a joint network (PyTorch's state-dict names) and its shape."""
-    shapes: dict[str, tuple[int, ...]] = {"encoder.form.weight": (vocabulary_sizes["form"], encoder.form_dim),
-                                          "encoder.char_embedding.weight": (vocabulary_sizes["chars"], encoder.char_dim)}
+    shapes: dict[str, tuple[int, ...]] = {
+        "encoder.form.weight": (vocabulary_sizes["form"], encoder.form_dim),
+        "encoder.char_embedding.weight": (vocabulary_sizes["chars"], encoder.char_dim)}
 
     def lstm(prefix: str, layers: int, inputs: int, hidden: int) -> None:
         for layer in range(layers):

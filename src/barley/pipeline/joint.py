@@ -116,7 +116,8 @@ class JointComponent:
             resume=options["resume"], fingerprint=fingerprint, log=log)
         manifest = {"encoder": asdict(model.encoder.options), "biaffine": asdict(biaffine),
                     "decoding": {"decoder": decoding.decoder, "npa_threshold": decoding.npa_threshold,
-                                 "single_root": decoding.single_root}, "vocabularies": vocabularies.to_json(), "tables": tables.to_json(),
+                                 "single_root": decoding.single_root},
+                    "vocabularies": vocabularies.to_json(), "tables": tables.to_json(),
                     "transforms": [t.to_json() for t in transforms],
                     "options": _jsonable({k: v for k, v in options.items() if k not in ("resume", "checkpoint")}),
                     "training": {**history, "seed": seed}}
