@@ -115,7 +115,8 @@ class Encoder(nn.Module):
             self.feats = nn.EmbeddingBag(sizes["feats"], options.feats_dim, mode="mean")
         self.char_embedding = nn.Embedding(sizes["chars"], options.char_dim, padding_idx=NONE)
         self.char_lstm = nn.LSTM(options.char_dim, options.char_hidden, batch_first=True, bidirectional=True)
-        self.char_projection = nn.Linear(2 * options.char_hidden, options.form_dim)
+        if options.characters == "add":
+            self.char_projection = nn.Linear(2 * options.char_hidden, options.form_dim)
         self.lstm = nn.LSTM(sum(dims.values()), options.lstm_hidden, num_layers=options.lstm_layers,
                             batch_first=True, bidirectional=True,
                             dropout=options.dropout if options.lstm_layers > 1 else 0.0)
@@ -133,17 +134,22 @@ class Encoder(nn.Module):
         return len(rows)
 
     def _characters(self, batch: Batch) -> torch.Tensor:
-        """One vector per distinct form of the batch (a BiLSTM's final states, projected), plus a zero row."""
+        """One vector per distinct form of the batch (a BiLSTM's final states, projected when they are
+        added to the form embedding), plus a zero row."""
         packed = pack_padded_sequence(self.char_embedding(batch.chars), batch.char_lengths, batch_first=True,
                                       enforce_sorted=False)
         _, (final, _) = self.char_lstm(packed)
-        vectors = self.char_projection(torch.cat([final[0], final[1]], dim=-1))
+        vectors = torch.cat([final[0], final[1]], dim=-1)
+        if self.options.characters == "add":
+            vectors = self.char_projection(vectors)
         return torch.cat([vectors, vectors.new_zeros(1, vectors.shape[1])])
 
     def forward(self, batch: Batch) -> torch.Tensor:
         """Node vectors, [batch, longest, 2 · lstm_hidden] (padding rows are zero)."""
         size, longest = batch.mask.shape
-        parts = [self.form(batch.ids["form"]) + self._characters(batch)[batch.word_type]]
+        characters = self._characters(batch)[batch.word_type]
+        form = self.form(batch.ids["form"])
+        parts = [form + characters] if self.options.characters == "add" else [form, characters]
         for name in self.options.inputs:
             if name == "feats":
                 bags = self.feats(batch.feats, batch.feats_offsets)

@@ -194,7 +194,8 @@ def expected_shapes(encoder: EncoderOptions, biaffine: BiaffineOptions, vocabula
         shapes.update({f"{prefix}.weight": (outputs, inputs), f"{prefix}.bias": (outputs,)})
 
     lstm("encoder.char_lstm", 1, encoder.char_dim, encoder.char_hidden)
-    linear("encoder.char_projection", 2 * encoder.char_hidden, encoder.form_dim)
+    if encoder.characters == "add":
+        linear("encoder.char_projection", 2 * encoder.char_hidden, encoder.form_dim)
     lstm("encoder.lstm", encoder.lstm_layers, sum(encoder.input_dims.values()), encoder.lstm_hidden)
     for name in MLPS:
         linear(f"{name}.0", encoder.output_dim, biaffine.arc_mlp if name.startswith("arc") else biaffine.label_mlp)
@@ -236,7 +237,8 @@ class NumpyJoint:
         self.chars = weights["encoder.char_embedding.weight"]
         self.char_lstm = (ops.LSTMWeights.of(weights, "encoder.char_lstm", 0, False),
                           ops.LSTMWeights.of(weights, "encoder.char_lstm", 0, True))
-        self.char_projection = (weights["encoder.char_projection.weight"], weights["encoder.char_projection.bias"])
+        self.char_projection = (weights["encoder.char_projection.weight"], weights["encoder.char_projection.bias"]
+                                ) if encoder.characters == "add" else None
         self.lstm = [(ops.LSTMWeights.of(weights, "encoder.lstm", layer, False),
                       ops.LSTMWeights.of(weights, "encoder.lstm", layer, True)) for layer in range(encoder.lstm_layers)]
         self.mlps = {name: (weights[f"{name}.0.weight"], weights[f"{name}.0.bias"]) for name in MLPS}
@@ -257,11 +259,15 @@ class NumpyJoint:
             forms = missing[start:start + CHAR_BATCH]
             chars, lengths = padded.characters(self.vocabularies, forms)
             final = ops.bilstm_final(ops.embedding(self.chars, chars), lengths, *self.char_lstm)
-            cache.update(zip(forms, ops.linear(final, *self.char_projection)))
-        return np.stack([cache[word] for word in padded.types] + [np.zeros(self.form.shape[1], np.float32)])
+            if self.char_projection is not None:
+                final = ops.linear(final, *self.char_projection)
+            cache.update(zip(forms, final))
+        width = 2 * self.char_lstm[0].hidden if self.char_projection is None else self.form.shape[1]
+        return np.stack([cache[word] for word in padded.types] + [np.zeros(width, np.float32)])
 
     def outputs(self, padded: Padded) -> JointOutputs:
-        inputs = ops.embedding(self.form, padded.ids["form"]) + self._characters(padded)[padded.word_type]
+        form, characters = ops.embedding(self.form, padded.ids["form"]), self._characters(padded)[padded.word_type]
+        inputs = form + characters if self.char_projection is not None else np.concatenate([form, characters], -1)
         vectors = ops.bilstm(inputs, padded.lengths, self.lstm)
         arc_dep, arc_head, label_dep, label_head = (ops.mlp(vectors, *self.mlps[name]) for name in MLPS)
         arcs = ops.biaffine(arc_dep, ops.with_bias(arc_head), self.arc_weight)[..., 0]

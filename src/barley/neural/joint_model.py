@@ -14,21 +14,12 @@ from barley.neural.joint import JointOutputs
 from barley.neural.options import BiaffineOptions, EncoderOptions
 
 
-FORM_INIT_STD = 0.1
-"""The spread of the form embeddings at the start. A word is the sum of its form embedding and
-its character vector; PyTorch's N(0, 1) would drown the characters in random codes, which Adam
-takes hundreds of steps to shrink (the joint network reads no tag to lean on meanwhile)."""
-
-
 class JointModel(BiaffineModel):
     def __init__(self, encoder_options: EncoderOptions, options: BiaffineOptions, sizes: dict[str, int],
                  labels: int, tag_sizes: dict[str, int]):
         super().__init__(encoder_options, options, sizes, labels)
         self.tags = nn.ModuleDict({name: nn.Linear(encoder_options.output_dim, size)
                                    for name, size in tag_sizes.items()})
-        with torch.no_grad():
-            self.encoder.form.weight.normal_(0.0, FORM_INIT_STD)
-            self.encoder.form.weight[self.encoder.form.padding_idx] = 0.0
 
     def loss(self, batch: Batch, heads: torch.Tensor, labels: torch.Tensor,
              tags: dict[str, torch.Tensor]) -> torch.Tensor:

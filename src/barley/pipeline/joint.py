@@ -31,11 +31,13 @@ from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.transforms import of_manifest
 
 ENCODER = EncoderOptions(form_dim=100, char_dim=64, char_hidden=128, lstm_hidden=256, lstm_layers=2,
-                         inputs=("form",))
+                         inputs=("form",), characters="concat")
 """The joint network's encoder by default: the form and its characters only (a bigger
-character model than a parser given tags needs: it is what tags unknown words)."""
+character model than a parser given tags needs: it is what tags unknown words), the
+character vector concatenated to the form embedding — added, it would share the form
+embedding's dimensions with a random code per word, and learning is much slower."""
 ENCODER_OPTIONS = ("form_dim", "char_dim", "char_hidden", "lstm_hidden", "lstm_layers", "dropout", "word_dropout",
-                   "min_form_count")
+                   "min_form_count", "characters")
 OPTIONS = {**{name: getattr(ENCODER, name) for name in ENCODER_OPTIONS}, **asdict(BiaffineOptions()),
            **asdict(Training()), "decoder": "mst", "transforms": (), "holdout": 0.1, "device": "cpu", "threads": 1,
            "resume": False}
