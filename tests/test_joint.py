@@ -69,11 +69,13 @@ def _torch_parser(component):
 
 def test_numpy_and_torch_give_the_same_analyses(trained, toy):
     """The numpy engine over the model file's arrays and the PyTorch model agree on every column
-    (after one epoch, too, when the scores are far from sharp), and on the scores themselves."""
+    (after one epoch, too, when the scores are far from sharp; characters added to the form
+    embedding, too), and on the scores themselves."""
     from barley.neural.inputs import pad
 
-    barely = Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, epochs=1)},
-                            seed=2, log=quiet)
+    barely = Pipeline.train(str(toy / "train.conllu"), ["joint"],
+                            options={"joint": dict(TINY, epochs=1, characters="add")}, seed=2, log=quiet)
+    assert "weights.encoder.char_projection.weight" in barely["joint"].arrays
     gold = list(read(str(toy / "test.conllu")))
     for component in (trained["joint"], barely["joint"]):
         model, torch_parser = _torch_parser(component)
