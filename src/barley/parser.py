@@ -218,7 +218,7 @@ def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
 
 # --- training ---------------------------------------------------------------------------
 
-def _gold_tree(sentence: Sentence) -> tuple[list[int], list[str]]:
+def gold_tree(sentence: Sentence) -> tuple[list[int], list[str]]:
     """HEAD/DEPREL of a training sentence, checked to be a tree (errors name the line)."""
     heads = [int(h) for h in sentence.heads()]
     problem = check_tree(heads)
@@ -267,7 +267,7 @@ def train(train_data: str | Iterable[Sentence], *, parser: str = "transition", s
     sentences = list(read(train_data) if isinstance(train_data, str) else train_data)
     if not sentences:
         raise InputError("no training sentence", path=source)
-    trees = fit_forward(transforms, sentences, [_gold_tree(s) for s in sentences], log)
+    trees = fit_forward(transforms, sentences, [gold_tree(s) for s in sentences], log)
     single_root = all(sum(1 for h in heads[1:] if h == 0) == 1 for heads, _ in trees)
     counts = {"sentences": len(sentences), "words": sum(len(s) for s in sentences)}
     if dev is not None:

@@ -100,7 +100,7 @@ def run(args) -> int:
     inputs = [args.train, args.dev, *(getattr(args, name, None) for name in ("features", "pretrained", "positions"))]
     check_output(args.model, inputs, force=args.force)  # before hours of training
     if args.components is not None:
-        return pipeline_options.train_pipeline(args, _parse_options)
+        return pipeline_options.train_pipeline(args, _parse_options, transform_options.from_args)
     pipeline_options.refuse_without_components(args)
     parser = train(args.train, seed=1 if args.seed is None else args.seed, dev=args.dev,
                    record_time=args.seed is None, **_parse_options(args))

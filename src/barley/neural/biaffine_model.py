@@ -82,9 +82,13 @@ class BiaffineModel(nn.Module):
     def loss(self, batch: Batch, heads: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """Cross-entropy of the gold heads and of the gold labels at the gold heads, over the words
         (the root and padding excluded); ``heads``/``labels`` [B, longest], -1 where there is no word."""
-        vectors = self.encoder(batch)
+        return self.parse_loss(self.encoder(batch), batch.mask, heads, labels)
+
+    def parse_loss(self, vectors: torch.Tensor, mask: torch.Tensor, heads: torch.Tensor,
+                   labels: torch.Tensor) -> torch.Tensor:
+        """:meth:`loss` from the encoder's ``vectors``."""
         words = heads >= 0
-        arc = self._arc_scores(vectors, batch.mask)[words]
+        arc = self._arc_scores(vectors, mask)[words]
         gold_heads = heads[words]
         label_head = self.label_head(vectors)
         at_head = label_head[torch.arange(len(heads), device=heads.device)[:, None], heads.clamp(min=0)]

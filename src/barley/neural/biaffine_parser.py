@@ -1,45 +1,27 @@
 """The biaffine parser: training (minibatches, Adam, early stopping on dev LAS) and batched
-parsing through the existing graph decoders (:mod:`barley.graph.decoding`).
-
-Parsing takes SuPar's shortcut: a sentence whose best head per word already forms a
-tree the decoder could return (any tree for ``mst``; a projective one for ``eisner``
-and ``eisner+npa``, where it is the optimum the approximation starts from and cannot
-improve) skips the decoder; only the others are decoded.
+parsing through the existing graph decoders (:mod:`barley.graph.decoding`), skipping them
+where the best heads already form a tree (:mod:`barley.neural.trees`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
-from barley.graph.decoding import check_length, decode, default_max_words
-from barley.graph.model import GraphOptions, Scores
+from barley.graph.decoding import check_length, default_max_words
+from barley.graph.model import GraphOptions
 from barley.neural.biaffine_model import BiaffineModel
-from barley.neural.encoder import EncoderVocabularies, make_batch
+from barley.neural.encoder import make_batch
+from barley.neural.inputs import EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
-                                   log_sizes, transforms_of, use_pretrained)
+                                   log_sizes, use_pretrained)
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
-from barley.tree import check_tree, is_projective
-
-
-@dataclass
-class BiaffineParseStats:
-    """Counts over all parsed sentences (reported by ``barley parse``)."""
-
-    sentences: int = 0
-    words: int = 0
-    decoded: int = 0
-    approximation_moves: int = 0
-
-    def summary(self) -> str:
-        return (f"{self.sentences} sentences, {self.words} words; {self.decoded} sentences needed the decoder "
-                f"(the others' best heads were already a tree), {self.approximation_moves} non-projective "
-                f"approximation moves")
+from barley.neural.trees import BiaffineParseStats, best_tree
+from barley.transforms import of_manifest
 
 
 class TrainedBiaffineParser(NeuralParser):
@@ -67,23 +49,10 @@ class TrainedBiaffineParser(NeuralParser):
             scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device))
         self.model.train(was_training)
         for sentence, (arc, best_label) in zip(batch, scored):
-            heads = self._decode(arc)
+            heads = best_tree(self.decoding, arc, self.stats)
             nodes = np.arange(1, len(heads))
             deprels = [""] + [self.labels[label] for label in best_label[heads[1:], nodes]]
             self.set_tree(sentence, [int(h) for h in heads], deprels)
-            self.stats.sentences += 1
-            self.stats.words += len(sentence)
-
-    def _decode(self, arc: np.ndarray) -> np.ndarray:
-        heads = arc.argmax(axis=0)
-        heads[0] = -1
-        if check_tree(heads, self.decoding.single_root) is None and (
-                self.decoding.decoder == "mst" or is_projective(heads)):
-            return heads
-        self.stats.decoded += 1
-        heads, moves = decode(self.decoding, Scores(None, None, None, arc=arc))
-        self.stats.approximation_moves += moves
-        return heads
 
     # --- model files -------------------------------------------------------------------
 
@@ -104,7 +73,7 @@ class TrainedBiaffineParser(NeuralParser):
             model = check.weights_of(lambda: BiaffineModel(encoder, biaffine, vocabularies.sizes(), len(labels)),
                                      arrays)
             decoding = GraphOptions.from_json(manifest["decoding"])
-            return cls(model, vocabularies, labels, decoding, transforms_of(manifest), manifest)
+            return cls(model, vocabularies, labels, decoding, of_manifest(manifest), manifest)
 
 
 # --- training ---------------------------------------------------------------------------
@@ -145,15 +114,15 @@ def _fit(parser: TrainedBiaffineParser, sentences: list[Sentence], trees: list, 
     def step(indices: list[int]) -> torch.Tensor:
         batch = make_batch([encoded[k] for k in indices], parser.vocabularies, device,
                            model.encoder.options.word_dropout, rng)
-        heads, label_ids = (_padded([gold[k][column] for k in indices], batch.form.shape[1], device)
+        heads, label_ids = (padded_targets([gold[k][column] for k in indices], batch.mask.shape[1], device)
                             for column in (0, 1))
         return model.loss(batch, heads, label_ids)
 
     return fit_epochs(parser, model, [len(e) for e in encoded], step, training, dev, rng, log, evaluate)
 
 
-def _padded(rows: list[np.ndarray], longest: int, device: str) -> torch.Tensor:
-    """Gold heads or labels padded with -1 (entry 0, the root, is -1 too)."""
+def padded_targets(rows: list[np.ndarray], longest: int, device: str) -> torch.Tensor:
+    """Per-node targets (gold heads, labels, tags) padded with -1 (entry 0, the root, is -1 too)."""
     out = np.full((len(rows), longest), -1, dtype=np.int64)
     for k, row in enumerate(rows):
         out[k, :len(row)] = row

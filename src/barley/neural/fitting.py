@@ -12,6 +12,7 @@ and one training step (:func:`fit_epochs`'s ``step``): the biaffine parser
 from __future__ import annotations
 
 import copy
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,12 +23,10 @@ import torch
 
 from barley import __version__, model_check as check, model_file
 from barley.conllu import FORM, Sentence
-from barley.errors import BarleyError
-from barley.neural.encoder import Encoder, EncoderVocabularies, read_pretrained
+from barley.errors import BarleyError, ModelError
+from barley.neural.encoder import Encoder, read_pretrained
+from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, by_length, word_batches
 from barley.neural.options import EncoderOptions, Training
-
-PARSE_BATCH_WORDS = 5000
-
 
 class NeuralParser:
     """A trained neural parser: its model, the encoder's vocabularies, labels and transforms.
@@ -77,12 +76,6 @@ class NeuralParser:
         return manifest, weight_arrays(self.model)
 
 
-def transforms_of(manifest: dict) -> list:
-    from barley import transforms
-
-    return [transforms.from_json(entry) for entry in manifest.get("transforms", [])]
-
-
 def checked_common(manifest: dict, arrays: dict[str, np.ndarray]) -> tuple[EncoderVocabularies, list[str],
                                                                             EncoderOptions, int]:
     """What every neural parser's manifest holds (:meth:`NeuralParser.to_files`), checked
@@ -91,7 +84,7 @@ def checked_common(manifest: dict, arrays: dict[str, np.ndarray]) -> tuple[Encod
     ``meta`` device before its shapes are compared with them, and a size drives that building)."""
     tables = check.mapping(manifest["vocabularies"], "the vocabularies")
     vocabularies = EncoderVocabularies.from_json({name: check.texts(tables[name], f"the {name} vocabulary")
-                                                  for name in EncoderVocabularies.NAMES})
+                                                  for name in tables})
     labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
     most = sum(int(np.size(value)) for value in arrays.values())
     encoder = check.options(EncoderOptions, manifest["encoder"], "the encoder options", most=most)
@@ -99,45 +92,6 @@ def checked_common(manifest: dict, arrays: dict[str, np.ndarray]) -> tuple[Encod
     if encoder.lstm_layers > len(arrays):  # each layer has arrays of its own
         check.fail(f"the encoder has {encoder.lstm_layers} layers, more than the file has arrays")
     return vocabularies, labels, encoder, most
-
-
-def word_batches(indices: Sequence[int], lengths: Sequence[int], batch_words: int) -> list[list[int]]:
-    """``indices`` cut in order into batches of at most ``batch_words`` words (one longer sentence alone)."""
-    batches: list[list[int]] = []
-    words = 0
-    for k in indices:
-        if not batches or (words + lengths[k] > batch_words and batches[-1]):
-            batches.append([])
-            words = 0
-        batches[-1].append(k)
-        words += lengths[k]
-    return batches
-
-
-SORT_WINDOW_SENTENCES = 4096
-"""Parsing reads this many sentences ahead and batches them by length (less padding)."""
-
-
-def by_length(sentences: Iterable[Sentence], parse_batch: Callable[[list[Sentence]], object],
-              batch_words: int) -> Iterator[Sentence]:
-    """Parse ``sentences`` (in place, ``parse_batch`` on batches of at most ``batch_words`` words of
-    similar length, read ``SORT_WINDOW_SENTENCES`` ahead) and yield them in input order."""
-    window: list[Sentence] = []
-    for sentence in sentences:
-        window.append(sentence)
-        if len(window) == SORT_WINDOW_SENTENCES:
-            yield from _by_length(window, parse_batch, batch_words)
-            window = []
-    if window:
-        yield from _by_length(window, parse_batch, batch_words)
-
-
-def _by_length(window: list[Sentence], parse_batch: Callable, batch_words: int) -> list[Sentence]:
-    lengths = [len(sentence) for sentence in window]
-    order = sorted((k for k in range(len(window)) if lengths[k]), key=lambda k: lengths[k])
-    for batch in word_batches(order, lengths, batch_words):
-        parse_batch([window[k] for k in batch])
-    return window
 
 
 def minibatches(lengths: Sequence[int], batch_words: int, rng: np.random.Generator) -> list[list[int]]:
@@ -176,7 +130,8 @@ def encoder_vocabularies(sentences: Sequence[Sentence], encoder: EncoderOptions,
     if dim is not None and dim != encoder.form_dim:
         log(f"form embeddings: {dim} dimensions, those of the pretrained vectors (not {encoder.form_dim})")
         encoder = EncoderOptions(**{**asdict(encoder), "form_dim": dim})
-    return encoder, EncoderVocabularies.build(sentences, encoder.min_form_count, frozenset(vectors)), vectors
+    return encoder, EncoderVocabularies.build(sentences, encoder.min_form_count, encoder.inputs,
+                                                        frozenset(vectors)), vectors
 
 
 def use_pretrained(encoder: Encoder, vocabularies: EncoderVocabularies, vectors: dict, pretrained: str | None,
@@ -195,22 +150,30 @@ def log_sizes(vocabularies: EncoderVocabularies, labels: Sequence[str], model: t
 
 def fit_epochs(parser, model: torch.nn.Module, lengths: Sequence[int], step: Callable[[list[int]], torch.Tensor],
                training: Training, dev: list[Sentence] | None, rng: np.random.Generator,
-               log: Callable[[str], None], evaluate: Callable, after_epoch: Callable[[int], str] | None = None
-               ) -> dict:
+               log: Callable[[str], None], evaluate: Callable, after_epoch: Callable[[int], str] | None = None,
+               criterion: str = "LAS", shown: Sequence[str] = ("LAS", "UAS"),
+               checkpoint: Checkpoint | None = None) -> dict:
     """Train ``model`` for up to ``training.epochs`` epochs of minibatches (of sentence indices,
     :func:`minibatches` over ``lengths``); ``step(indices)`` returns a minibatch's loss. With
-    ``dev``, ``evaluate(parser, dev)`` scores each epoch, the epoch of the best dev LAS is kept
-    and training stops after ``training.patience`` epochs without a better one.
-    ``after_epoch(epoch)``: more words for the epoch's log line. Interrupted (Ctrl-C or SIGTERM)
-    after an epoch has been kept, training stops there and returns as if finished, with the kept
-    epoch (the manifest's history says ``interrupted``). Returns the history for the manifest."""
+    ``dev``, ``evaluate(parser, dev)`` scores each epoch (a dict; the log shows the ``shown``
+    scores), the epoch of the best ``criterion`` score is kept and training stops after
+    ``training.patience`` epochs without a better one. ``after_epoch(epoch)``: more words for
+    the epoch's log line. Interrupted (Ctrl-C or SIGTERM) after an epoch has been kept, training
+    stops there and returns as if finished, with the kept epoch (the manifest's history says
+    ``interrupted``). With a ``checkpoint``, the whole state is saved after every epoch, and a
+    resumed checkpoint continues where it stopped. Returns the history for the manifest."""
     optimizer = torch.optim.Adam(model.parameters(), lr=training.learning_rate, betas=(0.9, 0.9))
-    progress = _Progress(dev is not None)
+    progress = _Progress(dev is not None, criterion)
+    done = 0 if checkpoint is None else checkpoint.restore(model, optimizer, rng, progress, log)
     log(f"training up to {training.epochs} epochs on minibatches of about {training.batch_words} words"
-        + (f", early stopping after {training.patience} epochs without a better dev LAS" if dev else
-           " (no --dev: the last epoch is kept)") + "; Ctrl-C stops training and keeps the best epoch so far")
+        + (f", early stopping after {training.patience} epochs without a better dev {criterion}" if dev else
+           " (no dev: the last epoch is kept)") + "; Ctrl-C stops training and keeps the best epoch so far"
+        + (f"; a checkpoint after every epoch in {checkpoint.path}" if checkpoint else ""))
+    epoch = done
     try:
-        for epoch in range(1, training.epochs + 1):
+        for epoch in range(done + 1, training.epochs + 1):
+            if dev and epoch - 1 - progress.best_epoch >= training.patience:
+                break  # a resumed training that had already stopped early
             started = time.perf_counter()
             model.train()
             total = 0.0
@@ -222,26 +185,29 @@ def fit_epochs(parser, model: torch.nn.Module, lengths: Sequence[int], step: Cal
                 torch.nn.utils.clip_grad_norm_(model.parameters(), training.clip)
                 optimizer.step()
                 total += float(loss.detach())
-                if epoch == 1 and number == min(50, len(batches)) and number < len(batches):
+                if epoch == done + 1 and number == min(50, len(batches)) and number < len(batches):
                     per_epoch = (time.perf_counter() - started) * len(batches) / number
-                    log(f"epoch 1: {number} of {len(batches)} batches; about {per_epoch:.0f} s per epoch, "
-                        f"at most {per_epoch * training.epochs / 60:.0f} min for {training.epochs} epochs")
+                    log(f"epoch {epoch}: {number} of {len(batches)} batches; about {per_epoch:.0f} s per epoch, "
+                        f"at most {per_epoch * (training.epochs - done) / 60:.0f} min for "
+                        f"{training.epochs - done} epochs")
             line = f"epoch {epoch}/{training.epochs}: loss {total / len(batches):.4f}"
             if after_epoch is not None:
                 line += after_epoch(epoch)
             if dev:
                 scores = evaluate(parser, dev)
-                line += f", dev LAS {scores['LAS']:.2f} UAS {scores['UAS']:.2f}"
-                if progress.scored(epoch, scores["LAS"], model):
+                line += ", dev " + " ".join(f"{name} {scores[name]:.2f}" for name in shown)
+                if progress.scored(epoch, scores[criterion], model):
                     line += " (best)"
             else:
                 progress.finished(epoch, model)
             progress.seconds += time.perf_counter() - started
+            if checkpoint is not None:
+                checkpoint.save(epoch, model, optimizer, rng, progress)
             left = training.epochs - epoch
             log(f"{line}; {time.perf_counter() - started:.0f} s, ETA at most "
-                f"{progress.seconds / epoch * left / 60:.1f} min")
+                f"{progress.seconds / (epoch - done) * left / 60:.1f} min")
             if dev and epoch - progress.best_epoch >= training.patience:
-                log(f"stopping: no better dev LAS for {training.patience} epochs")
+                log(f"stopping: no better dev {criterion} for {training.patience} epochs")
                 break
     except KeyboardInterrupt:
         # a long training stopped by hand (or by SIGTERM) still leaves its best epoch as a model
@@ -253,22 +219,22 @@ def fit_epochs(parser, model: torch.nn.Module, lengths: Sequence[int], step: Cal
 
 
 class _Progress:
-    """The epochs :func:`fit_epochs` has run: the best one's weights (the best dev LAS, or
-    without dev the last finished epoch), dev LAS per epoch and the time spent."""
+    """The epochs :func:`fit_epochs` has run: the best one's weights (the best dev score, or
+    without dev the last finished epoch), the dev score per epoch and the time spent."""
 
-    def __init__(self, with_dev: bool):
-        self.with_dev = with_dev
-        self.best_las, self.best_epoch, self.best_state = -1.0, 0, None
-        self.dev_las: list[float] = []
+    def __init__(self, with_dev: bool, criterion: str = "LAS"):
+        self.with_dev, self.criterion = with_dev, criterion
+        self.best_score, self.best_epoch, self.best_state = -1.0, 0, None
+        self.dev_scores: list[float] = []
         self.epochs_run, self.seconds, self.interrupted = 0, 0.0, False
 
-    def scored(self, epoch: int, las: float, model: torch.nn.Module) -> bool:
-        """Epoch ``epoch`` scored ``las`` on dev: is it the best so far (then its weights are kept)?"""
-        self.dev_las.append(las)
+    def scored(self, epoch: int, score: float, model: torch.nn.Module) -> bool:
+        """Epoch ``epoch`` scored ``score`` on dev: is it the best so far (then its weights are kept)?"""
+        self.dev_scores.append(score)
         self.epochs_run = epoch
-        if las <= self.best_las:
+        if score <= self.best_score:
             return False
-        self.best_las = las
+        self.best_score = score
         self.finished(epoch, model)
         return True
 
@@ -280,11 +246,95 @@ class _Progress:
         """Put the kept epoch's weights back into ``model``; the history for the manifest."""
         model.load_state_dict(self.best_state)
         if self.with_dev:
-            log(f"kept epoch {self.best_epoch} (dev LAS {self.best_las:.2f})")
-        return {"epochs_run": self.epochs_run, "best_epoch": self.best_epoch, "dev_las_per_epoch": self.dev_las,
+            log(f"kept epoch {self.best_epoch} (dev {self.criterion} {self.best_score:.2f})")
+        return {"epochs_run": self.epochs_run, "best_epoch": self.best_epoch,
+                f"dev_{self.criterion.lower()}_per_epoch": self.dev_scores,
                 **({"interrupted": True} if self.interrupted else {}), "options": asdict(training)}
+
+    def to_json(self) -> dict:
+        return {"best_score": self.best_score, "best_epoch": self.best_epoch, "dev_scores": self.dev_scores,
+                "epochs_run": self.epochs_run, "seconds": self.seconds}
+
+    def restore(self, saved: dict, best_state: dict[str, torch.Tensor]) -> None:
+        self.best_score, self.best_epoch = float(saved["best_score"]), int(saved["best_epoch"])
+        self.dev_scores = [float(score) for score in saved["dev_scores"]]
+        self.epochs_run, self.seconds = int(saved["epochs_run"]), float(saved["seconds"])
+        self.best_state = best_state
+
+
+class Checkpoint:
+    """A training's whole state after an epoch, in a barley model file (JSON and arrays, never a
+    pickle): the weights, Adam's moments, the numpy and PyTorch random generators, the dev
+    scores so far and the kept epoch's weights. A training resumed from it goes on as if it had
+    never stopped: the same seed and threads give the same model.
+
+    ``fingerprint``: what must not change between the two (the options, the seed, the
+    threads, a digest of the data); resuming from a checkpoint of another training is refused.
+    ``resume``: continue from ``path`` (it must exist); otherwise a training starts afresh and
+    overwrites it.
+    """
+
+    KIND = "training-checkpoint"
+
+    def __init__(self, path: str, fingerprint: dict, resume: bool):
+        self.path, self.fingerprint, self.resume = path, fingerprint, resume
+
+    def save(self, epoch: int, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+             rng: np.random.Generator, progress: _Progress) -> None:
+        state = optimizer.state_dict()
+        arrays = {**weight_arrays(model),
+                  **{f"best.{name}": value.detach().cpu().numpy() for name, value in progress.best_state.items()},
+                  "torch_rng": torch.get_rng_state().numpy()}
+        for number, moments in state["state"].items():
+            arrays.update({f"adam.{number}.{name}": value.detach().cpu().numpy() for name, value in moments.items()})
+        manifest = {"barley_version": __version__, "checkpoint": self.KIND, "fingerprint": self.fingerprint,
+                    "epoch": epoch, "progress": progress.to_json(), "numpy_rng": rng.bit_generator.state,
+                    "adam_groups": state["param_groups"]}
+        model_file.write(self.path, manifest, arrays)
+
+    def restore(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer, rng: np.random.Generator,
+                progress: _Progress, log: Callable[[str], None]) -> int:
+        """Load the state saved by :meth:`save` when resuming; the epochs done (0 when not resuming)."""
+        if not self.resume:
+            return 0
+        if not os.path.exists(self.path):
+            raise BarleyError(f"no checkpoint to resume from: {self.path} does not exist",
+                              fix="train without --resume (it starts afresh)")
+        manifest, arrays = model_file.read(self.path)
+        if manifest.get("checkpoint") != self.KIND:
+            raise ModelError("not a training checkpoint", path=self.path)
+        changed = sorted(key for key in {*self.fingerprint, *manifest.get("fingerprint", {})}
+                         if self.fingerprint.get(key) != manifest.get("fingerprint", {}).get(key))
+        if changed:
+            raise BarleyError(f"the checkpoint {self.path} is of another training (it differs in: "
+                              f"{', '.join(changed)})", fix="give the same data and options, or train without --resume")
+        with check.loading(self.path, "checkpoint"):
+            load_weights(model, arrays)
+            best = {name[len("best."):]: torch.from_numpy(np.array(value)) for name, value in arrays.items()
+                    if name.startswith("best.")}
+            moments: dict[int, dict[str, torch.Tensor]] = {}
+            for name, value in arrays.items():
+                if name.startswith("adam."):
+                    _, number, key = name.split(".", 2)
+                    moments.setdefault(int(number), {})[key] = torch.from_numpy(np.array(value))
+            groups = [{**group, "betas": tuple(group["betas"])} for group in manifest["adam_groups"]]
+            optimizer.load_state_dict({"state": moments, "param_groups": groups})
+            torch.set_rng_state(torch.from_numpy(np.array(arrays["torch_rng"])))
+            rng.bit_generator.state = manifest["numpy_rng"]
+            progress.restore(manifest["progress"], best)
+            epoch = int(manifest["epoch"])
+        log(f"resuming from {self.path}: {epoch} epochs done, epoch {progress.best_epoch} kept so far")
+        return epoch
 
 
 def weight_arrays(model: torch.nn.Module) -> dict[str, np.ndarray]:
     """The model's weights as numpy arrays for its model file (``weights.NAME``)."""
     return {f"weights.{name}": value.detach().cpu().numpy() for name, value in model.state_dict().items()}
+
+
+def load_weights(model: torch.nn.Module, arrays: dict[str, np.ndarray]) -> None:
+    """Weights from :func:`weight_arrays`' arrays into a built ``model``, each one the model has and
+    no other (strict): a checkpoint's (a model file's are checked first, :func:`barley.model_check.weights_of`)."""
+    state = {name[len("weights."):]: torch.from_numpy(np.array(value, dtype=np.float32))
+             for name, value in arrays.items() if name.startswith("weights.")}
+    model.load_state_dict(state, strict=True)

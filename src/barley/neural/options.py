@@ -11,6 +11,9 @@ from dataclasses import asdict, dataclass, fields
 from barley.errors import BarleyError
 
 
+CHARACTERS = ("add", "concat")
+
+
 @dataclass(frozen=True)
 class EncoderOptions:
     """Sizes and regularisation of the encoder; the defaults are sized for a CPU."""
@@ -27,9 +30,28 @@ class EncoderOptions:
     dropout: float = 0.33
     word_dropout: float = 0.25
     min_form_count: int = 2
+    inputs: tuple[str, ...] = ("form", "lemma", "upos", "xpos", "feats")
+    """The columns the encoder reads (:data:`barley.neural.inputs.INPUTS`); FORM always (with the characters)."""
+    characters: str = "add"
+    """How the character BiLSTM's final states join the form embedding: ``add`` (projected to its
+    size and added) or ``concat`` (appended as they are: the BiLSTM reads the two apart)."""
+
+    def __post_init__(self):
+        object.__setattr__(self, "inputs", tuple(self.inputs))  # a list when read from a manifest
 
     def check(self) -> None:
+        from barley.neural.inputs import INPUTS
+
+        if "form" not in self.inputs or not set(self.inputs) <= set(INPUTS) or len(set(self.inputs)) != len(
+                self.inputs):
+            raise BarleyError(f"encoder inputs {', '.join(self.inputs)}: give form and any of "
+                              f"{', '.join(INPUTS[1:])}, each once")
+        if self.characters not in CHARACTERS:
+            raise BarleyError(f"unknown way of joining characters {self.characters!r}",
+                              fix="choose " + " or ".join(CHARACTERS))
         for name, value in asdict(self).items():
+            if name in ("inputs", "characters"):
+                continue
             if name in ("dropout", "word_dropout"):
                 if not 0.0 <= value < 1.0:
                     raise BarleyError(f"--{name.replace('_', '-')} must be in [0, 1), not {value}")
@@ -39,6 +61,15 @@ class EncoderOptions:
     @property
     def output_dim(self) -> int:
         return 2 * self.lstm_hidden
+
+    @property
+    def input_dims(self) -> dict[str, int]:
+        """The size of each part of the input vector, in order: each column read, and the characters
+        after the form when they are concatenated."""
+        dims = {name: getattr(self, f"{name}_dim") for name in self.inputs}
+        if self.characters == "concat":
+            dims = {"form": dims.pop("form"), "chars": 2 * self.char_hidden, **dims}
+        return dims
 
 
 @dataclass(frozen=True)
@@ -129,13 +160,18 @@ def add_arguments(parser) -> None:
         kind = type(defaults[name])
         group.add_argument("--" + name.replace("_", "-"), type=kind, default=SUPPRESS,
                            metavar="P" if kind is float else "N", help=f"{text} (default {defaults[name]})")
+    group.add_argument("--characters", choices=CHARACTERS, default=SUPPRESS,
+                       help="how the character BiLSTM's final states join the form embedding: add (projected to its "
+                            "size; the parsers') or concat (--components joint, its default)")
 
 
 def describe_encoder(encoder: dict) -> str:
     """The ``barley info`` line about a neural parser's encoder (its manifest entry)."""
+    names = {"lemma": "lemma", "upos": "UPOS", "xpos": "XPOS", "feats": "FEATS"}
+    others = "".join(f", {names[name]} {encoder.get(f'{name}_dim')}"
+                     for name in encoder.get("inputs", list(names)) if name in names)
     return (f"encoder:     BiLSTM {encoder.get('lstm_layers')} × {encoder.get('lstm_hidden')}; embeddings form "
-            f"{encoder.get('form_dim')} (+ characters {encoder.get('char_hidden')}), lemma {encoder.get('lemma_dim')}, "
-            f"UPOS {encoder.get('upos_dim')}, XPOS {encoder.get('xpos_dim')}, FEATS {encoder.get('feats_dim')}; "
+            f"{encoder.get('form_dim')} (+ characters {encoder.get('char_hidden')}){others}; "
             f"dropout {encoder.get('dropout')}, word dropout {encoder.get('word_dropout')}")
 
 

@@ -26,15 +26,17 @@ import torch
 from barley import model_check as check
 from barley.batch import ParseStats, advance, legal_classes
 from barley.conllu import Sentence
-from barley.neural.encoder import EncoderVocabularies, make_batch
+from barley.neural.encoder import make_batch
+from barley.neural.inputs import EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
-                                   log_sizes, transforms_of, use_pretrained)
+                                   log_sizes, use_pretrained)
 from barley.neural.options import EncoderOptions, Training, TransitionOptions
 from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
 from barley.systems.base import Action, OracleError, State, TransitionSystem, run_oracle
 from barley.training import Classes, Oracle, zero_cost_classes
+from barley.transforms import of_manifest
 
 
 def position_index(row: Callable, states: Sequence[State], waiting: list[int], offsets: np.ndarray,
@@ -199,7 +201,7 @@ class NeuralTransitionParser(NeuralParser):
             classes = len(Classes(system, labels).table)
             model = check.weights_of(lambda: TransitionScorer(encoder, scorer, vocabularies.sizes(), len(positions),
                                                               classes), arrays)
-            return cls(model, vocabularies, system, positions, labels, root_label, transforms_of(manifest), manifest)
+            return cls(model, vocabularies, system, positions, labels, root_label, of_manifest(manifest), manifest)
 
 
 # --- training ---------------------------------------------------------------------------

@@ -79,6 +79,7 @@ COMPONENTS = {
     "tokenize": "tokenize:TokenizeComponent",
     "tag": "tagger:Tagger",
     "parse": "parse:ParseComponent",
+    "joint": "joint:JointComponent",
 }
 """Registered component kinds, in the order a pipeline runs them."""
 
@@ -92,6 +93,22 @@ SCORES = {"UPOS": ("UPOS",), "XPOS": ("XPOS",), "UFeats": ("FEATS",),
 
 BATCH = 256
 """Sentences handed to a component at a time when only some of them need it."""
+
+
+def accuracies(gold: Sequence[Sentence], predicted: Sequence[Sentence], written: Iterable[str]) -> dict:
+    """The :data:`SCORES` whose columns are all ``written``, in percent of the words of ``gold``
+    (every word, punctuation included), for ``predicted`` copies of the same sentences; and ``words``."""
+    written = set(written)
+    words = sum(len(s) for s in gold)
+    scores: dict = {}
+    for name, columns in SCORES.items():
+        if all(column in written for column in columns):
+            indexes = [COLUMNS.index(column) for column in columns]
+            right = sum(all(g[i] == p[i] for i in indexes)
+                        for gs, ps in zip(gold, predicted) for g, p in zip(gs.words, ps.words))
+            scores[name] = round(100.0 * right / max(words, 1), 2)
+    scores["words"] = words
+    return scores
 
 
 def _stderr(message: str) -> None:
@@ -122,8 +139,13 @@ def check_options(name: str, options: dict) -> dict:
 def ordered(names: Iterable[str]) -> list[str]:
     """Component names checked, deduplicated and in registry (running) order."""
     names = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    writer: dict[str, str] = {}
     for name in names:
-        component_class(name)
+        for column in component_class(name).writes:
+            if column in writer:
+                raise BarleyError(f"components {writer[column]} and {name} both write {column}",
+                                  fix="choose one of them (joint replaces tag and parse)")
+            writer[column] = name
     if not names:
         raise BarleyError("no pipeline component given", fix="e.g. --components tag,parse")
     return [n for n in COMPONENTS if n in names]
@@ -194,15 +216,20 @@ class Pipeline:
         return Pipeline([c for c in self.components if c.name in wanted], self.manifest)
 
     @property
+    def _parser(self):
+        """The component that writes the trees, if any."""
+        return next((c for c in self.components if "HEAD" in c.writes), None)
+
+    @property
     def stats(self):
         """The parser's counts (``barley parse`` prints them), if there is a parser."""
-        return self["parse"].stats if "parse" in self else None
+        return None if self._parser is None else self._parser.stats
 
     @stats.setter
     def stats(self, value) -> None:
         """Start new counts (e.g. per block of a file parsed in parts, :mod:`barley.parallel`)."""
-        if "parse" in self:
-            self["parse"].stats = value
+        if self._parser is not None:
+            self._parser.stats = value
 
     def limit_words(self, max_words: int) -> None:
         """Refuse sentences longer than ``max_words`` (``barley parse --max-words``): a limit of the
@@ -297,15 +324,8 @@ class Pipeline:
         predicted = list(self.parse(copies, retag=True))
         seconds = time.perf_counter() - started
         written = {column for c in self.components if c.consumes == "sentences" for column in c.writes}
-        words = sum(len(s) for s in gold)
-        scores: dict = {}
-        for name, columns in SCORES.items():
-            if all(column in written for column in columns):
-                indexes = [COLUMNS.index(column) for column in columns]
-                right = sum(all(g[i] == p[i] for i in indexes)
-                            for gs, ps in zip(gold, predicted) for g, p in zip(gs.words, ps.words))
-                scores[name] = round(100.0 * right / max(words, 1), 2)
-        scores.update({"words": words, "words_per_second": round(words / max(seconds, 1e-9))})
+        scores = accuracies(gold, predicted, written)
+        scores["words_per_second"] = round(scores["words"] / max(seconds, 1e-9))
         return scores
 
     def evaluate_text(self, data: str | Iterable[Sentence]) -> dict:
@@ -331,11 +351,14 @@ class Pipeline:
     @classmethod
     def train(cls, train_data: str | Iterable[Sentence], components: Iterable[str], *,
               options: dict[str, dict] | None = None, jackknife: int | None = DEFAULT_JACKKNIFE,
-              seed: int = 1, record_time: bool = True, log: Callable[[str], None] = _stderr) -> Pipeline:
+              seed: int = 1, record_time: bool = True, log: Callable[[str], None] = _stderr,
+              dev: str | Iterable[Sentence] | None = None) -> Pipeline:
         """Train the named components on one treebank (a path or sentences).
 
         ``options``: per component name, its training options (``OPTIONS``). ``jackknife``:
-        folds for the later components' training data (None or 1: gold columns).
+        folds for the later components' training data (None or 1: gold columns). ``dev``:
+        development sentences for the components that take them (``takes_dev``: early
+        stopping), annotated by the components trained before them.
         """
         started = time.perf_counter()
         names = ordered(components)
@@ -354,6 +377,7 @@ class Pipeline:
         if not sentences:
             raise InputError("no training sentence", path=source)
         words = sum(len(s) for s in sentences)
+        dev_sentences = None if dev is None else list(read(dev) if isinstance(dev, str) else dev)
         log(f"training a pipeline ({', '.join(names)}) on {source}: {len(sentences)} sentences, {words} words"
             + (f"; jackknifing {jackknife} folds" if jackknife else "; no jackknifing"))
         trained: list = []
@@ -374,7 +398,10 @@ class Pipeline:
                 options[name]["tags"] = "predicted"
             log(f"[{name}] training")
             component_started = time.perf_counter()
-            trained.append(kind.train(data, options[name], seed=seed, log=_prefixed(name, log)))
+            extra = {}
+            if getattr(kind, "takes_dev", False) and dev_sentences is not None:
+                extra["dev"] = cls._annotated(dev_sentences, [c for c in trained if c.consumes == "sentences"])
+            trained.append(kind.train(data, options[name], seed=seed, log=_prefixed(name, log), **extra))
             log(f"[{name}] trained in {time.perf_counter() - component_started:.1f} s")
             if kind.consumes == "sentences":
                 annotators.append(name)
@@ -385,6 +412,14 @@ class Pipeline:
             "components": names, "training": training,
             "jackknife": {"folds": jackknife, "components": jackknifed} if jackknifed else None}}
         return cls(trained, manifest)
+
+    @staticmethod
+    def _annotated(sentences: list[Sentence], annotators: list) -> list[Sentence]:
+        """Copies of ``sentences`` run through the trained ``annotators`` in order."""
+        annotated: Iterable[Sentence] = [s.copy() for s in sentences]
+        for component in annotators:
+            annotated = component.process(annotated)
+        return list(annotated)
 
     @staticmethod
     def _jackknifed(sentences: list[Sentence], annotators: list[str], options: dict[str, dict], k: int,
@@ -398,14 +433,10 @@ class Pipeline:
             fold_started = time.perf_counter()
             chain = [component_class(name).train(rest, options[name], seed=seed, log=lambda _: None)
                      for name in annotators]
-            copies = [sentences[i].copy() for i in fold]
-            annotated: Iterable[Sentence] = copies
-            for component in chain:
-                annotated = component.process(annotated)
-            out.extend(annotated)
+            out.extend(Pipeline._annotated([sentences[i] for i in fold], chain))
             elapsed = time.perf_counter() - fold_started
             log(f"jackknife fold {number + 1}/{k}: {', '.join(annotators)} trained on {len(rest)} sentences, "
-                f"annotated {len(copies)} ({elapsed:.1f} s; about {elapsed * (k - number - 1):.0f} s left)")
+                f"annotated {len(fold)} ({elapsed:.1f} s; about {elapsed * (k - number - 1):.0f} s left)")
         return out
 
     # --- model files -----------------------------------------------------------------
@@ -467,4 +498,5 @@ def _prefixed(name: str, log: Callable[[str], None]) -> Callable[[str], None]:
     return lambda message: log(f"[{name}] {message}")
 
 
-__all__ = ["COMPONENTS", "Pipeline", "component_class", "check_options", "ordered", "folds", "has_values"]
+__all__ = ["COMPONENTS", "Pipeline", "accuracies", "component_class", "check_options", "ordered", "folds",
+           "has_values"]

@@ -38,6 +38,25 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                   f"lemmas:      {len(tagger.get('lemmas', []))} known (form, UPOS) pairs, "
                   f"{len(tagger.get('rules', []))} edit rules",
                   f"options:     {tagger.get('options')}"]
+    joint = components.get("joint")
+    if joint is not None:
+        from barley.neural.options import describe_encoder
+
+        tables, decoding = joint.get("tables", {}), joint.get("decoding", {})
+        sizes = {name: len(values) for name, values in tables.get("values", {}).items()}
+        training = joint.get("training", {})
+        lines += ["", "[joint]",
+                  "network:     one encoder, heads UPOS, XPOS, UFeats, lemma rules, biaffine arcs and labels "
+                  f"(arc MLP {joint.get('biaffine', {}).get('arc_mlp')}, label MLP "
+                  f"{joint.get('biaffine', {}).get('label_mlp')}); decoder {decoding.get('decoder')}",
+                  describe_encoder(joint.get("encoder", {})),
+                  f"classes:     UPOS {sizes.get('upos')}, XPOS {sizes.get('xpos')}, FEATS {sizes.get('feats')}, "
+                  f"lemma rules {sizes.get('lemma')}, DEPREL {len(tables.get('labels', []))}",
+                  f"training:    {training.get('sentences')} sentences, {training.get('words')} words"
+                  + (f" ({training['held_out_sentences']} more held out for early stopping)"
+                     if "held_out_sentences" in training else "")
+                  + f"; epoch {training.get('best_epoch')} of {training.get('epochs_run')} kept (best mean dev "
+                  f"score)" + ("; training interrupted" if training.get("interrupted") else "")]
     if "parse" in components:
         parser = {"format_version": manifest.get("format_version"), **components["parse"]}
         lines += ["", "[parse]", describe_parser(parser)]

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 
 from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
 
-_NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "func", "command",
-               "default_of"}
+_NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
+               "command", "default_of"}
+_TRANSFORM_OPTIONS = {"pseudo_projective", "lift", "label_cap", "coordination", "coordination_variant", "verb_group",
+                      "scheme"}
+CHECKPOINT_SUFFIX = ".checkpoint"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             f"of K folds of the training data (default {DEFAULT_JACKKNIFE})")
     folds.add_argument("--no-jackknife", action="store_true",
                        help="later components learn from the gold tags instead (faster, less accurate)")
+    group.add_argument("--resume", action="store_true",
+                       help="joint component: continue a training that was stopped, from the checkpoint written "
+                            f"after every epoch (the model file's name + {CHECKPOINT_SUFFIX}); same data and options")
 
 
 def remember_defaults(parser: argparse.ArgumentParser) -> None:
@@ -34,31 +41,58 @@ def remember_defaults(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(default_of=parser.get_default)
 
 
-def _parser_options_set(args: argparse.Namespace) -> list[str]:
+def _parser_options_set(args: argparse.Namespace, names: bool = False) -> list[str]:
+    """The parser options set on the command line, as flags (or as ``names``)."""
     # an option without a default (argparse.SUPPRESS) is in ``args`` only when given
-    return ["--" + name.replace("_", "-") for name, value in sorted(vars(args).items())
+    return [name if names else "--" + name.replace("_", "-") for name, value in sorted(vars(args).items())
             if name not in _NOT_PARSER and value != args.default_of(name)]
 
 
 def refuse_without_components(args: argparse.Namespace) -> None:
     if args.jackknife is not None or args.no_jackknife:
         raise BarleyError("--jackknife and --no-jackknife apply to pipelines", fix="add e.g. --components tag,parse")
+    if args.resume:
+        raise BarleyError("--resume applies to the joint component", fix="add e.g. --components tokenize,joint")
 
 
-def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict]) -> int:
+def joint_options(args: argparse.Namespace, transforms: list) -> dict:
+    """The ``joint`` component's options: every option set on the command line (those it does not
+    take are refused by :func:`barley.pipeline.check_options`), the transforms, the checkpoint
+    next to the model file and whether to resume from it."""
+    given = {name: getattr(args, name) for name in _parser_options_set(args, names=True)
+             if name not in _TRANSFORM_OPTIONS}
+    if transforms:
+        given["transforms"] = transforms
+    checkpoint = args.model + CHECKPOINT_SUFFIX
+    if args.resume and not os.path.exists(checkpoint):  # said before the earlier components train
+        raise BarleyError(f"no checkpoint to resume from: {checkpoint} does not exist",
+                          fix="train without --resume (it starts afresh)")
+    return {**given, "checkpoint": checkpoint, "resume": args.resume}
+
+
+def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict],
+                   transforms: Callable[[argparse.Namespace], list]) -> int:
     names = ordered(args.components.split(","))
     options = {}
     if "parse" in names:
         options["parse"] = parse_options(args)
+    elif "joint" in names:
+        options["joint"] = joint_options(args, transforms(args))
     elif _parser_options_set(args):
         raise BarleyError(f"{', '.join(_parser_options_set(args))}: parser options, but --components has no parse",
                           fix="add parse to --components or leave these options out")
+    if args.resume and "joint" not in names:
+        raise BarleyError("--resume applies to the joint component", fix="add joint to --components")
     jackknife = None if args.no_jackknife else DEFAULT_JACKKNIFE if args.jackknife is None else args.jackknife
     pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
-                              seed=1 if args.seed is None else args.seed, record_time=args.seed is None)
+                              seed=1 if args.seed is None else args.seed, record_time=args.seed is None,
+                              dev=args.dev)
     if args.dev:
         scores = pipeline.evaluate(args.dev)
         pipeline.manifest["dev"] = scores
         print("dev: " + ", ".join(f"{name} {value}" for name, value in scores.items()), file=sys.stderr)
     pipeline.save(args.model)
+    checkpoint = args.model + CHECKPOINT_SUFFIX
+    if "joint" in names and os.path.exists(checkpoint):
+        os.remove(checkpoint)  # the model is written: the training's checkpoint is done with
     return 0

@@ -42,6 +42,11 @@ def from_json(data: dict):
     return transform_class(data.get("name", "?")).from_json(data)
 
 
+def of_manifest(manifest: dict) -> list:
+    """The transforms a model's manifest lists (``transforms``: :func:`from_json` entries), in forward order."""
+    return [from_json(entry) for entry in manifest.get("transforms", [])]
+
+
 def load_scheme(name: str) -> dict:
     """The label sets of an annotation scheme: a built-in one (``ud``, ``prague``, from
     ``transforms/schemes/NAME.toml``) or a TOML file of the same shape."""

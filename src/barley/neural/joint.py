@@ -1,0 +1,276 @@
+"""The joint tagger, lemmatizer and parser at inference: numpy only, never PyTorch.
+
+One network (UDPipe 2's shape, Straka 2018 §3): an encoder over the words' forms
+(:mod:`barley.neural.encoder`: a lower-cased form embedding plus a character BiLSTM over
+the form as written, then a BiLSTM) feeds every head — a linear layer each for UPOS,
+XPOS, UFeats (the whole FEATS string as one class, as UDPipe does) and the lemma (an
+edit-rule class, :mod:`barley.pipeline.lemma_rules`, as UDPipe 2), and Dozat & Manning's
+biaffine arc and label scorer (:mod:`barley.neural.biaffine_model`). The encoder never
+reads a column a head predicts.
+
+Training is :mod:`barley.neural.joint_training` (PyTorch). A trained network is its
+arrays; :class:`NumpyJoint` runs them with :mod:`barley.neural.numpy_ops`, and
+:func:`annotate` turns either engine's outputs (:class:`JointOutputs`) into columns, so
+that the PyTorch model (used on dev during training) and the numpy engine decode alike:
+the tags are the best class of each head; the lemma is the best rule that applies to the
+form; the tree is the best tree of the arc scores (:func:`barley.neural.trees.best_tree`:
+a word's arc scores differ from ``log P(head | word)`` by a constant per word, which
+changes no tree), and each word's label the best at its chosen head (Dozat & Manning
+2017 §3.2), scored for that head only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
+from barley.errors import ModelError
+from barley.graph.model import GraphOptions
+from barley.neural import numpy_ops as ops
+from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded, by_length, pad
+from barley.neural.options import BiaffineOptions, EncoderOptions
+from barley.neural.trees import BiaffineParseStats, best_tree
+from barley.pipeline.lemma_rules import apply_rule, edit_rule
+
+HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
+"""The tagging heads and the column each fills (the lemma head's classes are edit rules)."""
+CHAR_CACHE_LIMIT = 200_000
+"""Distinct forms whose character vectors :class:`NumpyJoint` remembers between batches."""
+CHAR_BATCH = 512
+"""Forms run through the character model together (sorted by length)."""
+
+
+class JointTables:
+    """The classes of each head, numbered in order of first occurrence in training (deterministic):
+    ``values`` per tagging head (:data:`HEADS`; for ``lemma`` the edit rules) and the DEPREL ``labels``."""
+
+    def __init__(self, values: dict[str, list[str]], labels: list[str]):
+        self.values, self.labels = values, labels
+        self.ids = {name: {value: i for i, value in enumerate(column)} for name, column in values.items()}
+
+    @classmethod
+    def build(cls, sentences: Sequence[Sentence], labels: list[str]) -> JointTables:
+        seen: dict[str, dict[str, None]] = {name: {} for name in HEADS}
+        for sentence in sentences:
+            for classes in _classes(sentence):
+                for name, value in zip(HEADS, classes):
+                    seen[name].setdefault(value)
+        return cls({name: list(values) for name, values in seen.items()}, labels)
+
+    def sizes(self) -> dict[str, int]:
+        return {name: len(values) for name, values in self.values.items()}
+
+    def targets(self, sentence: Sentence) -> dict[str, np.ndarray]:
+        """The class of every node for each head (-1 for the root)."""
+        rows = [[-1] * (len(sentence) + 1) for _ in HEADS]
+        for position, classes in enumerate(_classes(sentence), 1):
+            for row, name, value in zip(rows, HEADS, classes):
+                row[position] = self.ids[name][value]
+        return {name: np.array(row, dtype=np.int64) for name, row in zip(HEADS, rows)}
+
+    def to_json(self) -> dict:
+        return {"values": self.values, "labels": self.labels}
+
+    @classmethod
+    def from_json(cls, entry: dict) -> JointTables:
+        values = {name: list(entry["values"][name]) for name in HEADS}
+        if any(not column or not all(isinstance(v, str) for v in column) for column in values.values()):
+            raise ValueError("a head without classes, or a class that is not a string")
+        return cls(values, list(entry["labels"]))
+
+
+def _classes(sentence: Sentence) -> list[tuple[str, str, str, str]]:
+    """Each word's UPOS, XPOS, FEATS and lemma rule."""
+    return [(w[UPOS], w[XPOS], w[FEATS], edit_rule(w[FORM], w[LEMMA])) for w in sentence.words]
+
+
+@dataclass
+class JointOutputs:
+    """What a network computes for a padded batch of ``B`` sentences of at most ``T`` nodes."""
+
+    tags: dict[str, np.ndarray]  # each head's class scores, [words, classes]: the words (not the root) in order
+    arcs: np.ndarray             # [B, T (dependent), T (head)] arc scores
+    label_dep: np.ndarray        # [B, T, label MLP]: each node as a dependent
+    label_head: np.ndarray       # [B, T, label MLP]: each node as a head
+    label_weight: np.ndarray     # the label biaffine's weight [labels, MLP + 1, MLP + 1]
+
+
+@dataclass
+class Annotator:
+    """What turns a network's outputs into columns: the tables, the decoder and the transforms
+    (undone on each tree); parse counts go to ``stats``."""
+
+    tables: JointTables
+    decoding: GraphOptions
+    transforms: Sequence = ()
+    stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
+
+    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs) -> None:
+        """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``)."""
+        lengths = [len(s) for s in sentences]
+        rows = np.repeat(np.arange(len(sentences)), lengths)
+        nodes = np.concatenate([np.arange(1, n + 1) for n in lengths])
+        words = [word for sentence in sentences for word in sentence.words]
+        for name, column in HEADS.items():
+            best = outputs.tags[name].argmax(axis=1)
+            if name == "lemma":
+                self._lemmas(words, outputs.tags[name], best)
+                continue
+            values = self.tables.values[name]
+            for word, value in zip(words, best.tolist()):
+                word[column] = values[value]
+        heads = [self._tree(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
+        chosen = np.concatenate([h[1:] for h in heads])
+        scores = ops.biaffine_aligned(ops.with_bias(outputs.label_dep[rows, nodes]),
+                                      ops.with_bias(outputs.label_head[rows, chosen]), outputs.label_weight)
+        labels = scores.argmax(axis=1).tolist()
+        start = 0
+        for sentence, tree in zip(sentences, heads):
+            deprels = [""] + [self.tables.labels[label] for label in labels[start:start + len(sentence)]]
+            start += len(sentence)
+            tree = tree.tolist()
+            for transform in reversed(self.transforms):
+                tree, deprels = transform.inverse(tree, deprels)
+            sentence.set_tree(tree, deprels)
+
+    def _tree(self, arcs: np.ndarray) -> np.ndarray:
+        arc = arcs.T.astype(np.float64)  # [head, dependent], as the decoders read it
+        arc[:, 0] = -np.inf
+        np.fill_diagonal(arc, -np.inf)
+        return best_tree(self.decoding, arc, self.stats)
+
+    def _lemmas(self, words: list[list[str]], scores: np.ndarray, best: np.ndarray) -> None:
+        """The best rule that applies to each form (a rule cutting what the form lacks does not)."""
+        rules = self.tables.values["lemma"]
+        for word, row, rule in zip(words, scores, best.tolist()):
+            lemma = apply_rule(word[FORM], rules[rule])
+            if lemma is None:
+                lemma = next((found for found in (apply_rule(word[FORM], rules[r]) for r in np.argsort(-row))
+                              if found is not None), word[FORM])
+            word[LEMMA] = lemma
+
+
+class JointParser:
+    """A network (anything with ``outputs(padded) -> JointOutputs``: :class:`NumpyJoint`, or the
+    PyTorch model in training) with its vocabularies and :class:`Annotator`."""
+
+    def __init__(self, network, vocabularies: EncoderVocabularies, annotator: Annotator):
+        self.network, self.vocabularies, self.annotator = network, vocabularies, annotator
+
+    def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """Annotate ``sentences`` in place, in batches of similar length; yield them in input order."""
+        return by_length(sentences, self._annotate, PARSE_BATCH_WORDS)
+
+    def _annotate(self, batch: list[Sentence]) -> None:
+        padded = pad([self.vocabularies.encode(sentence) for sentence in batch])
+        self.annotator.annotate(batch, self.network.outputs(padded))
+
+
+# --- the numpy network ------------------------------------------------------------------
+
+MLPS = ("arc_dep", "arc_head", "label_dep", "label_head")
+
+
+def expected_shapes(encoder: EncoderOptions, biaffine: BiaffineOptions, vocabulary_sizes: dict[str, int],
+                    tag_sizes: dict[str, int], labels: int) -> dict[str, tuple[int, ...]]:
+    """Every array of a joint network (PyTorch's state-dict names) and its shape."""
+    shapes: dict[str, tuple[int, ...]] = {
+        "encoder.form.weight": (vocabulary_sizes["form"], encoder.form_dim),
+        "encoder.char_embedding.weight": (vocabulary_sizes["chars"], encoder.char_dim)}
+
+    def lstm(prefix: str, layers: int, inputs: int, hidden: int) -> None:
+        for layer in range(layers):
+            for suffix in ("", "_reverse"):
+                width = inputs if layer == 0 else 2 * hidden
+                shapes.update({f"{prefix}.weight_ih_l{layer}{suffix}": (4 * hidden, width),
+                               f"{prefix}.weight_hh_l{layer}{suffix}": (4 * hidden, hidden),
+                               f"{prefix}.bias_ih_l{layer}{suffix}": (4 * hidden,),
+                               f"{prefix}.bias_hh_l{layer}{suffix}": (4 * hidden,)})
+
+    def linear(prefix: str, inputs: int, outputs: int) -> None:
+        shapes.update({f"{prefix}.weight": (outputs, inputs), f"{prefix}.bias": (outputs,)})
+
+    lstm("encoder.char_lstm", 1, encoder.char_dim, encoder.char_hidden)
+    if encoder.characters == "add":
+        linear("encoder.char_projection", 2 * encoder.char_hidden, encoder.form_dim)
+    lstm("encoder.lstm", encoder.lstm_layers, sum(encoder.input_dims.values()), encoder.lstm_hidden)
+    for name in MLPS:
+        linear(f"{name}.0", encoder.output_dim, biaffine.arc_mlp if name.startswith("arc") else biaffine.label_mlp)
+    shapes["arc_attention.weight"] = (1, biaffine.arc_mlp, biaffine.arc_mlp + 1)
+    shapes["label_attention.weight"] = (labels, biaffine.label_mlp + 1, biaffine.label_mlp + 1)
+    for name, size in tag_sizes.items():
+        linear(f"tags.{name}", encoder.output_dim, size)
+    return shapes
+
+
+def checked_weights(arrays: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]], path: str
+                    ) -> dict[str, np.ndarray]:
+    """The arrays ``weights.NAME`` of a model file, each as :func:`expected_shapes` says, float32
+    and finite, and no other; anything else is a :class:`ModelError`."""
+    weights = {name[len("weights."):]: array for name, array in arrays.items() if name.startswith("weights.")}
+    problems = [f"unexpected array {name}" for name in sorted(set(weights) - set(shapes))]
+    problems += [f"missing array {name}" for name in sorted(set(shapes) - set(weights))]
+    for name in sorted(set(shapes) & set(weights)):
+        array = weights[name]
+        if array.dtype != np.float32 or array.shape != shapes[name]:
+            problems.append(f"array {name} is {array.dtype} {array.shape}, not float32 {shapes[name]}")
+        elif not np.isfinite(array).all():
+            problems.append(f"array {name} holds a value that is not finite")
+    if problems:
+        raise ModelError(f"inconsistent joint network: {problems[0]}"
+                         + (f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""),
+                         path=path, fix="train the model again with this version of barley")
+    return weights
+
+
+class NumpyJoint:
+    """A joint network's forward pass in numpy over its (checked) arrays, PyTorch's names."""
+
+    def __init__(self, encoder: EncoderOptions, vocabularies: EncoderVocabularies, weights: dict[str, np.ndarray]):
+        if encoder.inputs != ("form",):
+            raise ValueError(f"a joint network reads the form only, not {', '.join(encoder.inputs)}")
+        self.vocabularies = vocabularies
+        self.form = weights["encoder.form.weight"]
+        self.chars = weights["encoder.char_embedding.weight"]
+        self.char_lstm = (ops.LSTMWeights.of(weights, "encoder.char_lstm", 0, False),
+                          ops.LSTMWeights.of(weights, "encoder.char_lstm", 0, True))
+        self.char_projection = (weights["encoder.char_projection.weight"], weights["encoder.char_projection.bias"]
+                                ) if encoder.characters == "add" else None
+        self.lstm = [(ops.LSTMWeights.of(weights, "encoder.lstm", layer, False),
+                      ops.LSTMWeights.of(weights, "encoder.lstm", layer, True)) for layer in range(encoder.lstm_layers)]
+        self.mlps = {name: (weights[f"{name}.0.weight"], weights[f"{name}.0.bias"]) for name in MLPS}
+        self.arc_weight = weights["arc_attention.weight"]
+        self.label_weight = weights["label_attention.weight"]
+        self.tags = {name: (weights[f"tags.{name}.weight"], weights[f"tags.{name}.bias"]) for name in HEADS}
+        self._char_vectors: dict[str, np.ndarray] = {}
+
+    def _characters(self, padded: Padded) -> np.ndarray:
+        """The character model's vector of each distinct form of the batch (computed once per form
+        and remembered), plus a zero row for padding."""
+        cache = self._char_vectors
+        missing = sorted((word for word in padded.types if word not in cache), key=len)
+        if len(cache) + len(missing) > CHAR_CACHE_LIMIT:
+            cache.clear()
+            missing = sorted(padded.types, key=len)
+        for start in range(0, len(missing), CHAR_BATCH):  # forms of similar length: little padding
+            forms = missing[start:start + CHAR_BATCH]
+            chars, lengths = padded.characters(self.vocabularies, forms)
+            final = ops.bilstm_final(ops.embedding(self.chars, chars), lengths, *self.char_lstm)
+            if self.char_projection is not None:
+                final = ops.linear(final, *self.char_projection)
+            cache.update(zip(forms, final))
+        width = 2 * self.char_lstm[0].hidden if self.char_projection is None else self.form.shape[1]
+        return np.stack([cache[word] for word in padded.types] + [np.zeros(width, np.float32)])
+
+    def outputs(self, padded: Padded) -> JointOutputs:
+        form, characters = ops.embedding(self.form, padded.ids["form"]), self._characters(padded)[padded.word_type]
+        inputs = form + characters if self.char_projection is not None else np.concatenate([form, characters], -1)
+        vectors = ops.bilstm(inputs, padded.lengths, self.lstm)
+        arc_dep, arc_head, label_dep, label_head = (ops.mlp(vectors, *self.mlps[name]) for name in MLPS)
+        arcs = ops.biaffine(arc_dep, ops.with_bias(arc_head), self.arc_weight)[..., 0]
+        at_words = vectors[:, 1:][padded.mask[:, 1:]]
+        tags = {name: ops.linear(at_words, *layer) for name, layer in self.tags.items()}
+        return JointOutputs(tags, arcs, label_dep, label_head, self.label_weight)

@@ -1,0 +1,48 @@
+"""From a sentence's arc scores to a tree (no PyTorch): the best head of each word when
+those already form a tree the decoder could return, else the decoder.
+
+This is SuPar's shortcut: a sentence whose best head per word already forms a tree the
+decoder could return (any tree for ``mst``; a projective one for ``eisner`` and
+``eisner+npa``, where it is the optimum the approximation starts from and cannot
+improve) skips the decoder (:mod:`barley.graph.decoding`); only the others are decoded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from barley.graph.decoding import decode
+from barley.graph.model import GraphOptions, Scores
+from barley.tree import check_tree, is_projective
+
+
+@dataclass
+class BiaffineParseStats:
+    """Counts over all parsed sentences (reported by ``barley parse``)."""
+
+    sentences: int = 0
+    words: int = 0
+    decoded: int = 0
+    approximation_moves: int = 0
+
+    def summary(self) -> str:
+        return (f"{self.sentences} sentences, {self.words} words; {self.decoded} sentences needed the decoder "
+                f"(the others' best heads were already a tree), {self.approximation_moves} non-projective "
+                f"approximation moves")
+
+
+def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats) -> np.ndarray:
+    """Heads (entry 0: -1) from scores ``arc[head, dependent]`` over nodes 0..n (-inf: impossible);
+    counts the sentence, its words and what the decoder did in ``stats``."""
+    stats.sentences += 1
+    stats.words += len(arc) - 1
+    heads = arc.argmax(axis=0)
+    heads[0] = -1
+    if check_tree(heads, decoding.single_root) is None and (decoding.decoder == "mst" or is_projective(heads)):
+        return heads
+    stats.decoded += 1
+    heads, moves = decode(decoding, Scores(None, None, None, arc=arc))
+    stats.approximation_moves += moves
+    return heads

@@ -1,0 +1,156 @@
+"""The ``joint`` component: UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL from one neural network.
+
+The network (:mod:`barley.neural.joint`, UDPipe 2's shape) reads the forms only and
+predicts every other column at once; trained with PyTorch
+(:mod:`barley.neural.joint_training`), it parses with numpy over the arrays of the model
+file, so that parsing never imports PyTorch. It replaces the ``tag`` and ``parse``
+components (a pipeline holds one or the other)::
+
+    barley train --components tokenize,joint -t train.conllu -d dev.conllu -m en.barley
+
+``--dev`` chooses the epoch kept (without it, the end of the training data is held out);
+a checkpoint is written after every epoch next to the model (``en.barley.checkpoint``),
+and ``--resume`` continues a training that was stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict
+
+import numpy as np
+
+from barley import model_check as check
+from barley.conllu import Sentence
+from barley.errors import BarleyError
+from barley.graph.model import GraphOptions
+from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
+from barley.neural.inputs import EncoderVocabularies
+from barley.neural.joint import Annotator, JointParser, JointTables, NumpyJoint, checked_weights, expected_shapes
+from barley.neural.options import BiaffineOptions, EncoderOptions, Training
+from barley.transforms import of_manifest
+
+ENCODER = EncoderOptions(form_dim=100, char_dim=64, char_hidden=128, lstm_hidden=256, lstm_layers=2,
+                         inputs=("form",), characters="concat")
+"""The joint network's encoder by default: the form and its characters only (a bigger
+character model than a parser given tags needs: it is what tags unknown words), the
+character vector concatenated to the form embedding — added, it would share the form
+embedding's dimensions with a random code per word, and learning is much slower."""
+ENCODER_OPTIONS = ("form_dim", "char_dim", "char_hidden", "lstm_hidden", "lstm_layers", "dropout", "word_dropout",
+                   "min_form_count", "characters")
+OPTIONS = {**{name: getattr(ENCODER, name) for name in ENCODER_OPTIONS}, **asdict(BiaffineOptions()),
+           **asdict(Training()), "decoder": "mst", "transforms": (), "holdout": 0.1, "device": "cpu", "threads": 1,
+           "resume": False}
+"""Training options and their defaults: the encoder's and the biaffine scorer's sizes, training
+(epochs, patience, batch words, learning rate, clipping), the decoder, tree transforms (objects of
+:mod:`barley.transforms`), ``holdout`` (the fraction of the training data held out for early
+stopping when there is no dev set), device, threads, and ``resume`` (from ``checkpoint``)."""
+OPTIONAL = frozenset({"npa_threshold", "pretrained", "checkpoint"})
+"""Options taken only when given: the non-projective approximation's threshold (``eisner+npa``),
+a word-vector file to initialise the form embeddings, and the checkpoint file."""
+NOT_FINGERPRINTED = ("resume", "checkpoint", "threads", "device")
+
+
+class JointComponent:
+    name = "joint"
+    consumes = "sentences"
+    writes = ("UPOS", "XPOS", "FEATS", "LEMMA", "HEAD", "DEPREL")
+    keeps_given = False
+    needs = ()
+    takes_dev = True
+    OPTIONS = OPTIONS
+    OPTIONAL = OPTIONAL
+
+    def __init__(self, parser: JointParser, manifest: dict, arrays: dict[str, np.ndarray]):
+        self.parser, self.manifest, self.arrays = parser, manifest, arrays
+
+    @property
+    def stats(self):
+        return self.parser.annotator.stats
+
+    @stats.setter
+    def stats(self, value) -> None:
+        self.parser.annotator.stats = value
+
+    def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        return self.parser.process(sentences)
+
+    # --- training --------------------------------------------------------------------
+
+    @classmethod
+    def train(cls, sentences: list[Sentence], options: dict, *, seed: int, log: Callable[[str], None],
+              dev: list[Sentence] | None = None) -> JointComponent:
+        from barley.neural import require_torch
+
+        require_torch()
+        from barley.neural.joint_training import network_arrays, train_joint
+        from barley.neural.options import from_given
+        from barley.parser import gold_tree
+        from barley.transforms import fit_forward
+        from barley.tree import label_table
+
+        encoder, biaffine, training = from_given({**asdict(ENCODER), **options}, EncoderOptions, BiaffineOptions,
+                                                 Training, device=options["device"], threads=options["threads"])
+        if not 0.0 <= options["holdout"] < 1.0:
+            raise BarleyError(f"holdout must be in [0, 1), not {options['holdout']}")
+        if options["resume"] and options.get("checkpoint") is None:
+            raise BarleyError("resume needs a checkpoint file", fix="give checkpoint=FILE (barley train sets it)")
+        if "npa_threshold" in options and options["decoder"] != "eisner+npa":
+            raise BarleyError("--npa-threshold applies to --decoder eisner+npa only", fix="leave it out")
+        transforms = list(options["transforms"])
+        trees = fit_forward(transforms, sentences, [gold_tree(s) for s in sentences], log)
+        decoding = GraphOptions(decoder=options["decoder"], npa_threshold=options.get("npa_threshold",
+                                DEFAULT_THRESHOLD), single_root=all(sum(1 for h in heads[1:] if h == 0) == 1
+                                                                    for heads, _ in trees))
+        decoding.check()
+        labels, _ = label_table(trees)
+        words = sum(len(s) for s in sentences)
+        log(f"training a joint tagger, lemmatizer and parser on {len(sentences)} sentences, {words} words: "
+            f"form {encoder.form_dim} + characters {encoder.char_hidden} → BiLSTM {encoder.lstm_layers} × "
+            f"{encoder.lstm_hidden} → UPOS, XPOS, UFeats, lemma rules, biaffine arcs (MLP {biaffine.arc_mlp}) and "
+            f"labels (MLP {biaffine.label_mlp}); decoder {decoding.decoder}")
+        fingerprint = {"options": _jsonable({k: v for k, v in options.items() if k not in NOT_FINGERPRINTED}),
+                       "seed": seed}
+        model, vocabularies, tables, history = train_joint(
+            sentences, trees, labels, dev, encoder=encoder, biaffine=biaffine, training=training, decoding=decoding,
+            transforms=transforms, holdout=options["holdout"], pretrained=options.get("pretrained"), seed=seed,
+            device=options["device"], threads=options["threads"], checkpoint=options.get("checkpoint"),
+            resume=options["resume"], fingerprint=fingerprint, log=log)
+        manifest = {"encoder": asdict(model.encoder.options), "biaffine": asdict(biaffine),
+                    "decoding": {"decoder": decoding.decoder, "npa_threshold": decoding.npa_threshold,
+                                 "single_root": decoding.single_root},
+                    "vocabularies": vocabularies.to_json(), "tables": tables.to_json(),
+                    "transforms": [t.to_json() for t in transforms],
+                    "options": _jsonable({k: v for k, v in options.items() if k not in ("resume", "checkpoint")}),
+                    "training": {**history, "seed": seed}}
+        return cls.from_files(manifest, network_arrays(model), "<trained>")
+
+    # --- model files -----------------------------------------------------------------
+
+    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
+        return self.manifest, self.arrays
+
+    @classmethod
+    def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> JointComponent:
+        """The component from :meth:`to_files`' manifest and arrays: every array's shape checked
+        against the shapes the options and tables imply before the network is built (no size
+        in the manifest allocates anything), any damage one ModelError (:mod:`barley.model_check`)."""
+        with check.loading(path, "joint"):
+            encoder = EncoderOptions(**manifest["encoder"])
+            biaffine = BiaffineOptions(**manifest["biaffine"])
+            decoding = GraphOptions(**manifest["decoding"])
+            for options in (encoder, biaffine, decoding):
+                options.check()
+            vocabularies = EncoderVocabularies.from_json(manifest["vocabularies"])
+            tables = JointTables.from_json(manifest["tables"])
+            transforms = of_manifest(manifest)
+            shapes = expected_shapes(encoder, biaffine, vocabularies.sizes(), tables.sizes(), len(tables.labels))
+            weights = checked_weights(arrays, shapes, path)
+            network = NumpyJoint(encoder, vocabularies, weights)
+        return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms)), manifest, arrays)
+
+
+def _jsonable(options: dict) -> dict:
+    """Options as JSON: transforms by their manifest entries."""
+    return {name: [t.to_json() for t in value] if name == "transforms" else value
+            for name, value in sorted(options.items())}

@@ -1,0 +1,229 @@
+"""The joint component (``--components joint``): one network tags, lemmatizes and parses; it
+learns the toy language, parses with numpy exactly as PyTorch does, never imports PyTorch
+when parsing, trains deterministically, resumes from its checkpoint as if never stopped,
+checks the arrays it loads and refuses what it does not take."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+import toy_language
+from barley import cli, model_file
+from barley.conllu import COLUMNS, read
+from barley.errors import BarleyError, ModelError
+from barley.pipeline import Pipeline, check_options, ordered
+
+torch = pytest.importorskip("torch", reason="training the joint network needs PyTorch")
+
+TINY = dict(form_dim=16, char_dim=8, char_hidden=16, lstm_hidden=32, lstm_layers=1, arc_mlp=32, label_mlp=16,
+            batch_words=150, dropout=0.1, learning_rate=5e-3)
+PREDICTED = ("UPOS", "XPOS", "FEATS", "LEMMA", "HEAD", "DEPREL")
+
+
+def quiet(_message: str) -> None:
+    pass
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("joint")
+    for name, count, seed in (("train", 100, 1), ("dev", 20, 2), ("test", 30, 3)):
+        toy_language.treebank(folder / f"{name}.conllu", count, seed=seed)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def trained(toy):
+    return Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, epochs=30)},
+                          dev=str(toy / "dev.conllu"), seed=1, record_time=False, log=quiet)
+
+
+def test_learns_the_toy_language(trained, toy):
+    scores = trained.evaluate(str(toy / "test.conllu"))
+    assert scores["UPOS"] >= 98.0 and scores["LAS"] >= 95.0 and scores["Lemmas"] >= 95.0, scores
+    history = trained["joint"].manifest["training"]
+    assert history["dev_score_per_epoch"][history["best_epoch"] - 1] == max(history["dev_score_per_epoch"])
+
+
+def _torch_parser(component):
+    """The PyTorch network of a trained component, rebuilt from its arrays."""
+    from barley.neural.fitting import load_weights
+    from barley.neural.joint import JointParser
+    from barley.neural.joint_model import JointModel
+    from barley.neural.joint_training import TorchNetwork
+    from barley.neural.options import BiaffineOptions, EncoderOptions
+
+    parser = component.parser
+    tables = parser.annotator.tables
+    manifest = component.manifest
+    model = JointModel(EncoderOptions(**manifest["encoder"]), BiaffineOptions(**manifest["biaffine"]),
+                       parser.vocabularies.sizes(), len(tables.labels), tables.sizes())
+    load_weights(model, component.arrays)
+    return model, JointParser(TorchNetwork(model, parser.vocabularies, "cpu"), parser.vocabularies, parser.annotator)
+
+
+def test_numpy_and_torch_give_the_same_analyses(trained, toy):
+    """The numpy engine over the model file's arrays and the PyTorch model agree on every column
+    (after one epoch, too, when the scores are far from sharp; characters added to the form
+    embedding, too), and on the scores themselves."""
+    from barley.neural.inputs import pad
+
+    barely = Pipeline.train(str(toy / "train.conllu"), ["joint"],
+                            options={"joint": dict(TINY, epochs=1, characters="add")}, seed=2, log=quiet)
+    assert "weights.encoder.char_projection.weight" in barely["joint"].arrays
+    gold = list(read(str(toy / "test.conllu")))
+    for component in (trained["joint"], barely["joint"]):
+        model, torch_parser = _torch_parser(component)
+        by_numpy = list(component.process([s.copy() for s in gold]))
+        by_torch = list(torch_parser.process([s.copy() for s in gold]))
+        assert [s.to_text() for s in by_numpy] == [s.to_text() for s in by_torch]
+        padded = pad([component.parser.vocabularies.encode(s) for s in gold[:8]])
+        numpy_outputs = component.parser.network.outputs(padded)
+        torch_outputs = torch_parser.network.outputs(padded)
+        mask = padded.mask
+        for name in numpy_outputs.tags:
+            np.testing.assert_allclose(numpy_outputs.tags[name], torch_outputs.tags[name], atol=1e-4)
+        both = mask[:, :, None] & mask[:, None, :] & ~np.eye(mask.shape[1], dtype=bool)
+        np.testing.assert_allclose(numpy_outputs.arcs[both], torch_outputs.arcs[both], atol=1e-4)
+
+
+def test_the_array_checks_match_the_torch_network(trained):
+    from barley.neural.joint import expected_shapes
+    from barley.neural.options import BiaffineOptions, EncoderOptions
+
+    component = trained["joint"]
+    model, _ = _torch_parser(component)
+    tables = component.parser.annotator.tables
+    shapes = expected_shapes(EncoderOptions(**component.manifest["encoder"]),
+                             BiaffineOptions(**component.manifest["biaffine"]), component.parser.vocabularies.sizes(),
+                             tables.sizes(), len(tables.labels))
+    assert shapes == {name: tuple(value.shape) for name, value in model.state_dict().items()}
+
+
+def test_parsing_never_imports_torch(trained, tmp_path):
+    path = tmp_path / "joint.barley"
+    trained.save(str(path))
+    code = (f"import sys\nfrom barley.pipeline import Pipeline\nfrom barley.conllu import read\n"
+            f"pipeline = Pipeline.load({str(path)!r})\n"
+            f"sentences = list(pipeline.parse(list(read({str(path.parent / 'in.conllu')!r}))))\n"
+            f"assert sentences[0].words[0][6] != '_'\n"
+            f"print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('torch.')))")
+    (tmp_path / "in.conllu").write_text("1\tThe\t_\t_\t_\t_\t_\t_\t_\t_\n2\tdog\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                                        "3\tsees\t_\t_\t_\t_\t_\t_\t_\t_\n\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_training_is_deterministic_and_resumes_as_if_never_stopped(toy, tmp_path):
+    """The same seed gives the same model file; a training stopped after epoch 2 and resumed from its
+    checkpoint ends with the same file as one that ran its 3 epochs at once."""
+    def run(name: str, log=quiet, **options) -> bytes:
+        path = tmp_path / f"{name}.barley"
+        Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, epochs=3, **options)},
+                       dev=str(toy / "dev.conllu"), seed=4, record_time=False, log=log).save(str(path))
+        return path.read_bytes()
+
+    whole = run("whole")
+    assert run("again") == whole
+    checkpoint = str(tmp_path / "checkpoint")
+
+    def stop_after_epoch_2(message: str) -> None:
+        if "epoch 2/3" in message:
+            raise KeyboardInterrupt  # as Ctrl-C would, once epoch 2 is saved
+
+    stopped = run("stopped", log=stop_after_epoch_2, checkpoint=checkpoint)
+    assert stopped != whole
+    with pytest.raises(BarleyError, match="of another training .*options"):
+        run("changed", checkpoint=checkpoint, resume=True, dropout=0.2)
+    assert run("resumed", checkpoint=checkpoint, resume=True) == whole
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda a: a.update({"joint.weights.tags.upos.weight": a["joint.weights.tags.upos.weight"][:-1]}), "not float32"),
+    (lambda a: a.update({"joint.weights.encoder.form.weight":
+                         a["joint.weights.encoder.form.weight"].astype(np.float64)}), "not float32"),
+    (lambda a: a.update({"joint.weights.arc_dep.0.bias": np.full_like(a["joint.weights.arc_dep.0.bias"], np.nan)}),
+     "not finite"),
+    (lambda a: a.pop("joint.weights.label_attention.weight"), "missing array label_attention.weight"),
+    (lambda a: a.update({"joint.weights.extra": np.zeros(3, np.float32)}), "unexpected array extra"),
+], ids=["shape", "dtype", "nan", "missing", "extra"])
+def test_a_damaged_network_is_refused_in_one_line(trained, tmp_path, capsys, damage, message):
+    manifest, arrays = trained.to_files()
+    arrays = dict(arrays)
+    damage(arrays)
+    path = tmp_path / "damaged.barley"
+    model_file.write(str(path), manifest, arrays)
+    with pytest.raises(ModelError, match=message):
+        Pipeline.load(str(path))
+    (tmp_path / "in.conllu").write_text("1\tdog\t_\t_\t_\t_\t_\t_\t_\t_\n\n", encoding="utf-8")
+    assert cli.main(["parse", "-m", str(path), str(tmp_path / "in.conllu")]) != 0
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and message in error
+
+
+def test_a_table_inconsistent_with_the_arrays_is_refused(trained, tmp_path):
+    manifest, arrays = trained.to_files()
+    manifest = {**manifest, "components": {"joint": {**manifest["components"]["joint"]}}}
+    tables = manifest["components"]["joint"]["tables"]
+    manifest["components"]["joint"]["tables"] = {**tables, "labels": tables["labels"][:-1]}
+    model_file.write(str(tmp_path / "m.barley"), manifest, arrays)
+    with pytest.raises(ModelError, match="label_attention.weight"):
+        Pipeline.load(str(tmp_path / "m.barley"))
+
+
+def test_options_and_components_it_does_not_take_are_refused():
+    with pytest.raises(BarleyError, match="takes no option 'system'"):
+        check_options("joint", {"system": "arc-eager"})
+    with pytest.raises(BarleyError, match="takes no option 'upos_dim'"):
+        check_options("joint", {"upos_dim": 10})
+    for other in ("tag", "parse"):
+        with pytest.raises(BarleyError, match=f"both write"):
+            ordered([other, "joint"])
+    assert ordered(["joint", "tokenize"]) == ["tokenize", "joint"]
+
+
+def test_without_dev_the_end_of_train_is_held_out(toy):
+    lines: list[str] = []
+    pipeline = Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, epochs=2)},
+                              seed=1, log=lines.append)
+    assert any("the last 10 training sentences" in line and "held out" in line for line in lines)
+    assert pipeline["joint"].manifest["training"]["sentences"] == 90
+
+
+def test_a_rule_that_does_not_apply_gives_way_to_the_next_best():
+    from barley.graph.model import GraphOptions
+    from barley.neural.joint import Annotator, JointTables
+
+    tables = JointTables({"upos": ["X"], "xpos": ["X"], "feats": ["_"],
+                          "lemma": ["keep|||ies|y", "keep|||s|", "keep||||"]}, ["root"])
+    annotator = Annotator(tables, GraphOptions(decoder="mst"))
+    words = [["1", form, "_", "_", "_", "_", "_", "_", "_", "_"] for form in ("cats", "berries", "dog")]
+    scores = np.array([[3.0, 2.0, 1.0], [3.0, 2.0, 1.0], [3.0, 2.0, 1.0]])
+    annotator._lemmas(words, scores, scores.argmax(axis=1))
+    assert [word[COLUMNS.index("LEMMA")] for word in words] == ["cat", "berry", "dog"]
+
+
+def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
+    model = tmp_path / "toy.barley"
+    sizes = [f"--{name.replace('_', '-')}={value}" for name, value in TINY.items()]
+    assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "--dev",
+                     str(toy / "dev.conllu"), "-m", str(model), "--epochs", "2", "--seed", "1", *sizes]) == 0
+    assert not (tmp_path / "toy.barley.checkpoint").exists()  # removed once the model is written
+    assert Pipeline.load(str(model)).names == ["tokenize", "joint"]
+    with zipfile.ZipFile(model) as archive:
+        assert "arrays.npz" in archive.namelist()
+    capsys.readouterr()
+    assert cli.main(["info", str(model)]) == 0
+    info = capsys.readouterr().out
+    assert "[joint]" in info and "lemma rules" in info and "epoch" in info
+    assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "-m",
+                     str(tmp_path / "other.barley"), "--resume"]) != 0
+    assert "no checkpoint to resume from" in capsys.readouterr().err
+    assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "-m",
+                     str(tmp_path / "other.barley"), "--system", "arc-eager"]) != 0
+    assert "takes no option 'system'" in capsys.readouterr().err
