@@ -34,7 +34,9 @@ by one line (``"name": "module:Class"``). The class has:
 ``train(sentences, options, *, seed, log)`` (classmethod)
     fit on a list of :class:`~barley.conllu.Sentence` (gold, or carrying predicted
     columns from the earlier components when jackknifing); ``options`` holds only
-    keys of ``OPTIONS`` and ``OPTIONAL``; ``log`` takes one line of progress; returns the component;
+    keys of ``OPTIONS`` and ``OPTIONAL``; ``log`` takes one line of progress; returns the component.
+    A component that chooses its epoch on held-out data also takes ``dev`` (gold
+    sentences, or None when the user gave none);
 ``tokenize(text) -> Iterator[Sentence]`` (``consumes == "text"``)
     split a text (a str) into sentences of words;
 ``process(sentences) -> Iterator[Sentence]`` (``consumes == "sentences"``)
@@ -65,6 +67,7 @@ name); each component's arrays are stored under ``"<name>.<key>"``.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -287,11 +290,13 @@ class Pipeline:
     @classmethod
     def train(cls, train_data: str | Iterable[Sentence], components: Iterable[str], *,
               options: dict[str, dict] | None = None, jackknife: int | None = DEFAULT_JACKKNIFE,
-              seed: int = 1, record_time: bool = True, log: Callable[[str], None] = _stderr) -> Pipeline:
+              seed: int = 1, record_time: bool = True, log: Callable[[str], None] = _stderr,
+              dev: str | Iterable[Sentence] | None = None) -> Pipeline:
         """Train the named components on one treebank (a path or sentences).
 
         ``options``: per component name, its training options (``OPTIONS``). ``jackknife``:
-        folds for the later components' training data (None or 1: gold columns).
+        folds for the later components' training data (None or 1: gold columns). ``dev``: gold
+        sentences (or a path) for the components whose ``train`` takes ``dev`` (early stopping).
         """
         started = time.perf_counter()
         names = ordered(components)
@@ -310,6 +315,7 @@ class Pipeline:
         if not sentences:
             raise InputError("no training sentence", path=source)
         words = sum(len(s) for s in sentences)
+        dev_sentences = None if dev is None else list(read(dev) if isinstance(dev, str) else dev)
         log(f"training a pipeline ({', '.join(names)}) on {source}: {len(sentences)} sentences, {words} words"
             + (f"; jackknifing {jackknife} folds" if jackknife else "; no jackknifing"))
         trained: list = []
@@ -330,7 +336,8 @@ class Pipeline:
                 options[name]["tags"] = "predicted"
             log(f"[{name}] training")
             component_started = time.perf_counter()
-            trained.append(kind.train(data, options[name], seed=seed, log=_prefixed(name, log)))
+            given_dev = {"dev": dev_sentences} if "dev" in inspect.signature(kind.train).parameters else {}
+            trained.append(kind.train(data, options[name], seed=seed, log=_prefixed(name, log), **given_dev))
             log(f"[{name}] trained in {time.perf_counter() - component_started:.1f} s")
             if kind.consumes == "sentences":
                 annotators.append(name)

@@ -24,6 +24,7 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
         training = tokenizer.get("training", {})
         multiword = tokenizer.get("multiword", {})
         lines += ["", "[tokenize]",
+                  f"kind:        {tokenizer.get('kind', 'linear')}",
                   f"training:    {training.get('sentences')} sentences, {training.get('characters')} characters; "
                   f"paragraph marks: {', '.join(training.get('paragraph_marks', [])) or 'none'}",
                   f"multiword:   {len(multiword.get('expansions', {}))} forms, {len(multiword.get('rules', {}))} "

@@ -8,9 +8,10 @@ from collections.abc import Callable
 
 from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
+from barley.pipeline.tokenize import KINDS
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "func", "command",
-               "default_of"}
+               "default_of", "tokenizer"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--components", metavar="LIST",
                        help="comma-separated components, run in the order " + ", ".join(COMPONENTS)
                             + " (e.g. tag,parse); without it, a parser alone is trained as before")
+    group.add_argument("--tokenizer", choices=sorted(KINDS),
+                       help="the tokenize component's kind: linear (the default; liblinear over character "
+                            "windows) or neural (a character BiLSTM: needs PyTorch to train, not to parse; --dev "
+                            "chooses its epoch, else the end of the training data)")
     folds = group.add_mutually_exclusive_group()
     folds.add_argument("--jackknife", type=int, metavar="K",
                        help="components after the tagger learn from tags predicted by taggers trained on K-1 "
@@ -43,6 +48,8 @@ def _parser_options_set(args: argparse.Namespace) -> list[str]:
 def refuse_without_components(args: argparse.Namespace) -> None:
     if args.jackknife is not None or args.no_jackknife:
         raise BarleyError("--jackknife and --no-jackknife apply to pipelines", fix="add e.g. --components tag,parse")
+    if args.tokenizer is not None:
+        raise BarleyError("--tokenizer applies to a pipeline with a tokenizer", fix="add --components tokenize,...")
 
 
 def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict]) -> int:
@@ -53,9 +60,14 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
     elif _parser_options_set(args):
         raise BarleyError(f"{', '.join(_parser_options_set(args))}: parser options, but --components has no parse",
                           fix="add parse to --components or leave these options out")
+    if args.tokenizer is not None:
+        if "tokenize" not in names:
+            raise BarleyError("--tokenizer, but --components has no tokenize", fix="add tokenize to --components")
+        options["tokenize"] = {"tokenizer": args.tokenizer}
     jackknife = None if args.no_jackknife else DEFAULT_JACKKNIFE if args.jackknife is None else args.jackknife
     pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
-                              seed=1 if args.seed is None else args.seed, record_time=args.seed is None)
+                              seed=1 if args.seed is None else args.seed, record_time=args.seed is None,
+                              dev=args.dev)
     if args.dev:
         scores = pipeline.evaluate(args.dev)
         pipeline.manifest["dev"] = scores
