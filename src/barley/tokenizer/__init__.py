@@ -75,9 +75,12 @@ class Segmenter:
     consistent with the whitespace and paragraph breaks, bounded tokens and sentences,
     multiword tokens expanded, whitespace kept (see the module docstring).
 
-    A kind gives :meth:`_character_scores`, the scores of the three labels for the
-    non-space characters of a block, and an ``options`` with ``max_sentence_tokens``.
+    A kind gives its name (``kind``), :meth:`_character_scores` (the scores of the three
+    labels for the non-space characters of a block) and an ``options`` with
+    ``max_sentence_tokens``.
     """
+
+    kind: str
 
     def __init__(self, multiword: MultiwordExpander, sentence_threshold: float = 0.0):
         self.multiword = multiword
@@ -284,6 +287,8 @@ class Segmenter:
 
 class Tokenizer(Segmenter):
     """The linear tokenizer: boundary classifier, sentence-end threshold, multiword expander."""
+
+    kind = "linear"
 
     def __init__(self, learner: LinearLearner, multiword: MultiwordExpander,
                  options: TokenizerOptions | None = None, training: dict | None = None,
