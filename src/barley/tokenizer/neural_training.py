@@ -5,7 +5,8 @@ The training treebank's raw text is rebuilt with a label on every character
 be. Each epoch cuts that stream into windows of ``window`` characters from a random
 offset, shuffles them and fits the network (Adam, cross-entropy over the labels of
 the non-space characters; whitespace is always INSIDE) on minibatches of
-``batch_windows`` windows. After every epoch the network is copied into numpy
+``batch_windows`` windows; the learning rate is multiplied by ``decay`` after every
+epoch that does not improve the dev score. After every epoch the network is copied into numpy
 (the engine that tokenizes) and scored on the dev text, rebuilt the same way: the
 sentence-end threshold that maximises sentence-end F1 on the dev characters is chosen
 (:func:`~barley.tokenizer.best_threshold`), the dev text is tokenized with it, and the
@@ -190,6 +191,9 @@ def _fit(model: CharacterBiLSTM, ids: np.ndarray, kinds: np.ndarray, targets: np
             if better:
                 best = {**scored, "network": network}
                 history["best_epoch"] = epoch
+            else:  # a plateau: smaller steps from here
+                for group in optimizer.param_groups:
+                    group["lr"] *= options.decay
             seconds += time.perf_counter() - epoch_started
             log(f"neural tokenizer: epoch {epoch}/{options.epochs}: loss {total / len(batches):.4f}, dev Tokens F1 "
                 f"{scored['Tokens']:.2f}, Sentences F1 {scored['Sentences']:.2f}{' (best)' if better else ''}; "
