@@ -22,7 +22,7 @@ from barley.errors import BarleyError, ModelError
 from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import TokenizeComponent
 from barley.tokenizer import features, spaces
-from barley.tokenizer.neural import NeuralTokenizer, character_inputs, windows
+from barley.tokenizer.neural import LINE_BREAK, NeuralTokenizer, character_inputs, windows
 from test_tokenizer import SMALL_NEURAL, quiet, write_treebank
 
 torch = pytest.importorskip("torch")
@@ -54,21 +54,21 @@ class TorchScored(NeuralTokenizer):
     """The same tokenizer with its character scores from the PyTorch network it was trained as."""
 
     def __init__(self, tokenizer: NeuralTokenizer):
-        super().__init__(tokenizer.characters, tokenizer.network, tokenizer.multiword, tokenizer.options,
-                         tokenizer.training, tokenizer.sentence_threshold)
+        super().__init__(tokenizer.characters, tokenizer.chunks, tokenizer.network, tokenizer.multiword,
+                         tokenizer.options, tokenizer.training, tokenizer.sentence_threshold)
         from barley.tokenizer.neural_training import CharacterBiLSTM
 
-        self.model = CharacterBiLSTM(len(tokenizer.characters), tokenizer.options)
+        self.model = CharacterBiLSTM(len(tokenizer.characters), len(tokenizer.chunks), tokenizer.options)
         self.model.load_state_dict({name[len("weights."):]: torch.from_numpy(np.array(value))
                                     for name, value in tokenizer.network.arrays.items()})
         self.model.eval()
 
     def _character_scores(self, text, encoded, solid):
-        ids, kinds = character_inputs(text, encoded, self.characters)
-        starts, decided_by, length = windows(len(ids), self.options.window, self.options.context)
+        inputs = character_inputs(text, encoded, self.characters, self.chunks)
+        starts, decided_by, length = windows(len(inputs), self.options.window, self.options.context)
         index = starts[:, None] + np.arange(length)
         with torch.no_grad():
-            scores = self.model(torch.from_numpy(ids[index]), torch.from_numpy(kinds[index])).numpy()
+            scores = self.model(torch.from_numpy(inputs[index])).numpy()
         return scores.reshape(-1, 3)[decided_by][solid]
 
 
@@ -82,6 +82,17 @@ def test_numpy_and_torch_give_the_same_scores_and_segmentation(tokenizer):
     ours = [s.to_text() for s in tokenizer.tokenize(TEXT)]
     assert ours == [s.to_text() for s in twin.tokenize(TEXT)]
     assert len(ours) > 10
+
+
+def test_the_inputs_of_a_character_are_its_id_class_and_chunk(tokenizer):
+    text = "Juan vio\nZzz. juan"
+    inputs = character_inputs(text, features.encode(text), tokenizer.characters, tokenizer.chunks)
+    assert inputs.shape == (len(text), 3)
+    assert inputs[0, 0] == inputs[14, 0] != 0 and inputs[10, 0] == 0  # j (lower-cased) known, z unknown
+    assert list(inputs[[0, 1, 4, 8, 12], 1]) == [features.UPPER, features.LOWER, features.SPACE, LINE_BREAK,
+                                                   features.PUNCT]
+    assert len(set(inputs[0:4, 2])) == 1 and inputs[0, 2] == inputs[14, 2] != 0  # "juan" known, any case
+    assert inputs[4, 2] == 0 and list(inputs[9:13, 2]) == [0] * 4  # whitespace, and an unknown chunk
 
 
 def test_it_learns_the_sentences_and_multiword_tokens(tokenizer):
@@ -164,6 +175,8 @@ DAMAGE = {
     "characters beyond Unicode": (_replace("tokenize.characters", lambda a: np.r_[a, 0x110000].astype(np.uint32)),
                                   "beyond Unicode"),
     "characters as int64": (_replace("tokenize.characters", lambda a: a.astype(np.int64)), "uint32"),
+    "unsorted chunks": (_replace("tokenize.chunks", lambda a: a[::-1].copy()), "chunk table is not sorted"),
+    "fewer chunks": (_replace("tokenize.chunks", lambda a: a[1:]), "not float32"),
     "a missing array": (lambda _m, arrays: arrays.pop("tokenize.weights.output.bias"), "missing"),
     "an extra array": (lambda _m, arrays: arrays.update({"tokenize.weights.extra": np.zeros(2, np.float32)}),
                        "unexpected"),

@@ -1,15 +1,20 @@
 """The neural tokenizer: a character BiLSTM labels every character (as UDPipe 2's and Stanza's
 segmenters do), parsing with numpy alone.
 
-Every character of the text is read as two ids: its lower-cased code point (characters
-seen fewer than ``min_char_count`` times in training share one unknown id) and its class
-(upper-case letter, lower-case letter, digit, punctuation, symbol, space, other, line
-break: the case and kind of a character, what a sentence end turns on). Their two
-embeddings, concatenated, feed a bidirectional LSTM whose outputs a linear layer turns
+Every character of the text is read as three ids (:func:`character_inputs`): its
+lower-cased code point (characters seen fewer than ``min_char_count`` times in training
+share one unknown id); its class (upper-case letter, lower-case letter, digit,
+punctuation, symbol, space, other, line break: the case and kind of a character, what a
+sentence end turns on); and the whitespace-delimited chunk it is part of, lower-cased
+(``mr.``, ``etc.)``, ``ankara'ya``: chunks seen fewer than ``min_chunk_count`` times share
+the unknown id, and so does whitespace), which lets a small network remember the
+abbreviations and clitics of the training text as the linear tokenizer's word features
+do. Their embeddings, concatenated, feed a bidirectional LSTM whose outputs a linear layer turns
 into the scores of the three labels of :mod:`.treebank_text` (INSIDE, TOKEN_END,
-SENTENCE_END) — Qi et al. (2018, "Universal Dependency Parsing from Scratch", §2.1:
-Stanza's tokenizer, a BiLSTM over characters with per-character boundary labels), with
-one softmax over the three labels.
+SENTENCE_END), one softmax over the three — the tokenizer of Qi et al. (2018, "Universal
+Dependency Parsing from Scratch", CoNLL shared task: Stanza's, a BiLSTM over characters
+with per-character boundary labels) without its convolutions and second, sentence-level
+LSTM: a smaller network, since its LSTM steps are most of the tokenizing time.
 
 Everything around the scores is :class:`~barley.tokenizer.Segmenter`'s, as for the
 linear tokenizer: blocks of at most ``BLOCK_CHARS`` characters, whitespace and
@@ -30,6 +35,7 @@ checks against the manifest (names, dtypes, shapes, finite values) and never exe
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields
 
@@ -41,10 +47,12 @@ from barley.neural import numpy_ops
 from barley.tokenizer import Segmenter, features
 from barley.tokenizer.multiword import MultiwordExpander
 
-UNKNOWN = 0  # the character id of every character not in the vocabulary
+UNKNOWN = 0  # the id of every character (chunk) not in the vocabulary
 LINE_BREAK = features.BORDER  # the class of whitespace that breaks a line (features.encode's BORDER is padding only)
 N_CLASSES = LINE_BREAK + 1
 _LINE_BREAKS = np.array([ord(c) for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"], dtype=np.uint64)
+INPUTS = ("characters", "classes", "chunks")
+"""The columns of :func:`character_inputs`, each embedded by the network's table of that name."""
 WINDOWS_AT_ONCE = 64  # windows run through the LSTM together: bounded memory, few numpy calls per character
 
 
@@ -52,12 +60,14 @@ WINDOWS_AT_ONCE = 64  # windows run through the LSTM together: bounded memory, f
 class NeuralTokenizerOptions:
     char_dim: int = 32  # embedding of a lower-cased character
     class_dim: int = 8  # embedding of a character's class
+    chunk_dim: int = 16  # embedding of the whitespace-delimited chunk a character is in
     hidden: int = 64  # LSTM units per direction
     layers: int = 1  # BiLSTM layers
     window: int = 256  # characters the LSTM reads at a time (training and tokenizing)
     context: int = 32  # characters on each side of a window that only give context when tokenizing
     dropout: float = 0.2
     min_char_count: int = 2  # rarer characters share the unknown id
+    min_chunk_count: int = 2  # rarer chunks share the unknown id
     epochs: int = 30
     patience: int = 5  # epochs without a better dev Sentences F1 before training stops
     batch_windows: int = 32  # windows per minibatch
@@ -71,8 +81,8 @@ class NeuralTokenizerOptions:
             value = getattr(self, field.name)
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 raise BarleyError(f"neural tokenizer option {field.name} must be a number, not {value!r}")
-        positive = ["char_dim", "class_dim", "hidden", "layers", "window", "min_char_count", "epochs", "patience",
-                    "batch_windows", "threads", "max_sentence_tokens"]
+        positive = ["char_dim", "class_dim", "chunk_dim", "hidden", "layers", "window", "min_char_count",
+                    "min_chunk_count", "epochs", "patience", "batch_windows", "threads", "max_sentence_tokens"]
         for name in positive:
             if getattr(self, name) < 1 or getattr(self, name) != int(getattr(self, name)):
                 raise BarleyError(f"neural tokenizer option {name} must be a whole number ≥ 1, "
@@ -85,21 +95,41 @@ class NeuralTokenizerOptions:
                               "in (0, 1]")
 
 
-def character_inputs(text: str, encoded: tuple[np.ndarray, np.ndarray],
-                     characters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The network's two inputs for every character of ``text``: its id in ``characters`` (the
-    sorted lower-cased code points of the vocabulary, id = index + 1; UNKNOWN otherwise)
-    and its class (:mod:`.features`' classes, LINE_BREAK for whitespace that breaks a line).
-    ``encoded`` is :func:`features.encode` of ``text``."""
+def _ids(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
+    """The id of each value in the sorted ``vocabulary`` (index + 1), UNKNOWN where it is not there."""
+    found = np.searchsorted(vocabulary, values)
+    known = found < len(vocabulary)
+    known[known] = vocabulary[found[known]] == values[known]
+    return np.where(known, found + 1, UNKNOWN)
+
+
+def chunk_hashes(text: str, space: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The whitespace-delimited chunks of ``text`` (``space``: its whitespace mask): their
+    starts, ends and a hash of each, lower-cased (CRC-32 of its UTF-8: stable across runs)."""
+    edges = np.diff(np.r_[False, ~space, False].astype(np.int8))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    hashes = np.fromiter((zlib.crc32(text[a:b].lower().encode("utf-8", "surrogatepass"))
+                          for a, b in zip(starts.tolist(), ends.tolist())), dtype=np.uint32, count=len(starts))
+    return starts, ends, hashes
+
+
+def character_inputs(text: str, encoded: tuple[np.ndarray, np.ndarray], characters: np.ndarray,
+                     chunks: np.ndarray) -> np.ndarray:
+    """The network's inputs for every character of ``text`` (``n × 3``, int64, :data:`INPUTS`):
+    its id in ``characters`` (the sorted lower-cased code points of the vocabulary), its
+    class (:mod:`.features`' classes, LINE_BREAK for whitespace that breaks a line) and the
+    id of its chunk in ``chunks`` (sorted :func:`chunk_hashes`). ``encoded`` is
+    :func:`features.encode` of ``text``."""
     n = len(text)
     codes, classes = (array[features.PAD:features.PAD + n] for array in encoded)
-    found = np.searchsorted(characters, codes)
-    known = found < len(characters)
-    known[known] = characters[found[known]] == codes[known]
-    ids = np.where(known, found + 1, UNKNOWN).astype(np.int64)
-    raw = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    kinds = np.where(np.isin(raw, _LINE_BREAKS), LINE_BREAK, classes).astype(np.int64)
-    return ids, kinds
+    inputs = np.zeros((n, len(INPUTS)), dtype=np.int64)
+    inputs[:, 0] = _ids(codes, characters)
+    raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    inputs[:, 1] = np.where(np.isin(raw, _LINE_BREAKS), LINE_BREAK, classes)
+    starts, ends, hashes = chunk_hashes(text, classes == features.SPACE)
+    inside = np.repeat(np.arange(len(starts)), ends - starts)
+    inputs[np.flatnonzero(classes != features.SPACE), 2] = _ids(hashes, chunks)[inside]
+    return inputs
 
 
 def windows(n: int, window: int, context: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -132,34 +162,34 @@ class CharacterNetwork:
                         numpy_ops.LSTMWeights.of(arrays, "weights.lstm", layer, True))
                        for layer in range(options.layers)]
 
-    def scores(self, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-        """The scores (n × 3, float32) of every character, given its id and class."""
-        n = len(ids)
-        starts, decided_by, length = windows(n, self.options.window, self.options.context)
+    def scores(self, inputs: np.ndarray) -> np.ndarray:
+        """The scores (n × 3, float32) of every character, given its :func:`character_inputs`."""
+        starts, decided_by, length = windows(len(inputs), self.options.window, self.options.context)
         outputs = np.empty((len(starts), length, 3), dtype=np.float32)
         offsets = np.arange(length)
         for first in range(0, len(starts), WINDOWS_AT_ONCE):
             index = starts[first:first + WINDOWS_AT_ONCE, None] + offsets
-            outputs[first:first + len(index)] = self.window_scores(ids[index], kinds[index])
+            outputs[first:first + len(index)] = self.window_scores(inputs[index])
         return outputs.reshape(-1, 3)[decided_by]
 
-    def window_scores(self, ids: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-        """Scores ``[windows, length, 3]`` of windows of ids and classes ``[windows, length]``."""
-        inputs = np.concatenate([numpy_ops.embedding(self.arrays["weights.characters.weight"], ids),
-                                 numpy_ops.embedding(self.arrays["weights.classes.weight"], kinds)], axis=-1)
-        lengths = np.full(len(ids), ids.shape[1])
-        hidden = numpy_ops.bilstm(inputs, lengths, self.layers)
+    def window_scores(self, inputs: np.ndarray) -> np.ndarray:
+        """Scores ``[windows, length, 3]`` of windows of inputs ``[windows, length, 3]``."""
+        embedded = np.concatenate([numpy_ops.embedding(self.arrays[f"weights.{name}.weight"], inputs[..., k])
+                                   for k, name in enumerate(INPUTS)], axis=-1)
+        lengths = np.full(len(inputs), inputs.shape[1])
+        hidden = numpy_ops.bilstm(embedded, lengths, self.layers)
         return numpy_ops.linear(hidden, self.arrays["weights.output.weight"], self.arrays["weights.output.bias"])
 
 
-def weight_shapes(options: NeuralTokenizerOptions, characters: int) -> dict[str, tuple[int, ...]]:
+def weight_shapes(options: NeuralTokenizerOptions, characters: int, chunks: int) -> dict[str, tuple[int, ...]]:
     """The name and shape of every array of the network (PyTorch's ``state_dict`` names
-    under ``weights.``), for ``characters`` known characters."""
+    under ``weights.``), for ``characters`` known characters and ``chunks`` known chunks."""
     shapes = {"weights.characters.weight": (characters + 1, options.char_dim),
-              "weights.classes.weight": (N_CLASSES, options.class_dim)}
+              "weights.classes.weight": (N_CLASSES, options.class_dim),
+              "weights.chunks.weight": (chunks + 1, options.chunk_dim)}
     gates = 4 * options.hidden
     for layer in range(options.layers):
-        inputs = options.char_dim + options.class_dim if layer == 0 else 2 * options.hidden
+        inputs = options.char_dim + options.class_dim + options.chunk_dim if layer == 0 else 2 * options.hidden
         for suffix in (f"_l{layer}", f"_l{layer}_reverse"):
             shapes.update({f"weights.lstm.weight_ih{suffix}": (gates, inputs),
                            f"weights.lstm.weight_hh{suffix}": (gates, options.hidden),
@@ -173,10 +203,12 @@ class NeuralTokenizer(Segmenter):
 
     kind = "neural"
 
-    def __init__(self, characters: np.ndarray, network: CharacterNetwork, multiword: MultiwordExpander,
-                 options: NeuralTokenizerOptions, training: dict | None = None, sentence_threshold: float = 0.0):
+    def __init__(self, characters: np.ndarray, chunks: np.ndarray, network: CharacterNetwork,
+                 multiword: MultiwordExpander, options: NeuralTokenizerOptions, training: dict | None = None,
+                 sentence_threshold: float = 0.0):
         super().__init__(multiword, sentence_threshold)
         self.characters = characters  # sorted lower-cased code points (uint32); character id = index + 1
+        self.chunks = chunks  # sorted hashes of the known chunks (uint32); chunk id = index + 1
         self.network = network
         self.options = options
         self.training = training or {}
@@ -198,15 +230,14 @@ class NeuralTokenizer(Segmenter):
 
     def _character_scores(self, text: str, encoded: tuple[np.ndarray, np.ndarray],
                           solid: np.ndarray) -> np.ndarray:
-        ids, kinds = character_inputs(text, encoded, self.characters)
-        return self.network.scores(ids, kinds)[solid]
+        return self.network.scores(character_inputs(text, encoded, self.characters, self.chunks))[solid]
 
     # ------------------------------------------------------------------ model files
     def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
         params = {"kind": self.kind, "options": asdict(self.options), "multiword": self.multiword.to_json(),
                   "training": self.training, "sentence_threshold": self.sentence_threshold,
                   "classes": N_CLASSES}
-        return params, {"characters": self.characters, **self.network.arrays}
+        return params, {"characters": self.characters, "chunks": self.chunks, **self.network.arrays}
 
     @classmethod
     def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> NeuralTokenizer:
@@ -220,26 +251,28 @@ class NeuralTokenizer(Segmenter):
         except (TypeError, BarleyError) as error:
             raise ModelError(f"the neural tokenizer's options are damaged ({error})",
                              fix="train the tokenizer again") from None
-        characters = _checked_characters(arrays.get("characters"))
-        weights = {name: value for name, value in arrays.items() if name != "characters"}
-        _check_weights(weights, weight_shapes(options, len(characters)))
+        characters = _checked_vocabulary(arrays.get("characters"), "character")
+        if len(characters) and int(characters[-1]) > 0x10FFFF:
+            raise ModelError("the neural tokenizer's character table holds a code point beyond Unicode",
+                             fix="train the tokenizer again")
+        chunks = _checked_vocabulary(arrays.get("chunks"), "chunk")
+        weights = {name: value for name, value in arrays.items() if name not in ("characters", "chunks")}
+        _check_weights(weights, weight_shapes(options, len(characters), len(chunks)))
         threshold = params["sentence_threshold"]
         if not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
             raise ModelError(f"the neural tokenizer's sentence-end threshold is not a number: {threshold!r}")
-        return cls(characters, CharacterNetwork(weights, options), MultiwordExpander.from_json(params["multiword"]),
+        return cls(characters, chunks, CharacterNetwork(weights, options), MultiwordExpander.from_json(params["multiword"]),
                    options, params["training"], float(threshold))
 
 
-def _checked_characters(characters) -> np.ndarray:
-    if not isinstance(characters, np.ndarray) or characters.dtype != np.uint32 or characters.ndim != 1:
-        raise ModelError("the neural tokenizer's character table is missing or not a uint32 vector",
+def _checked_vocabulary(values, what: str) -> np.ndarray:
+    """A vocabulary array as the ids need it: a uint32 vector, strictly increasing."""
+    if not isinstance(values, np.ndarray) or values.dtype != np.uint32 or values.ndim != 1:
+        raise ModelError(f"the neural tokenizer's {what} table is missing or not a uint32 vector",
                          fix="train the tokenizer again")
-    if len(characters) > 1 and not np.all(characters[1:] > characters[:-1]):
-        raise ModelError("the neural tokenizer's character table is not sorted", fix="train the tokenizer again")
-    if len(characters) and int(characters[-1]) > 0x10FFFF:
-        raise ModelError("the neural tokenizer's character table holds a code point beyond Unicode",
-                         fix="train the tokenizer again")
-    return characters
+    if len(values) > 1 and not np.all(values[1:] > values[:-1]):
+        raise ModelError(f"the neural tokenizer's {what} table is not sorted", fix="train the tokenizer again")
+    return values
 
 
 def _check_weights(weights: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]]) -> None:

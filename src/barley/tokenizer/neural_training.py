@@ -28,8 +28,8 @@ from barley.evaluate_conll18 import evaluate_conll18
 from barley.neural.fitting import deterministic
 from barley.tokenizer import best_threshold, features
 from barley.tokenizer.multiword import MultiwordExpander
-from barley.tokenizer.neural import (N_CLASSES, CharacterNetwork, NeuralTokenizer, NeuralTokenizerOptions,
-                                     character_inputs)
+from barley.tokenizer.neural import (INPUTS, N_CLASSES, CharacterNetwork, NeuralTokenizer, NeuralTokenizerOptions,
+                                     character_inputs, chunk_hashes)
 from barley.tokenizer.treebank_text import INSIDE, TextStatistics, paragraphs
 
 HELD_OUT = 0.1  # the share of the training sentences held out when there is no dev set
@@ -38,21 +38,24 @@ IGNORED = -100  # the label of whitespace in the loss: not scored
 
 
 class CharacterBiLSTM(torch.nn.Module):
-    """Character and class embeddings → BiLSTM → a linear layer to the three labels."""
+    """Character, class and chunk embeddings → BiLSTM → a linear layer to the three labels."""
 
-    def __init__(self, characters: int, options: NeuralTokenizerOptions):
+    def __init__(self, characters: int, chunks: int, options: NeuralTokenizerOptions):
         super().__init__()
         self.characters = torch.nn.Embedding(characters + 1, options.char_dim)
         self.classes = torch.nn.Embedding(N_CLASSES, options.class_dim)
-        self.lstm = torch.nn.LSTM(options.char_dim + options.class_dim, options.hidden, num_layers=options.layers,
+        self.chunks = torch.nn.Embedding(chunks + 1, options.chunk_dim)
+        self.lstm = torch.nn.LSTM(options.char_dim + options.class_dim + options.chunk_dim, options.hidden,
+                                  num_layers=options.layers,
                                   bidirectional=True, batch_first=True,
                                   dropout=options.dropout if options.layers > 1 else 0.0)
         self.dropout = torch.nn.Dropout(options.dropout)
         self.output = torch.nn.Linear(2 * options.hidden, 3)
 
-    def forward(self, ids: torch.Tensor, kinds: torch.Tensor) -> torch.Tensor:
-        inputs = torch.cat([self.characters(ids), self.classes(kinds)], dim=-1)
-        hidden, _ = self.lstm(self.dropout(inputs))
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        """Scores ``[windows, length, 3]`` of :func:`character_inputs` ``[windows, length, 3]``."""
+        embedded = torch.cat([getattr(self, name)(inputs[..., k]) for k, name in enumerate(INPUTS)], dim=-1)
+        hidden, _ = self.lstm(self.dropout(embedded))
         return self.output(self.dropout(hidden))
 
 
@@ -72,14 +75,16 @@ class _Text:
         self.encoded = features.encode(self.text)
         self.solid = self.encoded[1][features.PAD:features.PAD + len(self.text)] != features.SPACE
 
-    def inputs(self, characters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return character_inputs(self.text, self.encoded, characters)
+    def inputs(self, characters: np.ndarray, chunks: np.ndarray) -> np.ndarray:
+        return character_inputs(self.text, self.encoded, characters, chunks)
 
-
-def _vocabulary(text: _Text, min_count: int) -> np.ndarray:
-    """The lower-cased code points seen at least ``min_count`` times, sorted (uint32)."""
-    codes, counts = np.unique(text.encoded[0][features.PAD:features.PAD + len(text.text)], return_counts=True)
-    return codes[counts >= min_count].astype(np.uint32)
+    def vocabularies(self, options: NeuralTokenizerOptions) -> tuple[np.ndarray, np.ndarray]:
+        """The lower-cased code points and the chunk hashes seen at least ``min_char_count`` and
+        ``min_chunk_count`` times, sorted (uint32)."""
+        codes, counts = np.unique(self.encoded[0][features.PAD:features.PAD + len(self.text)], return_counts=True)
+        characters = codes[counts >= options.min_char_count].astype(np.uint32)
+        hashes, counts = np.unique(chunk_hashes(self.text, ~self.solid)[2], return_counts=True)
+        return characters, hashes[counts >= options.min_chunk_count]
 
 
 def _numpy_network(model: CharacterBiLSTM, options: NeuralTokenizerOptions) -> CharacterNetwork:
@@ -87,10 +92,10 @@ def _numpy_network(model: CharacterBiLSTM, options: NeuralTokenizerOptions) -> C
     return CharacterNetwork(arrays, options)
 
 
-def _scored(tokenizer: NeuralTokenizer, dev: _Text, dev_ids: np.ndarray, dev_kinds: np.ndarray) -> dict:
+def _scored(tokenizer: NeuralTokenizer, dev: _Text, dev_inputs: np.ndarray) -> dict:
     """Tune ``tokenizer``'s sentence-end threshold on the dev characters, then tokenize the dev
     text and score it (CoNLL 2018 Tokens and Sentences F1)."""
-    scores = tokenizer.network.scores(dev_ids, dev_kinds)[dev.solid]
+    scores = tokenizer.network.scores(dev_inputs)[dev.solid]
     threshold, _, _ = best_threshold(scores[:, 2] - scores[:, 1], dev.labels[dev.solid])
     tokenizer.sentence_threshold = threshold
     evaluation = evaluate_conll18(dev.sentences, list(tokenizer.tokenize(dev.text + "\n"))).scores
@@ -112,29 +117,29 @@ def train_neural_tokenizer(sentences: list[Sentence], options: NeuralTokenizerOp
     train, held_out = _Text(sentences), _Text(dev)
     if not train.text or not held_out.text:
         raise BarleyError("the neural tokenizer found no text to learn from in the training or dev sentences")
-    characters = _vocabulary(train, options.min_char_count)
-    ids, kinds = train.inputs(characters)
-    dev_ids, dev_kinds = held_out.inputs(characters)
+    characters, chunks = train.vocabularies(options)
+    inputs, dev_inputs = train.inputs(characters, chunks), held_out.inputs(characters, chunks)
     targets = np.where(train.solid, train.labels, IGNORED).astype(np.int64)
     multiword = MultiwordExpander.train(sentences)
     stats = train.stats
     log(f"neural tokenizer: {stats.sentences} sentences, {len(train.text)} characters "
-        f"({np.count_nonzero(train.solid)} non-space), {len(characters)} known characters; paragraph marks: "
+        f"({np.count_nonzero(train.solid)} non-space), {len(characters)} known characters, {len(chunks)} known "
+        f"chunks; paragraph marks: "
         f"{', '.join(sorted(stats.marks)) or 'none (one paragraph)'}; text rebuilt from the forms: "
         f"{stats.without_text} without # text, {stats.mismatched_text} with a # text the forms are not found in; "
         f"dev: {dev_source}, {len(held_out.text)} characters")
     rng = np.random.default_rng(seed)
     with deterministic(seed, "cpu", options.threads):
-        model = CharacterBiLSTM(len(characters), options)
+        model = CharacterBiLSTM(len(characters), len(chunks), options)
         log(f"neural tokenizer: BiLSTM {options.layers} × {options.hidden} over characters "
-            f"({options.char_dim} + {options.class_dim} input dimensions), "
+            f"({options.char_dim} + {options.class_dim} + {options.chunk_dim} input dimensions), "
             f"{sum(p.numel() for p in model.parameters()):,} parameters; windows of {options.window} characters, "
             f"{options.batch_windows} per minibatch; up to {options.epochs} epochs, early stopping on the dev "
             f"Sentences F1 after {options.patience} without a better one; {options.threads} threads; "
             f"Ctrl-C stops training and keeps the best epoch so far")
-        history = _fit(model, ids, kinds, targets, options, rng, log,
-                       lambda network: _scored(NeuralTokenizer(characters, network, multiword, options),
-                                               held_out, dev_ids, dev_kinds))
+        history = _fit(model, inputs, targets, options, rng, log,
+                       lambda network: _scored(NeuralTokenizer(characters, chunks, network, multiword, options),
+                                               held_out, dev_inputs))
     best = history.pop("best")
     log(f"neural tokenizer: kept epoch {history['best_epoch']} (dev Tokens F1 {best['Tokens']:.2f}, Sentences F1 "
         f"{best['Sentences']:.2f}, sentence-end threshold {best['threshold']:+.3f}); trained in "
@@ -143,16 +148,16 @@ def train_neural_tokenizer(sentences: list[Sentence], options: NeuralTokenizerOp
     training = {"sentences": stats.sentences, "characters": len(train.text),
                 "rebuilt_without_text": stats.without_text, "rebuilt_mismatched_text": stats.mismatched_text,
                 "paragraph_marks": sorted(stats.marks), "dev": dev_source, "seed": seed, **history}
-    return NeuralTokenizer(characters, best["network"], multiword, options, training, best["threshold"])
+    return NeuralTokenizer(characters, chunks, best["network"], multiword, options, training, best["threshold"])
 
 
-def _fit(model: CharacterBiLSTM, ids: np.ndarray, kinds: np.ndarray, targets: np.ndarray,
+def _fit(model: CharacterBiLSTM, inputs: np.ndarray, targets: np.ndarray,
          options: NeuralTokenizerOptions, rng: np.random.Generator, log: Callable[[str], None],
          score: Callable[[CharacterNetwork], dict]) -> dict:
     """Fit ``model`` epoch by epoch; score each epoch's numpy copy; keep the best (the history)."""
     optimizer = torch.optim.Adam(model.parameters(), lr=options.learning_rate, betas=(0.9, 0.9))
     loss_of = torch.nn.CrossEntropyLoss(ignore_index=IGNORED)
-    length = min(options.window, len(ids))
+    length = min(options.window, len(inputs))
     offsets = np.arange(length)
     best: dict = {"Sentences": -1.0}
     history: dict = {"epochs_run": 0, "best_epoch": 0, "dev_per_epoch": []}
@@ -162,15 +167,15 @@ def _fit(model: CharacterBiLSTM, ids: np.ndarray, kinds: np.ndarray, targets: np
             epoch_started = time.perf_counter()
             model.train()
             # windows from a random offset, so that each epoch cuts the text elsewhere; the last one whole
-            starts = np.arange(int(rng.integers(length)), len(ids) - length + 1, length)
-            if not len(starts) or starts[-1] != len(ids) - length:
-                starts = np.r_[starts, len(ids) - length]
+            starts = np.arange(int(rng.integers(length)), len(inputs) - length + 1, length)
+            if not len(starts) or starts[-1] != len(inputs) - length:
+                starts = np.r_[starts, len(inputs) - length]
             starts = starts[rng.permutation(len(starts))]
             batches = [starts[k:k + options.batch_windows] for k in range(0, len(starts), options.batch_windows)]
             total = 0.0
             for number, batch in enumerate(batches, 1):
                 index = batch[:, None] + offsets
-                scores = model(torch.from_numpy(ids[index]), torch.from_numpy(kinds[index]))
+                scores = model(torch.from_numpy(inputs[index]))
                 loss = loss_of(scores.reshape(-1, 3), torch.from_numpy(targets[index].reshape(-1)))
                 optimizer.zero_grad()
                 loss.backward()
