@@ -69,10 +69,9 @@ class NeuralTokenizerOptions:
     min_char_count: int = 2  # rarer characters share the unknown id
     min_chunk_count: int = 2  # rarer chunks share the unknown id
     epochs: int = 30
-    patience: int = 5  # epochs without a better dev Sentences F1 before training stops
+    patience: int = 5  # epochs without a better dev score (Tokens F1 + Sentences F1) before training stops
     batch_windows: int = 32  # windows per minibatch
     learning_rate: float = 0.002
-    decay: float = 0.5  # the learning rate is multiplied by this after an epoch without a better dev score
     threads: int = 1  # PyTorch CPU threads when training (the same seed and threads give the same model)
     max_sentence_tokens: int = 250
 
@@ -90,9 +89,8 @@ class NeuralTokenizerOptions:
         if not 0 <= self.context or 2 * self.context >= self.window:
             raise BarleyError(f"neural tokenizer: context {self.context} must be ≥ 0 and less than half the "
                               f"window ({self.window})", fix="give a smaller context or a larger window")
-        if not 0 <= self.dropout < 1 or not self.learning_rate > 0 or not 0 < self.decay <= 1:
-            raise BarleyError("neural tokenizer: dropout must be in [0, 1), the learning rate > 0 and the decay "
-                              "in (0, 1]")
+        if not 0 <= self.dropout < 1 or not self.learning_rate > 0:
+            raise BarleyError("neural tokenizer: dropout must be in [0, 1) and the learning rate > 0")
 
 
 def _ids(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:

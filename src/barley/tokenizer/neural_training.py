@@ -5,13 +5,14 @@ The training treebank's raw text is rebuilt with a label on every character
 be. Each epoch cuts that stream into windows of ``window`` characters from a random
 offset, shuffles them and fits the network (Adam, cross-entropy over the labels of
 the non-space characters; whitespace is always INSIDE) on minibatches of
-``batch_windows`` windows; the learning rate is multiplied by ``decay`` after every
-epoch that does not improve the dev score. After every epoch the network is copied into numpy
+``batch_windows`` windows. After every epoch the network is copied into numpy
 (the engine that tokenizes) and scored on the dev text, rebuilt the same way: the
 sentence-end threshold that maximises sentence-end F1 on the dev characters is chosen
 (:func:`~barley.tokenizer.best_threshold`), the dev text is tokenized with it, and the
-CoNLL 2018 Sentences F1 decides which epoch is kept; training stops after
-``patience`` epochs without a better one. Without dev sentences the last tenth of the
+CoNLL 2018 Tokens F1 + Sentences F1 decides which epoch is kept (the Sentences F1 alone
+can favour an early epoch that splits few tokens: sentence spans are only scored where
+their ends are token ends); training stops after ``patience`` epochs without a better
+one. Without dev sentences the last tenth of the
 training sentences is held out for this (the log says so).
 """
 
@@ -135,7 +136,7 @@ def train_neural_tokenizer(sentences: list[Sentence], options: NeuralTokenizerOp
             f"({options.char_dim} + {options.class_dim} + {options.chunk_dim} input dimensions), "
             f"{sum(p.numel() for p in model.parameters()):,} parameters; windows of {options.window} characters, "
             f"{options.batch_windows} per minibatch; up to {options.epochs} epochs, early stopping on the dev "
-            f"Sentences F1 after {options.patience} without a better one; {options.threads} threads; "
+            f"Tokens F1 + Sentences F1 after {options.patience} without a better one; {options.threads} threads; "
             f"Ctrl-C stops training and keeps the best epoch so far")
         history = _fit(model, inputs, targets, options, rng, log,
                        lambda network: _scored(NeuralTokenizer(characters, chunks, network, multiword, options),
@@ -159,7 +160,7 @@ def _fit(model: CharacterBiLSTM, inputs: np.ndarray, targets: np.ndarray,
     loss_of = torch.nn.CrossEntropyLoss(ignore_index=IGNORED)
     length = min(options.window, len(inputs))
     offsets = np.arange(length)
-    best: dict = {"Sentences": -1.0}
+    best: dict = {"Tokens": -1.0, "Sentences": -1.0}
     history: dict = {"epochs_run": 0, "best_epoch": 0, "dev_per_epoch": []}
     seconds = 0.0
     try:
@@ -192,20 +193,17 @@ def _fit(model: CharacterBiLSTM, inputs: np.ndarray, targets: np.ndarray,
             history["epochs_run"] = epoch
             history["dev_per_epoch"].append({key: round(value, 2) for key, value in scored.items()
                                              if key != "threshold"})
-            better = scored["Sentences"] > best["Sentences"]
+            better = scored["Tokens"] + scored["Sentences"] > best["Tokens"] + best["Sentences"]
             if better:
                 best = {**scored, "network": network}
                 history["best_epoch"] = epoch
-            else:  # a plateau: smaller steps from here
-                for group in optimizer.param_groups:
-                    group["lr"] *= options.decay
             seconds += time.perf_counter() - epoch_started
             log(f"neural tokenizer: epoch {epoch}/{options.epochs}: loss {total / len(batches):.4f}, dev Tokens F1 "
                 f"{scored['Tokens']:.2f}, Sentences F1 {scored['Sentences']:.2f}{' (best)' if better else ''}; "
                 f"{time.perf_counter() - epoch_started:.0f} s, ETA at most "
                 f"{seconds / epoch * (options.epochs - epoch) / 60:.1f} min")
             if epoch - history["best_epoch"] >= options.patience:
-                log(f"neural tokenizer: stopping, no better dev Sentences F1 for {options.patience} epochs")
+                log(f"neural tokenizer: stopping, no better dev Tokens + Sentences F1 for {options.patience} epochs")
                 break
     except KeyboardInterrupt:
         # a long training stopped by hand (or by SIGTERM) still leaves its best epoch as a model
