@@ -22,7 +22,7 @@ from barley.errors import BarleyError, ModelError
 from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import TokenizeComponent
 from barley.tokenizer import features, spaces
-from barley.tokenizer.neural import LINE_BREAK, NeuralTokenizer, character_inputs, windows
+from barley.tokenizer.neural import LINE_BREAK, NeuralTokenizer, character_inputs, chunk_hashes, windows
 from test_tokenizer import SMALL_NEURAL, quiet, write_treebank
 
 torch = pytest.importorskip("torch")
@@ -93,6 +93,17 @@ def test_the_inputs_of_a_character_are_its_id_class_and_chunk(tokenizer):
                                                    features.PUNCT]
     assert len(set(inputs[0:4, 2])) == 1 and inputs[0, 2] == inputs[14, 2] != 0  # "juan" known, any case
     assert inputs[4, 2] == 0 and list(inputs[9:13, 2]) == [0] * 4  # whitespace, and an unknown chunk
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(st.sampled_from(list("ab A.\n\t'é😀")), max_size=40))
+def test_chunk_hashes_are_the_polynomial_hash_of_each_chunk(text):
+    codes, classes = (array[features.PAD:features.PAD + len(text)] for array in features.encode(text))
+    starts, ends, hashes = chunk_hashes(codes, classes == features.SPACE)
+    assert [text[a:b] for a, b in zip(starts, ends)] == text.split()
+    base = 0x100000001B3
+    assert [int(h) for h in hashes] == [sum(int(c) * pow(base, k, 1 << 64) for k, c in enumerate(codes[a:b]))
+                                        % (1 << 64) for a, b in zip(starts, ends)]
 
 
 def test_it_learns_the_sentences_and_multiword_tokens(tokenizer):
@@ -174,7 +185,8 @@ DAMAGE = {
     "unsorted characters": (_replace("tokenize.characters", lambda a: a[::-1].copy()), "not sorted"),
     "characters beyond Unicode": (_replace("tokenize.characters", lambda a: np.r_[a, 0x110000].astype(np.uint32)),
                                   "beyond Unicode"),
-    "characters as int64": (_replace("tokenize.characters", lambda a: a.astype(np.int64)), "uint32"),
+    "characters as int64": (_replace("tokenize.characters", lambda a: a.astype(np.int64)), "not a uint32"),
+    "chunks as uint32": (_replace("tokenize.chunks", lambda a: a.astype(np.uint32)), "not a uint64"),
     "unsorted chunks": (_replace("tokenize.chunks", lambda a: a[::-1].copy()), "chunk table is not sorted"),
     "fewer chunks": (_replace("tokenize.chunks", lambda a: a[1:]), "not float32"),
     "a missing array": (lambda _m, arrays: arrays.pop("tokenize.weights.output.bias"), "missing"),

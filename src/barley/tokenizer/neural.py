@@ -6,7 +6,7 @@ lower-cased code point (characters seen fewer than ``min_char_count`` times in t
 share one unknown id); its class (upper-case letter, lower-case letter, digit,
 punctuation, symbol, space, other, line break: the case and kind of a character, what a
 sentence end turns on); and the whitespace-delimited chunk it is part of, lower-cased
-(``mr.``, ``etc.)``, ``ankara'ya``: chunks seen fewer than ``min_chunk_count`` times share
+(``mr.``, ``etc.)``, ``ankara'ya``, by a hash: chunks seen fewer than ``min_chunk_count`` times share
 the unknown id, and so does whitespace), which lets a small network remember the
 abbreviations and clitics of the training text as the linear tokenizer's word features
 do. Their embeddings, concatenated, feed a bidirectional LSTM whose outputs a linear layer turns
@@ -35,7 +35,6 @@ checks against the manifest (names, dtypes, shapes, finite values) and never exe
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields
 
@@ -51,6 +50,8 @@ UNKNOWN = 0  # the id of every character (chunk) not in the vocabulary
 LINE_BREAK = features.BORDER  # the class of whitespace that breaks a line (features.encode's BORDER is padding only)
 N_CLASSES = LINE_BREAK + 1
 _LINE_BREAKS = np.array([ord(c) for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"], dtype=np.uint64)
+_HASH_BASE = np.uint64(0x100000001B3)  # the FNV prime: odd
+_HASH_INVERSE = np.uint64(pow(int(_HASH_BASE), -1, 1 << 64))
 INPUTS = ("characters", "classes", "chunks")
 """The columns of :func:`character_inputs`, each embedded by the network's table of that name."""
 WINDOWS_AT_ONCE = 64  # windows run through the LSTM together: bounded memory, few numpy calls per character
@@ -101,14 +102,25 @@ def _ids(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     return np.where(known, found + 1, UNKNOWN)
 
 
-def chunk_hashes(text: str, space: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The whitespace-delimited chunks of ``text`` (``space``: its whitespace mask): their
-    starts, ends and a hash of each, lower-cased (CRC-32 of its UTF-8: stable across runs)."""
+def chunk_hashes(codes: np.ndarray, space: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The whitespace-delimited chunks of a text (``codes``: its lower-cased code points,
+    ``space``: its whitespace mask): their starts, ends and a 64-bit hash of each.
+
+    The hash is polynomial, ``Σ code_k · P^k`` over the chunk's characters modulo 2^64, so
+    that all chunks are hashed at once from prefix sums: ``(S[end] - S[start]) · P^-start``
+    (P is odd, hence invertible modulo 2^64; numpy's uint64 arithmetic wraps).
+    """
     edges = np.diff(np.r_[False, ~space, False].astype(np.int8))
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-    hashes = np.fromiter((zlib.crc32(text[a:b].lower().encode("utf-8", "surrogatepass"))
-                          for a, b in zip(starts.tolist(), ends.tolist())), dtype=np.uint32, count=len(starts))
-    return starts, ends, hashes
+    powers = np.empty(len(codes) + 1, dtype=np.uint64)
+    powers[0] = 1
+    np.multiply.accumulate(np.full(len(codes), _HASH_BASE, dtype=np.uint64), out=powers[1:])
+    inverses = np.empty(len(codes) + 1, dtype=np.uint64)
+    inverses[0] = 1
+    np.multiply.accumulate(np.full(len(codes), _HASH_INVERSE, dtype=np.uint64), out=inverses[1:])
+    sums = np.zeros(len(codes) + 1, dtype=np.uint64)
+    np.cumsum(codes.astype(np.uint64) * powers[:-1], out=sums[1:])
+    return starts, ends, (sums[ends] - sums[starts]) * inverses[starts]
 
 
 def character_inputs(text: str, encoded: tuple[np.ndarray, np.ndarray], characters: np.ndarray,
@@ -116,7 +128,7 @@ def character_inputs(text: str, encoded: tuple[np.ndarray, np.ndarray], characte
     """The network's inputs for every character of ``text`` (``n × 3``, int64, :data:`INPUTS`):
     its id in ``characters`` (the sorted lower-cased code points of the vocabulary), its
     class (:mod:`.features`' classes, LINE_BREAK for whitespace that breaks a line) and the
-    id of its chunk in ``chunks`` (sorted :func:`chunk_hashes`). ``encoded`` is
+    id of its chunk in ``chunks`` (the sorted :func:`chunk_hashes` of the known chunks). ``encoded`` is
     :func:`features.encode` of ``text``."""
     n = len(text)
     codes, classes = (array[features.PAD:features.PAD + n] for array in encoded)
@@ -124,7 +136,7 @@ def character_inputs(text: str, encoded: tuple[np.ndarray, np.ndarray], characte
     inputs[:, 0] = _ids(codes, characters)
     raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     inputs[:, 1] = np.where(np.isin(raw, _LINE_BREAKS), LINE_BREAK, classes)
-    starts, ends, hashes = chunk_hashes(text, classes == features.SPACE)
+    starts, ends, hashes = chunk_hashes(codes, classes == features.SPACE)
     inside = np.repeat(np.arange(len(starts)), ends - starts)
     inputs[np.flatnonzero(classes != features.SPACE), 2] = _ids(hashes, chunks)[inside]
     return inputs
@@ -206,7 +218,7 @@ class NeuralTokenizer(Segmenter):
                  sentence_threshold: float = 0.0):
         super().__init__(multiword, sentence_threshold)
         self.characters = characters  # sorted lower-cased code points (uint32); character id = index + 1
-        self.chunks = chunks  # sorted hashes of the known chunks (uint32); chunk id = index + 1
+        self.chunks = chunks  # sorted hashes of the known chunks (uint64); chunk id = index + 1
         self.network = network
         self.options = options
         self.training = training or {}
@@ -249,11 +261,11 @@ class NeuralTokenizer(Segmenter):
         except (TypeError, BarleyError) as error:
             raise ModelError(f"the neural tokenizer's options are damaged ({error})",
                              fix="train the tokenizer again") from None
-        characters = _checked_vocabulary(arrays.get("characters"), "character")
+        characters = _checked_vocabulary(arrays.get("characters"), "character", np.uint32)
         if len(characters) and int(characters[-1]) > 0x10FFFF:
             raise ModelError("the neural tokenizer's character table holds a code point beyond Unicode",
                              fix="train the tokenizer again")
-        chunks = _checked_vocabulary(arrays.get("chunks"), "chunk")
+        chunks = _checked_vocabulary(arrays.get("chunks"), "chunk", np.uint64)
         weights = {name: value for name, value in arrays.items() if name not in ("characters", "chunks")}
         _check_weights(weights, weight_shapes(options, len(characters), len(chunks)))
         threshold = params["sentence_threshold"]
@@ -263,10 +275,10 @@ class NeuralTokenizer(Segmenter):
                    options, params["training"], float(threshold))
 
 
-def _checked_vocabulary(values, what: str) -> np.ndarray:
-    """A vocabulary array as the ids need it: a uint32 vector, strictly increasing."""
-    if not isinstance(values, np.ndarray) or values.dtype != np.uint32 or values.ndim != 1:
-        raise ModelError(f"the neural tokenizer's {what} table is missing or not a uint32 vector",
+def _checked_vocabulary(values, what: str, dtype: type) -> np.ndarray:
+    """A vocabulary array as the ids need it: a vector of ``dtype``, strictly increasing."""
+    if not isinstance(values, np.ndarray) or values.dtype != dtype or values.ndim != 1:
+        raise ModelError(f"the neural tokenizer's {what} table is missing or not a {np.dtype(dtype)} vector",
                          fix="train the tokenizer again")
     if len(values) > 1 and not np.all(values[1:] > values[:-1]):
         raise ModelError(f"the neural tokenizer's {what} table is not sorted", fix="train the tokenizer again")

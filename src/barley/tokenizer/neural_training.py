@@ -80,11 +80,12 @@ class _Text:
         return character_inputs(self.text, self.encoded, characters, chunks)
 
     def vocabularies(self, options: NeuralTokenizerOptions) -> tuple[np.ndarray, np.ndarray]:
-        """The lower-cased code points and the chunk hashes seen at least ``min_char_count`` and
-        ``min_chunk_count`` times, sorted (uint32)."""
+        """The lower-cased code points (uint32) and the chunk hashes (uint64) seen at least
+        ``min_char_count`` and ``min_chunk_count`` times, sorted."""
         codes, counts = np.unique(self.encoded[0][features.PAD:features.PAD + len(self.text)], return_counts=True)
         characters = codes[counts >= options.min_char_count].astype(np.uint32)
-        hashes, counts = np.unique(chunk_hashes(self.text, ~self.solid)[2], return_counts=True)
+        codes = self.encoded[0][features.PAD:features.PAD + len(self.text)]
+        hashes, counts = np.unique(chunk_hashes(codes, ~self.solid)[2], return_counts=True)
         return characters, hashes[counts >= options.min_chunk_count]
 
 
