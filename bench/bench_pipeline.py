@@ -12,6 +12,8 @@ time of each part (jackknifing included). Prints a table and writes JSON.
         --test got_proiel-ud-test.conllu
     python bench/bench_pipeline.py --model en.barley                 # score a model trained before
     python bench/bench_pipeline.py --model src/barley/models/en_ewt.barley --raw   # the shipped model, also from raw text
+    python bench/bench_pipeline.py --model src/barley/models/en_ewt.barley --raw --tokenizer-from tok.barley
+                                     # the same with the tokenizer of another model file (e.g. a neural one)
 
 ``--raw`` (a model with a tokenizer) also scores the pipeline from the test set's raw text
 with the CoNLL 2018 metrics (Tokens, Sentences, Words, UPOS, ..., LAS, MLAS, BLEX) and
@@ -46,6 +48,8 @@ def main() -> int:
     options.add_argument("--model", help="score this model instead of training one")
     options.add_argument("--save", help="also write the trained model here")
     options.add_argument("--raw", action="store_true", help="also score and time the pipeline from raw text")
+    options.add_argument("--tokenizer-from", metavar="MODEL",
+                         help="replace the pipeline's tokenizer by the one of this model file")
     options.add_argument("--json", default="bench_pipeline.json")
     args = options.parse_args()
     folder = UD / args.treebank
@@ -67,6 +71,10 @@ def main() -> int:
         if args.save:
             pipeline.save(args.save)
             result["model_bytes"] = os.path.getsize(args.save)
+    if args.tokenizer_from:
+        tokenizer = Pipeline.load(args.tokenizer_from)["tokenize"]
+        pipeline = Pipeline([tokenizer, *(c for c in pipeline.components if c.name != "tokenize")], pipeline.manifest)
+        result["tokenizer"] = f"{tokenizer.tokenizer.kind}, from {args.tokenizer_from}"
     test = str(folder / args.test)
     cpu = time.process_time()
     scores = pipeline.evaluate(test)

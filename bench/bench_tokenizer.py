@@ -2,17 +2,22 @@
 
 The test text is rebuilt from the gold test file's ``# text`` comments, with paragraphs
 as the treebank marks them (``# newdoc`` / ``# newpar``) separated by blank lines — the
-raw text a user would give. Printed per treebank: training time, tokenizing speed
-(words per second of wall-clock time and of CPU time of this one process: the CPU
-figure is what one free core would do on a shared machine), whether the output
-rebuilds the input text exactly, and Tokens / Sentences / Words F1 (CoNLL 2018
-definitions) from :mod:`barley.evaluate_conll18` — or, in a barley without it, Tokens
-and Sentences F1 as spans over the non-whitespace characters. ``--scorer`` names the
-CoNLL 2018 shared task's official ``conll18_ud_eval.py`` (not shipped with barley) to
-print its figures too.
+raw text a user would give. Printed per treebank and kind of tokenizer (``linear``,
+``neural``: the neural one chooses its epoch on the treebank's dev set, or without one
+on the end of its training set): training time, tokenizing speed (words and characters
+per second of wall-clock time and of CPU time of this one process: the CPU figure is
+what one free core would do on a shared machine; run under ``taskset -c 0`` with
+``OMP_NUM_THREADS=1`` for one core), whether the output rebuilds the input text exactly,
+and Tokens / Sentences / Words F1 (CoNLL 2018 definitions) from
+:mod:`barley.evaluate_conll18` — or, in a barley without it, Tokens and Sentences F1 as
+spans over the non-whitespace characters. ``--scorer`` names the CoNLL 2018 shared
+task's official ``conll18_ud_eval.py`` (not shipped with barley) to print its figures too.
 
-    python bench/bench_tokenizer.py                      # EWT, Gothic-PROIEL, Latin-Perseus
+    python bench/bench_tokenizer.py                      # EWT, Gothic-PROIEL, Latin-Perseus; linear
     python bench/bench_tokenizer.py --treebanks en_ewt --scorer ~/conll18_ud_eval.py --stream-mb 20
+    OMP_NUM_THREADS=1 taskset -c 0 python bench/bench_tokenizer.py --treebanks en_ewt --kinds linear,neural \\
+        --save runs/                                     # also writes runs/en_ewt-neural.barley
+    python bench/bench_tokenizer.py --treebanks en_ewt --load runs/en_ewt-neural.barley   # score a saved one
 """
 
 from __future__ import annotations
@@ -27,10 +32,13 @@ import time
 from pathlib import Path
 
 from barley.conllu import DEPREL, FORM, HEAD, read, write
-from barley.tokenizer import Tokenizer, TokenizerOptions, spaces
+from barley.pipeline import Pipeline
+from barley.pipeline.tokenize import TokenizeComponent
+from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions, spaces
+from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
 from barley.tokenizer.treebank_text import paragraphs
 
-UD = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud"
+UD = Path(os.environ.get("BARLEY_UD_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud"))
 
 
 def spans(sentences) -> tuple[set, set]:
@@ -68,14 +76,25 @@ def official(scorer: str, gold: Path, system: list) -> dict[str, float]:
     return scores
 
 
-def bench(name: str, folder: Path, options: TokenizerOptions, seed: int, scorer: str | None,
-          stream_megabytes: int = 0) -> None:
-    train = next(folder.glob(f"{name}-ud-train.conllu"))
-    test = next(folder.glob(f"{name}-ud-test.conllu"))
-    sentences = list(read(str(train)))
+def trained(kind: str, folder: Path, name: str, options: TokenizerOptions | NeuralTokenizerOptions,
+            seed: int) -> tuple[Segmenter, str]:
+    """A tokenizer of ``kind`` trained on the treebank's train set (the neural one with its dev
+    set, if any), and a line saying how long that took."""
+    sentences = list(read(str(next(folder.glob(f"{name}-ud-train.conllu")))))
     wall, cpu = time.perf_counter(), time.process_time()
-    tokenizer = Tokenizer.train(sentences, options, seed=seed, log=None)
-    train_wall, train_cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if kind == "neural":
+        dev = next(folder.glob(f"{name}-ud-dev.conllu"), None)
+        tokenizer = NeuralTokenizer.train(sentences, options, seed=seed, log=print,
+                                          dev=None if dev is None else read(str(dev)))
+    else:
+        tokenizer = Tokenizer.train(sentences, options, seed=seed, log=None)
+    return tokenizer, (f"trained in {time.perf_counter() - wall:.1f} s ({time.process_time() - cpu:.1f} s CPU) on "
+                       f"{len(sentences)} sentences")
+
+
+def bench(name: str, folder: Path, tokenizer: Segmenter, how: str, scorer: str | None,
+          stream_megabytes: int = 0) -> None:
+    test = next(folder.glob(f"{name}-ud-test.conllu"))
     gold = list(read(str(test)))
     text = "\n\n".join(paragraph.text for paragraph in paragraphs(gold)) + "\n"
     wall, cpu = time.perf_counter(), time.process_time()
@@ -83,9 +102,9 @@ def bench(name: str, folder: Path, options: TokenizerOptions, seed: int, scorer:
     run_wall, run_cpu = time.perf_counter() - wall, time.process_time() - cpu
     words = sum(len(sentence.words) for sentence in system)
     exact = spaces.text_of(system) == text
-    print(f"{name}: trained in {train_wall:.1f} s ({train_cpu:.1f} s CPU) on {len(sentences)} sentences; "
-          f"test {len(text)} characters, {words} words: {words / run_wall:,.0f} words/s "
-          f"({words / run_cpu:,.0f} per CPU second); text rebuilt exactly: {'yes' if exact else 'NO'}")
+    print(f"{name}, {tokenizer.kind} tokenizer {how}; test {len(text)} characters, {words} "
+          f"words: {words / run_wall:,.0f} words/s, {len(text) / run_wall:,.0f} characters/s ({words / run_cpu:,.0f} "
+          f"and {len(text) / run_cpu:,.0f} per CPU second); text rebuilt exactly: {'yes' if exact else 'NO'}")
     try:
         from barley.evaluate_conll18 import evaluate_conll18
     except ImportError:  # barley without the CoNLL 2018 evaluation: token and sentence spans only
@@ -106,12 +125,9 @@ def bench(name: str, folder: Path, options: TokenizerOptions, seed: int, scorer:
     sys.stdout.flush()
 
 
-def stream(tokenizer: Tokenizer, text: str, megabytes: int) -> None:
+def stream(tokenizer: Segmenter, text: str, megabytes: int) -> None:
     """``barley tokenize`` in a child process on ``text`` repeated to ``megabytes`` MB plus a
     200,000-character line without punctuation: words/s and the child's peak memory."""
-    from barley.pipeline import Pipeline
-    from barley.pipeline.tokenize import TokenizeComponent
-
     with tempfile.TemporaryDirectory() as folder:
         model, source = os.path.join(folder, "tokenizer.barley"), os.path.join(folder, "big.txt")
         Pipeline([TokenizeComponent(tokenizer)], {"pipeline": {"components": ["tokenize"]}}).save(model)
@@ -138,17 +154,36 @@ def main() -> None:
     parser.add_argument("--stream-mb", type=int, default=0, metavar="N",
                         help="also run `barley tokenize` on the test text repeated to N MB (plus a 200,000-character "
                              "line without punctuation) and print its speed and peak memory")
+    parser.add_argument("--kinds", default="linear", help="comma-separated kinds of tokenizer to train: linear, "
+                                                              "neural (default linear)")
+    parser.add_argument("--load", metavar="MODEL", help="score the tokenizer of this model file instead of training "
+                                                        "(one treebank)")
+    parser.add_argument("--save", metavar="FOLDER", help="write each trained tokenizer to FOLDER/NAME-KIND.barley")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--C", type=float, default=TokenizerOptions.C)
     parser.add_argument("--bits", type=int, default=TokenizerOptions.bits)
+    parser.add_argument("--neural", action="append", default=[], metavar="OPTION=VALUE",
+                        help="an option of the neural tokenizer (NeuralTokenizerOptions), e.g. --neural hidden=32")
     args = parser.parse_args()
-    options = TokenizerOptions(C=args.C, bits=args.bits)
+    options = {"linear": TokenizerOptions(C=args.C, bits=args.bits),
+               "neural": NeuralTokenizerOptions(**{key: type(getattr(NeuralTokenizerOptions, key))(value)
+                                                   for key, value in (o.split("=", 1) for o in args.neural)})}
     for name in args.treebanks.split(","):
         folders = [path.parent for path in args.ud.glob(f"*/{name}-ud-train.conllu")]
         if not folders:
             print(f"{name}: not found under {args.ud}; skipped")
             continue
-        bench(name, folders[0], options, args.seed, args.scorer, args.stream_mb)
+        if args.load:
+            tokenizer = Pipeline.load(args.load)["tokenize"].tokenizer
+            bench(name, folders[0], tokenizer, f"from {args.load}", args.scorer, args.stream_mb)
+            continue
+        for kind in args.kinds.split(","):
+            tokenizer, how = trained(kind, folders[0], name, options[kind], args.seed)
+            if args.save:
+                Path(args.save).mkdir(parents=True, exist_ok=True)
+                Pipeline([TokenizeComponent(tokenizer)], {"pipeline": {"components": ["tokenize"]}}).save(
+                    str(Path(args.save) / f"{name}-{kind}.barley"))
+            bench(name, folders[0], tokenizer, how, args.scorer, args.stream_mb)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,8 @@
 """The tokenizer: treebank text and labels, training, exact round trip, multiword tokens, bad input.
 
+Every test of a trained tokenizer runs with each kind (linear and neural); what only the
+neural kind has (numpy against PyTorch, its model arrays) is in test_neural_tokenizer.py.
+
 A small treebank is written by the tests: sentences with `# text`, punctuation glued
 to words (SpaceAfter=No), multiword tokens (Spanish-like "del" → "de el", English-like
 "'s" clitics), documents and paragraphs.
@@ -19,8 +22,9 @@ from barley.cli import main
 from barley.conllu import FORM, MISC, read, read_lines, write
 from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import TokenizeComponent
-from barley.tokenizer import Tokenizer, TokenizerOptions, spaces
+from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions, spaces
 from barley.tokenizer.multiword import MultiwordExpander
+from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
 from barley.tokenizer.reading import text_pieces
 from barley.tokenizer.treebank_text import SENTENCE_END, TOKEN_END, paragraphs
 from conftest import ud_file
@@ -93,8 +97,17 @@ def treebank(tmp_path_factory):
     return path
 
 
-@pytest.fixture(scope="module")
-def tokenizer(treebank) -> Tokenizer:
+SMALL_NEURAL = NeuralTokenizerOptions(char_dim=16, class_dim=4, hidden=24, window=64, context=8, epochs=12,
+                                      patience=12, batch_windows=8, learning_rate=0.01)
+"""A neural tokenizer small enough to train in seconds on the test treebank."""
+
+
+@pytest.fixture(scope="module", params=["linear", "neural"])
+def tokenizer(request, treebank) -> Segmenter:
+    """Each kind of tokenizer (:mod:`barley.pipeline.tokenize`), trained on the test treebank."""
+    if request.param == "neural":
+        pytest.importorskip("torch")
+        return NeuralTokenizer.train(read(str(treebank)), SMALL_NEURAL, seed=1, log=quiet)
     return Tokenizer.train(read(str(treebank)), TokenizerOptions(bits=16), seed=1, log=quiet)
 
 

@@ -24,7 +24,8 @@ def register(subparsers) -> None:
                                                "graph-based parser (McDonald et al. 2005) from a "
                                                "CoNLL-U or CoNLL-X treebank and write a model file.")
     parser.add_argument("--train", "-i", required=True, metavar="FILE", help="training treebank")
-    parser.add_argument("--dev", metavar="FILE", help="development treebank: report its scores after training")
+    parser.add_argument("--dev", metavar="FILE", help="development treebank: report its scores after training "
+                                                      "(the neural parsers and tokenizer also choose their epoch on it)")
     parser.add_argument("--system", "-a", default=SUPPRESS, metavar="NAME",
                         help="transition system (MaltParser names accepted, e.g. nivreeager); one of: "
                              + ", ".join(system_names()) + " (default arc-eager)")

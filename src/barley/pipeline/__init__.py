@@ -34,7 +34,9 @@ by one line (``"name": "module:Class"``). The class has:
 ``train(sentences, options, *, seed, log)`` (classmethod)
     fit on a list of :class:`~barley.conllu.Sentence` (gold, or carrying predicted
     columns from the earlier components when jackknifing); ``options`` holds only
-    keys of ``OPTIONS`` and ``OPTIONAL``; ``log`` takes one line of progress; returns the component;
+    keys of ``OPTIONS`` and ``OPTIONAL``; ``log`` takes one line of progress; returns the component.
+    A component that chooses its epoch on held-out data also takes ``dev`` (gold
+    sentences, or None when the user gave none);
 ``tokenize(text) -> Iterator[Sentence]`` (``consumes == "text"``)
     split a text (a str) into sentences of words;
 ``process(sentences) -> Iterator[Sentence]`` (``consumes == "sentences"``)

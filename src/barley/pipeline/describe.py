@@ -24,11 +24,13 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
         training = tokenizer.get("training", {})
         multiword = tokenizer.get("multiword", {})
         lines += ["", "[tokenize]",
+                  f"kind:        {tokenizer.get('kind', 'linear')}",
                   f"training:    {training.get('sentences')} sentences, {training.get('characters')} characters; "
                   f"paragraph marks: {', '.join(training.get('paragraph_marks', [])) or 'none'}",
                   f"multiword:   {len(multiword.get('expansions', {}))} forms, {len(multiword.get('rules', {}))} "
                   f"suffix rules",
                   f"sentences:   end threshold {tokenizer.get('sentence_threshold', 0):+.3f}",
+                  *_neural_tokenizer_lines(tokenizer),
                   f"options:     {tokenizer.get('options')}"]
     tagger = components.get("tag")
     if tagger is not None:
@@ -61,3 +63,15 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
         parser = {"format_version": manifest.get("format_version"), **components["parse"]}
         lines += ["", "[parse]", describe_parser(parser)]
     return "\n".join(lines)
+
+
+def _neural_tokenizer_lines(tokenizer: dict) -> list[str]:
+    """The network and the epoch kept, for a neural tokenizer (none for the linear one)."""
+    if tokenizer.get("kind") != "neural":
+        return []
+    options, training = tokenizer.get("options", {}), tokenizer.get("training", {})
+    kept = training.get("best_epoch")
+    scores = (training.get("dev_per_epoch") or [{}])[kept - 1] if isinstance(kept, int) and kept >= 1 else {}
+    return [f"network:     character BiLSTM {options.get('layers')} × {options.get('hidden')}, windows of "
+            f"{options.get('window')} characters; kept epoch {kept} of {training.get('epochs_run')} (Tokens F1 "
+            f"{scores.get('Tokens')}, Sentences F1 {scores.get('Sentences')} on {training.get('dev')})"]

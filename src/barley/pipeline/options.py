@@ -9,9 +9,10 @@ from collections.abc import Callable
 
 from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
+from barley.pipeline.tokenize import KINDS
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
-               "command", "default_of"}
+               "command", "default_of", "tokenizer"}
 _TRANSFORM_OPTIONS = {"pseudo_projective", "lift", "label_cap", "coordination", "coordination_variant", "verb_group",
                       "scheme"}
 CHECKPOINT_SUFFIX = ".checkpoint"
@@ -24,6 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--components", metavar="LIST",
                        help="comma-separated components, run in the order " + ", ".join(COMPONENTS)
                             + " (e.g. tag,parse); without it, a parser alone is trained as before")
+    group.add_argument("--tokenizer", choices=sorted(KINDS),
+                       help="the tokenize component's kind: linear (the default; liblinear over character "
+                            "windows) or neural (a character BiLSTM: needs PyTorch to train, not to parse; --dev "
+                            "chooses its epoch, else the end of the training data)")
     folds = group.add_mutually_exclusive_group()
     folds.add_argument("--jackknife", type=int, metavar="K",
                        help="components after the tagger learn from tags predicted by taggers trained on K-1 "
@@ -53,6 +58,8 @@ def refuse_without_components(args: argparse.Namespace) -> None:
         raise BarleyError("--jackknife and --no-jackknife apply to pipelines", fix="add e.g. --components tag,parse")
     if args.resume:
         raise BarleyError("--resume applies to the joint component", fix="add e.g. --components tokenize,joint")
+    if args.tokenizer is not None:
+        raise BarleyError("--tokenizer applies to a pipeline with a tokenizer", fix="add --components tokenize,...")
 
 
 def joint_options(args: argparse.Namespace, transforms: list) -> dict:
@@ -83,6 +90,10 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
                           fix="add parse to --components or leave these options out")
     if args.resume and "joint" not in names:
         raise BarleyError("--resume applies to the joint component", fix="add joint to --components")
+    if args.tokenizer is not None:
+        if "tokenize" not in names:
+            raise BarleyError("--tokenizer, but --components has no tokenize", fix="add tokenize to --components")
+        options["tokenize"] = {"tokenizer": args.tokenizer}
     jackknife = None if args.no_jackknife else DEFAULT_JACKKNIFE if args.jackknife is None else args.jackknife
     pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
                               seed=1 if args.seed is None else args.seed, record_time=args.seed is None,

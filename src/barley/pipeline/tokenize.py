@@ -4,38 +4,68 @@ It consumes text — a str, or an iterable of str pieces for streaming — eithe
 (``input="text"``: paragraphs separated by blank lines) or pre-tokenized
 (``input="tokenized"``: one sentence per line, tokens separated by spaces), and
 yields CoNLL-U sentences with ``_`` in every column it does not write.
+
+Two kinds of tokenizer, chosen by the option ``tokenizer``: ``linear`` (the default,
+:class:`~barley.tokenizer.Tokenizer`: hashed character-window features, liblinear) and
+``neural`` (:class:`~barley.tokenizer.neural.NeuralTokenizer`: a character BiLSTM,
+trained with PyTorch, tokenizing with numpy alone). Each takes its own options; an
+option of the other kind is refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict
+from dataclasses import fields
 
 import numpy as np
 
 from barley import model_check as check
 from barley.conllu import Sentence
-from barley.tokenizer import Tokenizer, TokenizerOptions
+from barley.errors import BarleyError, ModelError
+from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions
+from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
 
-OPTIONS = asdict(TokenizerOptions())
-"""Training options: ``bits`` (hashed feature space), ``C``, ``solver``, ``max_sentence_tokens``."""
+KINDS = {"linear": (Tokenizer, TokenizerOptions), "neural": (NeuralTokenizer, NeuralTokenizerOptions)}
+"""The kinds of tokenizer: the class and its options (a dataclass) by name."""
+
+
+def kind_options(kind: str) -> list[str]:
+    """The options the tokenizer ``kind`` takes."""
+    return [field.name for field in fields(KINDS[kind][1])]
 
 
 class TokenizeComponent:
     name = "tokenize"
     consumes = "text"
+    takes_dev = True  # the neural kind stops early on dev; the linear kind ignores it
     writes = ("ID", "FORM", "MISC")
     keeps_given = False
     needs = ()
-    OPTIONS = OPTIONS
+    OPTIONS = {"tokenizer": "linear"}
+    OPTIONAL = frozenset(name for kind in KINDS for name in kind_options(kind))
+    """Each kind's options (:class:`TokenizerOptions`, :class:`NeuralTokenizerOptions`), given
+    only when set, so that a kind refuses those of the other."""
 
-    def __init__(self, tokenizer: Tokenizer):
+    def __init__(self, tokenizer: Segmenter):
         self.tokenizer = tokenizer
 
     @classmethod
-    def train(cls, sentences: list[Sentence], options: dict, *, seed: int,
-              log: Callable[[str], None]) -> TokenizeComponent:
-        return cls(Tokenizer.train(sentences, TokenizerOptions(**options), seed=seed, log=log))
+    def train(cls, sentences: list[Sentence], options: dict, *, seed: int, log: Callable[[str], None],
+              dev: list[Sentence] | None = None) -> TokenizeComponent:
+        """Train the kind ``options["tokenizer"]``; ``dev`` sentences (the neural kind's early
+        stopping; the linear kind tunes on the end of the training text and takes none)."""
+        kind = options.get("tokenizer", "linear")
+        if kind not in KINDS:
+            raise BarleyError(f"unknown tokenizer {kind!r}", fix="choose from: " + ", ".join(KINDS))
+        given = {name: value for name, value in options.items() if name != "tokenizer"}
+        refused = sorted(set(given) - set(kind_options(kind)))
+        if refused:
+            raise BarleyError(f"the {kind} tokenizer takes no option {', '.join(map(repr, refused))}",
+                              fix=f"its options are: {', '.join(kind_options(kind))}")
+        tokenizer, tokenizer_options = KINDS[kind]
+        if kind == "neural":
+            return cls(tokenizer.train(sentences, tokenizer_options(**given), seed=seed, log=log, dev=dev))
+        return cls(tokenizer.train(sentences, tokenizer_options(**given), seed=seed, log=log))
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
         return self.tokenizer.tokenize(text, input=input)
@@ -45,5 +75,9 @@ class TokenizeComponent:
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TokenizeComponent:
+        kind = manifest.get("kind", "linear")  # models from before the neural kind have none
+        if kind not in KINDS:
+            raise ModelError(f"the model's tokenizer is of a kind this barley does not know: {kind!r}", path=path,
+                             fix="use a newer barley, or retrain the model")
         with check.loading(path, "tokenizer"):
-            return cls(Tokenizer.from_arrays(manifest, arrays))
+            return cls(KINDS[kind][0].from_arrays(manifest, arrays))

@@ -74,71 +74,27 @@ class _Block:
     paragraph_starts: list[bool]
 
 
-class Tokenizer:
-    """A trained tokenizer: boundary classifier, sentence-end threshold, multiword expander."""
+class Segmenter:
+    """What every kind of tokenizer shares: text cut into blocks, per-character labels made
+    consistent with the whitespace and paragraph breaks, bounded tokens and sentences,
+    multiword tokens expanded, whitespace kept (see the module docstring).
 
-    def __init__(self, learner: LinearLearner, multiword: MultiwordExpander,
-                 options: TokenizerOptions | None = None, training: dict | None = None,
-                 sentence_threshold: float = 0.0):
-        self.learner = learner
-        self.sentence_threshold = sentence_threshold  # subtracted from the sentence-end score
+    A kind gives its name (``kind``), :meth:`_character_scores` (the scores of the three
+    labels for the non-space characters of a block) and an ``options`` with
+    ``max_sentence_tokens``.
+    """
+
+    kind: str
+
+    def __init__(self, multiword: MultiwordExpander, sentence_threshold: float = 0.0):
         self.multiword = multiword
-        self.options = options or TokenizerOptions()
-        self.training = training or {}
-        # scores over the three labels, UNSEEN-free: a label never seen in training is impossible
-        self._columns = [(int(label), k) for k, label in enumerate(learner.classes)]
+        self.sentence_threshold = sentence_threshold  # subtracted from the sentence-end score
 
-    # ------------------------------------------------------------------ training
-    @classmethod
-    def train(cls, sentences: Iterable[Sentence], options: TokenizerOptions | None = None, seed: int = 1,
-              log: Callable[[str], None] | None = _stderr) -> Tokenizer:
-        """Learn token and sentence boundaries and multiword tokens from treebank sentences."""
-        options = options or TokenizerOptions()
-        if not 1 <= options.bits <= MAX_BITS:
-            raise BarleyError(f"the tokenizer's bits must be between 1 and {MAX_BITS}, not {options.bits}")
-        log = log or (lambda message: None)
-        started = time.perf_counter()
-        sentences = list(sentences)
-        stats = TextStatistics()
-        id_chunks, label_chunks = [], []
-        characters = 0
-        for paragraph in paragraphs(sentences, stats):
-            encoded = features.encode(paragraph.text)
-            solid = encoded[1][features.PAD:features.PAD + len(paragraph.text)] != features.SPACE
-            id_chunks.append(features.extract(paragraph.text, options.bits, encoded)[solid])
-            label_chunks.append(paragraph.labels[solid])
-            characters += len(paragraph.text)
-        labels = np.concatenate(label_chunks) if label_chunks else np.zeros(0, dtype=np.int8)
-        log(f"tokenizer: {stats.sentences} sentences, {characters} characters, {len(labels)} non-space "
-            f"({np.count_nonzero(labels == TOKEN_END)} token ends, {np.count_nonzero(labels == SENTENCE_END)} "
-            f"sentence ends); paragraph marks: {', '.join(sorted(stats.marks)) or 'none (one paragraph)'}; "
-            f"text rebuilt from the forms: {stats.without_text} without # text, "
-            f"{stats.mismatched_text} with a # text the forms are not found in")
-        X = rows_to_csr(id_chunks, 1 << options.bits)
-        del id_chunks
-        y = labels.astype(np.int64)
-        threshold = 0.0
-        held = int(len(y) * (1 - HELD_OUT))
-        tune = options.tune_sentence_end and np.count_nonzero(y[held:] == SENTENCE_END) >= 10
-        log(f"tokenizer: {'two liblinear fits (the first to tune the sentence-end threshold)' if tune else 'liblinear'}"
-            f" on {len(y)} characters × {X.nnz // max(len(y), 1)} features (EWT's 830,000: about 40 CPU seconds)")
-        if tune:
-            probe = LinearLearner(solver=options.solver, C=options.C)
-            probe.fit(X[:held], y[:held], n_classes=3, seed=seed)
-            threshold, tuned, untuned = _sentence_threshold(probe, X[held:], y[held:])
-            log(f"tokenizer: sentence-end threshold {threshold:+.3f} (held-out {HELD_OUT:.0%} of the text: "
-                f"sentence-end F1 among the token ends {untuned:.2f} at 0, {tuned:.2f} tuned)")
-        learner = LinearLearner(solver=options.solver, C=options.C)
-        learner.fit(X, y, n_classes=3, seed=seed)
-        del X
-        multiword = MultiwordExpander.train(sentences)
-        log(f"tokenizer: trained in {time.perf_counter() - started:.1f} s; "
-            f"{int(learner.used_features().sum())} features with weights; "
-            f"{len(multiword.expansions)} multiword forms, {len(multiword.rules)} multiword suffix rules")
-        training = {"sentences": stats.sentences, "characters": characters,
-                    "rebuilt_without_text": stats.without_text, "rebuilt_mismatched_text": stats.mismatched_text,
-                    "paragraph_marks": sorted(stats.marks)}
-        return cls(learner, multiword, options, training, threshold)
+    def _character_scores(self, text: str, encoded: tuple[np.ndarray, np.ndarray],
+                          solid: np.ndarray) -> np.ndarray:
+        """Scores (len(solid) × 3, float32, columns INSIDE, TOKEN_END, SENTENCE_END) of the
+        characters ``text[solid]``; ``encoded`` is :func:`features.encode` of ``text``."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ segmenting
     def _labels(self, text: str, ends_paragraph: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -156,11 +112,7 @@ class Tokenizer:
         solid = np.flatnonzero(~space)
         if not len(solid):
             return labels, margin, space
-        ids = features.extract(text, self.options.bits, encoded)[solid]
-        sums = weight_sums(self.learner.weights, ids) + self.learner.bias
-        scores = np.full((len(solid), 3), _IMPOSSIBLE, dtype=np.float32)
-        for label, column in self._columns:
-            scores[:, label] = sums[:, column]
+        scores = self._character_scores(text, encoded, solid)
         scores[:, SENTENCE_END] -= self.sentence_threshold
         before_space = np.r_[space[1:], True][solid]
         scores[before_space, INSIDE] = _IMPOSSIBLE
@@ -337,6 +289,82 @@ class Tokenizer:
                 word += 1
         return Sentence(comments, rows), row
 
+class Tokenizer(Segmenter):
+    """The linear tokenizer: boundary classifier, sentence-end threshold, multiword expander."""
+
+    kind = "linear"
+
+    def __init__(self, learner: LinearLearner, multiword: MultiwordExpander,
+                 options: TokenizerOptions | None = None, training: dict | None = None,
+                 sentence_threshold: float = 0.0):
+        super().__init__(multiword, sentence_threshold)
+        self.learner = learner
+        self.options = options or TokenizerOptions()
+        self.training = training or {}
+        # scores over the three labels, UNSEEN-free: a label never seen in training is impossible
+        self._columns = [(int(label), k) for k, label in enumerate(learner.classes)]
+
+    # ------------------------------------------------------------------ training
+    @classmethod
+    def train(cls, sentences: Iterable[Sentence], options: TokenizerOptions | None = None, seed: int = 1,
+              log: Callable[[str], None] | None = _stderr) -> Tokenizer:
+        """Learn token and sentence boundaries and multiword tokens from treebank sentences."""
+        options = options or TokenizerOptions()
+        if not 1 <= options.bits <= MAX_BITS:
+            raise BarleyError(f"the tokenizer's bits must be between 1 and {MAX_BITS}, not {options.bits}")
+        log = log or (lambda message: None)
+        started = time.perf_counter()
+        sentences = list(sentences)
+        stats = TextStatistics()
+        id_chunks, label_chunks = [], []
+        characters = 0
+        for paragraph in paragraphs(sentences, stats):
+            encoded = features.encode(paragraph.text)
+            solid = encoded[1][features.PAD:features.PAD + len(paragraph.text)] != features.SPACE
+            id_chunks.append(features.extract(paragraph.text, options.bits, encoded)[solid])
+            label_chunks.append(paragraph.labels[solid])
+            characters += len(paragraph.text)
+        labels = np.concatenate(label_chunks) if label_chunks else np.zeros(0, dtype=np.int8)
+        log(f"tokenizer: {stats.sentences} sentences, {characters} characters, {len(labels)} non-space "
+            f"({np.count_nonzero(labels == TOKEN_END)} token ends, {np.count_nonzero(labels == SENTENCE_END)} "
+            f"sentence ends); paragraph marks: {', '.join(sorted(stats.marks)) or 'none (one paragraph)'}; "
+            f"text rebuilt from the forms: {stats.without_text} without # text, "
+            f"{stats.mismatched_text} with a # text the forms are not found in")
+        X = rows_to_csr(id_chunks, 1 << options.bits)
+        del id_chunks
+        y = labels.astype(np.int64)
+        threshold = 0.0
+        held = int(len(y) * (1 - HELD_OUT))
+        tune = options.tune_sentence_end and np.count_nonzero(y[held:] == SENTENCE_END) >= 10
+        log(f"tokenizer: {'two liblinear fits (the first to tune the sentence-end threshold)' if tune else 'liblinear'}"
+            f" on {len(y)} characters × {X.nnz // max(len(y), 1)} features (EWT's 830,000: about 40 CPU seconds)")
+        if tune:
+            probe = LinearLearner(solver=options.solver, C=options.C)
+            probe.fit(X[:held], y[:held], n_classes=3, seed=seed)
+            threshold, tuned, untuned = _sentence_threshold(probe, X[held:], y[held:])
+            log(f"tokenizer: sentence-end threshold {threshold:+.3f} (held-out {HELD_OUT:.0%} of the text: "
+                f"sentence-end F1 among the token ends {untuned:.2f} at 0, {tuned:.2f} tuned)")
+        learner = LinearLearner(solver=options.solver, C=options.C)
+        learner.fit(X, y, n_classes=3, seed=seed)
+        del X
+        multiword = MultiwordExpander.train(sentences)
+        log(f"tokenizer: trained in {time.perf_counter() - started:.1f} s; "
+            f"{int(learner.used_features().sum())} features with weights; "
+            f"{len(multiword.expansions)} multiword forms, {len(multiword.rules)} multiword suffix rules")
+        training = {"sentences": stats.sentences, "characters": characters,
+                    "rebuilt_without_text": stats.without_text, "rebuilt_mismatched_text": stats.mismatched_text,
+                    "paragraph_marks": sorted(stats.marks)}
+        return cls(learner, multiword, options, training, threshold)
+
+    def _character_scores(self, text: str, encoded: tuple[np.ndarray, np.ndarray],
+                          solid: np.ndarray) -> np.ndarray:
+        ids = features.extract(text, self.options.bits, encoded)[solid]
+        sums = weight_sums(self.learner.weights, ids) + self.learner.bias
+        scores = np.full((len(solid), 3), _IMPOSSIBLE, dtype=np.float32)
+        for label, column in self._columns:
+            scores[:, label] = sums[:, column]
+        return scores
+
     # ------------------------------------------------------------------ model files
     def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
         """JSON parameters and numpy arrays: everything a model file needs (no pickle)."""
@@ -363,17 +391,26 @@ class Tokenizer:
 
 
 def _sentence_threshold(learner: LinearLearner, X, y: np.ndarray) -> tuple[float, float, float]:
-    """The sentence-end threshold that maximises sentence-end F1 over the gold token ends of ``X``.
-
-    Returns the threshold, the F1 it gives and the F1 of threshold 0 (in percent).
-    """
+    """The sentence-end threshold of the linear classifier on ``X`` (:func:`best_threshold`)."""
     sums = np.asarray(X @ learner.weights[:-1]) + learner.bias
     column = {int(label): k for k, label in enumerate(learner.classes)}
     if TOKEN_END not in column or SENTENCE_END not in column:
         return 0.0, 0.0, 0.0
+    return best_threshold(sums[:, column[SENTENCE_END]] - sums[:, column[TOKEN_END]], y)
+
+
+def best_threshold(margin: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """The sentence-end threshold that maximises sentence-end F1 over the gold token ends.
+
+    ``margin``: the score of SENTENCE_END minus that of TOKEN_END of every character whose
+    gold label is ``y``. Returns the threshold, the F1 it gives and the F1 of threshold 0
+    (in percent).
+    """
     token_ends = y != INSIDE
-    margin = (sums[:, column[SENTENCE_END]] - sums[:, column[TOKEN_END]])[token_ends]
+    margin = margin[token_ends]
     gold = y[token_ends] == SENTENCE_END
+    if not len(margin):
+        return 0.0, 0.0, 0.0
     order = np.argsort(-margin, kind="stable")
     found = np.cumsum(gold[order])
     f1 = 2 * found / (np.arange(1, len(order) + 1) + gold.sum())

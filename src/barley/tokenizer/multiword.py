@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-
-import numpy as np
+from itertools import accumulate
 
 from barley import model_check as check
 from barley.conllu import FORM, ID, Sentence
 
+CACHED_FORMS = 1 << 16  # surface forms whose expansion is remembered (forms repeat: most tokens are hits)
 MIN_RULE_SUPPORT = 3  # training forms a suffix rule needs before it is trusted
+_NOT_YET = object()  # a surface form expand has not seen
 MAX_SUFFIX = 6
 
 
@@ -53,6 +54,7 @@ class MultiwordExpander:
         self.expansions = expansions or {}  # lower-cased surface → words (lower-cased)
         self.rules = rules or {}  # lower-cased suffix → [end of word 1, word 2]
         self.single = frozenset(single)  # training forms with a rule's ending that stay one word
+        self._known: dict[str, tuple[str, ...] | None] = {}  # surface → expand's answer (bounded)
 
     @classmethod
     def train(cls, sentences: Iterable[Sentence]) -> MultiwordExpander:
@@ -85,6 +87,15 @@ class MultiwordExpander:
 
     def expand(self, surface: str) -> list[str] | None:
         """The words of ``surface`` when it is a multiword token, else None."""
+        known = self._known.get(surface, _NOT_YET)
+        if known is _NOT_YET:
+            if len(self._known) >= CACHED_FORMS:
+                self._known.clear()
+            words = self._expanded(surface)
+            known = self._known[surface] = None if words is None else tuple(words)
+        return None if known is None else list(known)
+
+    def _expanded(self, surface: str) -> list[str] | None:
         key = surface.lower()
         words = self.expansions.get(key)
         if words is None and self.rules and key not in self.single:
@@ -97,7 +108,7 @@ class MultiwordExpander:
         if words is None:
             return None
         if sum(map(len, words)) == len(surface) and "".join(words) == key:  # the words spell the surface:
-            cuts = np.cumsum([0, *map(len, words)])  # cut the surface itself, keeping its case (McDonald s)
+            cuts = [0, *accumulate(map(len, words))]  # cut the surface itself, keeping its case (McDonald s)
             return [surface[a:b] for a, b in zip(cuts, cuts[1:])]
         return _cased(list(words), surface)
 
