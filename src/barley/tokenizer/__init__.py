@@ -96,6 +96,9 @@ class Tokenizer:
         options = options or TokenizerOptions()
         if not 1 <= options.bits <= MAX_BITS:
             raise BarleyError(f"the tokenizer's bits must be between 1 and {MAX_BITS}, not {options.bits}")
+        if options.max_sentence_tokens < 2:  # a sentence is cut in its second half (:meth:`_bounded`)
+            raise BarleyError(f"the tokenizer's max_sentence_tokens must be at least 2, not "
+                              f"{options.max_sentence_tokens}")
         log = log or (lambda message: None)
         started = time.perf_counter()
         sentences = list(sentences)
@@ -356,7 +359,7 @@ class Tokenizer:
                              fix="train the tokenizer again with this version of barley")
         options = check.options(TokenizerOptions, params["options"], "the tokenizer options")
         check.integer(options.bits, "the tokenizer's bits", low=1, high=MAX_BITS)
-        check.integer(options.max_sentence_tokens, "the tokenizer's max_sentence_tokens", low=1)
+        check.integer(options.max_sentence_tokens, "the tokenizer's max_sentence_tokens", low=2)
         learner = LinearLearner.from_arrays(params["learner"], arrays, n_classes=3, n_features=1 << options.bits)
         return cls(learner, MultiwordExpander.from_json(params["multiword"]), options,
                    check.mapping(params["training"], "the tokenizer's training"),
