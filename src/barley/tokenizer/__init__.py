@@ -204,9 +204,8 @@ class Tokenizer:
         limit = self.options.max_sentence_tokens
         pieces = []
         while last - first > limit:
-            half = first + max(limit // 2, 1)
-            window = margins[half - 1:first + limit - 1]  # empty for a limit of 1: every token alone
-            cut = half + int(np.argmax(window)) if len(window) else first + limit
+            half = first + limit // 2
+            cut = half + int(np.argmax(margins[half - 1:first + limit - 1]))
             pieces.append((first, cut))
             first = cut
         pieces.append((first, last))
