@@ -257,8 +257,10 @@ def _mutate_array(arrays: dict[str, np.ndarray], rng: random.Random) -> str:
     if operation == "offset":
         shift = rng.choice((1, -1, array.size, 1 << 20))
         with np.errstate(all="ignore"):  # ints wrap around, as a bit flip in a file would leave them
-            arrays[name] = ((array.astype(np.float64) if array.dtype.kind == "f" else array.astype(np.int64))
-                            + shift).astype(array.dtype) if array.dtype.kind in "iuf" else ~array
+            if array.dtype.kind in "iu":
+                arrays[name] = (array.astype(np.int64) + shift).astype(array.dtype)
+            else:  # floats, complex numbers (an earlier rewrite's), bools
+                arrays[name] = ~array if array.dtype.kind == "b" else (array + shift).astype(array.dtype)
         return f"{name}: shifted by {shift}"
     if operation == "truncate":
         keep = rng.randrange(len(array)) if array.ndim and len(array) else 0

@@ -234,6 +234,9 @@ FOUND_BY_FUZZING = {
     "a label MLP of 10**12 (a size PyTorch cannot compute)": (
         "biaffine", lambda manifest, arrays: manifest["biaffine"].update(label_mlp=10 ** 12),
         "the biaffine options' label_mlp is 1000000000000, outside"),
+    "sentences of at most 1 token (a ValueError cutting sentences in their second half)": (
+        "pipeline", lambda manifest, arrays: manifest["components"]["tokenize"]["options"].update(
+            max_sentence_tokens=1), "max_sentence_tokens is 1, outside 2.."),
     "a negative threshold (the approximation's moves undo each other forever)": (
         "graph-second-order-npa", lambda manifest, arrays: manifest["graph"].update(npa_threshold=-0.3),
         "threshold must be at least 0, not -0.3"),
@@ -313,3 +316,13 @@ def test_options_entries_take_the_types_of_their_defaults():
                            ({"decoder": ["mst"]}, "decoder is list"), ({"fuzz": 1}, "have no option 'fuzz'")]:
         with pytest.raises(ModelError, match=message):
             check.options(GraphOptions, entry, "the graph options")
+
+
+def test_training_refuses_the_tokenizer_options_loading_refuses():
+    from barley.errors import BarleyError
+    from barley.tokenizer import Tokenizer, TokenizerOptions
+
+    with pytest.raises(BarleyError, match="max_sentence_tokens must be at least 2, not 1"):
+        Tokenizer.train([], TokenizerOptions(max_sentence_tokens=1))
+    with pytest.raises(BarleyError, match="bits must be between 1 and 24, not 40"):
+        Tokenizer.train([], TokenizerOptions(bits=40))
