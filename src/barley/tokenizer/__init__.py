@@ -90,68 +90,11 @@ class Segmenter:
         self.multiword = multiword
         self.sentence_threshold = sentence_threshold  # subtracted from the sentence-end score
 
-<<<<<<< HEAD
     def _character_scores(self, text: str, encoded: tuple[np.ndarray, np.ndarray],
                           solid: np.ndarray) -> np.ndarray:
         """Scores (len(solid) × 3, float32, columns INSIDE, TOKEN_END, SENTENCE_END) of the
         characters ``text[solid]``; ``encoded`` is :func:`features.encode` of ``text``."""
         raise NotImplementedError
-=======
-    # ------------------------------------------------------------------ training
-    @classmethod
-    def train(cls, sentences: Iterable[Sentence], options: TokenizerOptions | None = None, seed: int = 1,
-              log: Callable[[str], None] | None = _stderr) -> Tokenizer:
-        """Learn token and sentence boundaries and multiword tokens from treebank sentences."""
-        options = options or TokenizerOptions()
-        if not 1 <= options.bits <= MAX_BITS:
-            raise BarleyError(f"the tokenizer's bits must be between 1 and {MAX_BITS}, not {options.bits}")
-        if options.max_sentence_tokens < 2:  # a sentence is cut in its second half (:meth:`_bounded`)
-            raise BarleyError(f"the tokenizer's max_sentence_tokens must be at least 2, not "
-                              f"{options.max_sentence_tokens}")
-        log = log or (lambda message: None)
-        started = time.perf_counter()
-        sentences = list(sentences)
-        stats = TextStatistics()
-        id_chunks, label_chunks = [], []
-        characters = 0
-        for paragraph in paragraphs(sentences, stats):
-            encoded = features.encode(paragraph.text)
-            solid = encoded[1][features.PAD:features.PAD + len(paragraph.text)] != features.SPACE
-            id_chunks.append(features.extract(paragraph.text, options.bits, encoded)[solid])
-            label_chunks.append(paragraph.labels[solid])
-            characters += len(paragraph.text)
-        labels = np.concatenate(label_chunks) if label_chunks else np.zeros(0, dtype=np.int8)
-        log(f"tokenizer: {stats.sentences} sentences, {characters} characters, {len(labels)} non-space "
-            f"({np.count_nonzero(labels == TOKEN_END)} token ends, {np.count_nonzero(labels == SENTENCE_END)} "
-            f"sentence ends); paragraph marks: {', '.join(sorted(stats.marks)) or 'none (one paragraph)'}; "
-            f"text rebuilt from the forms: {stats.without_text} without # text, "
-            f"{stats.mismatched_text} with a # text the forms are not found in")
-        X = rows_to_csr(id_chunks, 1 << options.bits)
-        del id_chunks
-        y = labels.astype(np.int64)
-        threshold = 0.0
-        held = int(len(y) * (1 - HELD_OUT))
-        tune = options.tune_sentence_end and np.count_nonzero(y[held:] == SENTENCE_END) >= 10
-        log(f"tokenizer: {'two liblinear fits (the first to tune the sentence-end threshold)' if tune else 'liblinear'}"
-            f" on {len(y)} characters × {X.nnz // max(len(y), 1)} features (EWT's 830,000: about 40 CPU seconds)")
-        if tune:
-            probe = LinearLearner(solver=options.solver, C=options.C)
-            probe.fit(X[:held], y[:held], n_classes=3, seed=seed)
-            threshold, tuned, untuned = _sentence_threshold(probe, X[held:], y[held:])
-            log(f"tokenizer: sentence-end threshold {threshold:+.3f} (held-out {HELD_OUT:.0%} of the text: "
-                f"sentence-end F1 among the token ends {untuned:.2f} at 0, {tuned:.2f} tuned)")
-        learner = LinearLearner(solver=options.solver, C=options.C)
-        learner.fit(X, y, n_classes=3, seed=seed)
-        del X
-        multiword = MultiwordExpander.train(sentences)
-        log(f"tokenizer: trained in {time.perf_counter() - started:.1f} s; "
-            f"{int(learner.used_features().sum())} features with weights; "
-            f"{len(multiword.expansions)} multiword forms, {len(multiword.rules)} multiword suffix rules")
-        training = {"sentences": stats.sentences, "characters": characters,
-                    "rebuilt_without_text": stats.without_text, "rebuilt_mismatched_text": stats.mismatched_text,
-                    "paragraph_marks": sorted(stats.marks)}
-        return cls(learner, multiword, options, training, threshold)
->>>>>>> main
 
     # ------------------------------------------------------------------ segmenting
     def _labels(self, text: str, ends_paragraph: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -369,6 +312,9 @@ class Tokenizer(Segmenter):
         options = options or TokenizerOptions()
         if not 1 <= options.bits <= MAX_BITS:
             raise BarleyError(f"the tokenizer's bits must be between 1 and {MAX_BITS}, not {options.bits}")
+        if options.max_sentence_tokens < 2:  # a sentence is cut in its second half (:meth:`_bounded`)
+            raise BarleyError(f"the tokenizer's max_sentence_tokens must be at least 2, not "
+                              f"{options.max_sentence_tokens}")
         log = log or (lambda message: None)
         started = time.perf_counter()
         sentences = list(sentences)
