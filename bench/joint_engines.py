@@ -24,20 +24,13 @@ def main() -> int:
     import numpy as np
 
     from barley.conllu import COLUMNS, read
-    from barley.neural.fitting import load_weights
     from barley.neural.inputs import pad
     from barley.neural.joint import JointParser
-    from barley.neural.joint_model import JointModel
-    from barley.neural.joint_training import TorchNetwork
-    from barley.neural.options import BiaffineOptions, EncoderOptions
+    from barley.neural.joint_training import TorchNetwork, model_of
     from barley.pipeline import Pipeline
 
     component = Pipeline.load(args.model)["joint"]
-    parser, manifest = component.parser, component.manifest
-    tables = parser.annotator.tables
-    model = JointModel(EncoderOptions(**manifest["encoder"]), BiaffineOptions(**manifest["biaffine"]),
-                       parser.vocabularies.sizes(), len(tables.labels), tables.sizes())
-    load_weights(model, component.arrays)
+    parser, model = component.parser, model_of(component)
     by_torch = JointParser(TorchNetwork(model, parser.vocabularies, "cpu"), parser.vocabularies, parser.annotator)
     gold = list(read(args.test))
     numpy_sentences = list(parser.process([s.copy() for s in gold]))

@@ -1,12 +1,12 @@
 """The joint tagger, lemmatizer and parser at inference: numpy only, never PyTorch.
 
 One network (UDPipe 2's shape, Straka 2018 §3): an encoder over the words' forms
-(:mod:`barley.neural.encoder`: a lower-cased form embedding plus a character BiLSTM over
+(:mod:`barley.neural.encoder`: a lower-cased form embedding and a character BiLSTM over
 the form as written, then a BiLSTM) feeds every head — a linear layer each for UPOS,
 XPOS, UFeats (the whole FEATS string as one class, as UDPipe does) and the lemma (an
-edit-rule class, :mod:`barley.pipeline.lemma_rules`, as UDPipe 2), and Dozat & Manning's
-biaffine arc and label scorer (:mod:`barley.neural.biaffine_model`). The encoder never
-reads a column a head predicts.
+edit-rule class, :mod:`barley.pipeline.lemma_rules`, as UDPipe 2), and, through BiLSTM
+layers of its own, Dozat & Manning's biaffine arc and label scorer
+(:mod:`barley.neural.biaffine_model`). The encoder never reads a column a head predicts.
 
 Training is :mod:`barley.neural.joint_training` (PyTorch). A trained network is its
 arrays; :class:`NumpyJoint` runs them with :mod:`barley.neural.numpy_ops`, and
@@ -175,7 +175,7 @@ MLPS = ("arc_dep", "arc_head", "label_dep", "label_head")
 
 
 def expected_shapes(encoder: EncoderOptions, biaffine: BiaffineOptions, vocabulary_sizes: dict[str, int],
-                    tag_sizes: dict[str, int], labels: int) -> dict[str, tuple[int, ...]]:
+                    tag_sizes: dict[str, int], labels: int, parser_layers: int) -> dict[str, tuple[int, ...]]:
     """Every array of a joint network (PyTorch's state-dict names) and its shape."""
     shapes: dict[str, tuple[int, ...]] = {
         "encoder.form.weight": (vocabulary_sizes["form"], encoder.form_dim),
@@ -197,6 +197,7 @@ def expected_shapes(encoder: EncoderOptions, biaffine: BiaffineOptions, vocabula
     if encoder.characters == "add":
         linear("encoder.char_projection", 2 * encoder.char_hidden, encoder.form_dim)
     lstm("encoder.lstm", encoder.lstm_layers, sum(encoder.input_dims.values()), encoder.lstm_hidden)
+    lstm("parser_lstm", parser_layers, encoder.output_dim, encoder.lstm_hidden)
     for name in MLPS:
         linear(f"{name}.0", encoder.output_dim, biaffine.arc_mlp if name.startswith("arc") else biaffine.label_mlp)
     shapes["arc_attention.weight"] = (1, biaffine.arc_mlp, biaffine.arc_mlp + 1)
@@ -229,7 +230,8 @@ def checked_weights(arrays: dict[str, np.ndarray], shapes: dict[str, tuple[int, 
 class NumpyJoint:
     """A joint network's forward pass in numpy over its (checked) arrays, PyTorch's names."""
 
-    def __init__(self, encoder: EncoderOptions, vocabularies: EncoderVocabularies, weights: dict[str, np.ndarray]):
+    def __init__(self, encoder: EncoderOptions, vocabularies: EncoderVocabularies, weights: dict[str, np.ndarray],
+                 parser_layers: int):
         if encoder.inputs != ("form",):
             raise ValueError(f"a joint network reads the form only, not {', '.join(encoder.inputs)}")
         self.vocabularies = vocabularies
@@ -241,6 +243,8 @@ class NumpyJoint:
                                 ) if encoder.characters == "add" else None
         self.lstm = [(ops.LSTMWeights.of(weights, "encoder.lstm", layer, False),
                       ops.LSTMWeights.of(weights, "encoder.lstm", layer, True)) for layer in range(encoder.lstm_layers)]
+        self.parser_lstm = [(ops.LSTMWeights.of(weights, "parser_lstm", layer, False),
+                             ops.LSTMWeights.of(weights, "parser_lstm", layer, True)) for layer in range(parser_layers)]
         self.mlps = {name: (weights[f"{name}.0.weight"], weights[f"{name}.0.bias"]) for name in MLPS}
         self.arc_weight = weights["arc_attention.weight"]
         self.label_weight = weights["label_attention.weight"]
@@ -269,7 +273,8 @@ class NumpyJoint:
         form, characters = ops.embedding(self.form, padded.ids["form"]), self._characters(padded)[padded.word_type]
         inputs = form + characters if self.char_projection is not None else np.concatenate([form, characters], -1)
         vectors = ops.bilstm(inputs, padded.lengths, self.lstm)
-        arc_dep, arc_head, label_dep, label_head = (ops.mlp(vectors, *self.mlps[name]) for name in MLPS)
+        parser = ops.bilstm(vectors, padded.lengths, self.parser_lstm)
+        arc_dep, arc_head, label_dep, label_head = (ops.mlp(parser, *self.mlps[name]) for name in MLPS)
         arcs = ops.biaffine(arc_dep, ops.with_bias(arc_head), self.arc_weight)[..., 0]
         at_words = vectors[:, 1:][padded.mask[:, 1:]]
         tags = {name: ops.linear(at_words, *layer) for name, layer in self.tags.items()}
