@@ -188,17 +188,18 @@ def test_without_dev_the_end_of_train_is_held_out(toy):
     assert pipeline["joint"].manifest["training"]["sentences"] == 90
 
 
-def test_a_rule_that_does_not_apply_gives_way_to_the_next_best():
+def test_known_pairs_take_their_lemma_and_a_rule_that_does_not_apply_gives_way():
     from barley.graph.model import GraphOptions
     from barley.neural.joint import Annotator, JointTables
 
     tables = JointTables({"upos": ["X"], "xpos": ["X"], "feats": ["_"],
-                          "lemma": ["keep|||ies|y", "keep|||s|", "keep||||"]}, ["root"])
+                          "lemma": ["keep|||ies|y", "keep|||s|", "keep||||"]}, ["root"], {("was", "AUX"): "be"})
     annotator = Annotator(tables, GraphOptions(decoder="mst"))
-    words = [["1", form, "_", "_", "_", "_", "_", "_", "_", "_"] for form in ("cats", "berries", "dog")]
-    scores = np.array([[3.0, 2.0, 1.0], [3.0, 2.0, 1.0], [3.0, 2.0, 1.0]])
+    rows = [("cats", "NOUN"), ("berries", "NOUN"), ("dog", "NOUN"), ("was", "AUX"), ("was", "NOUN")]
+    words = [["1", form, "_", upos, "_", "_", "_", "_", "_", "_"] for form, upos in rows]
+    scores = np.tile([3.0, 2.0, 1.0], (len(words), 1))
     annotator._lemmas(words, scores, scores.argmax(axis=1))
-    assert [word[COLUMNS.index("LEMMA")] for word in words] == ["cat", "berry", "dog"]
+    assert [word[COLUMNS.index("LEMMA")] for word in words] == ["cat", "berry", "dog", "be", "wa"]
 
 
 def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
