@@ -49,7 +49,9 @@ stopping when there is no dev set), device, threads, and ``resume`` (from ``chec
 OPTIONAL = frozenset({"npa_threshold", "pretrained", "checkpoint"})
 """Options taken only when given: the non-projective approximation's threshold (``eisner+npa``),
 a word-vector file to initialise the form embeddings, and the checkpoint file."""
-NOT_FINGERPRINTED = ("resume", "checkpoint", "threads", "device")
+NOT_FINGERPRINTED = ("resume", "checkpoint", "threads", "device", "epochs", "patience")
+"""Options a resumed training may change: where it runs (threads are fingerprinted apart, being part
+of what makes it deterministic) and when it stops (an epoch does not depend on how many follow)."""
 
 
 class JointComponent:
