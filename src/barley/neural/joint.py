@@ -97,7 +97,8 @@ def _classes(sentence: Sentence) -> list[tuple[str, str, str, str]]:
 class JointOutputs:
     """What a network computes for a padded batch of ``B`` sentences of at most ``T`` nodes."""
 
-    tags: dict[str, np.ndarray]  # each head's class scores, [words, classes]: the words (not the root) in order
+    word_vectors: np.ndarray     # [words, 2H]: the shared encoder's vectors of the words (not the root), in order
+    tag_layers: dict[str, tuple[np.ndarray, np.ndarray]]  # each tagging head's linear layer: weight, bias
     arcs: np.ndarray             # [B, T (dependent), T (head)] arc scores
     label_dep: np.ndarray        # [B, T, label MLP]: each node as a dependent
     label_head: np.ndarray       # [B, T, label MLP]: each node as a head
@@ -121,10 +122,10 @@ class Annotator:
         nodes = np.concatenate([np.arange(1, n + 1) for n in lengths])
         words = [word for sentence in sentences for word in sentence.words]
         for name, column in HEADS.items():
-            best = outputs.tags[name].argmax(axis=1)
             if name == "lemma":
-                self._lemmas(words, outputs.tags[name], best)
+                self._lemmas(words, outputs)
                 continue
+            best = ops.linear(outputs.word_vectors, *outputs.tag_layers[name]).argmax(axis=1)
             values = self.tables.values[name]
             for word, value in zip(words, best.tolist()):
                 word[column] = values[value]
@@ -148,20 +149,29 @@ class Annotator:
         np.fill_diagonal(arc, -np.inf)
         return best_tree(self.decoding, arc, self.stats)
 
-    def _lemmas(self, words: list[list[str]], scores: np.ndarray, best: np.ndarray) -> None:
+    def _lemmas(self, words: list[list[str]], outputs: JointOutputs) -> None:
         """A (form, UPOS) seen in training takes its most frequent lemma there, as UDPipe 1's and
         Stanza's lemmatizers do (on EWT dev, 98.9 % right for those pairs, against 96.8 % for the
         network's rules); another form, the best rule that applies to it (a rule cutting what the
-        form lacks does not)."""
-        rules, known = self.tables.values["lemma"], self.tables.lemmas
-        for word, row, rule in zip(words, scores, best.tolist()):
-            lemma = known.get((word[FORM], word[UPOS]))
-            if lemma is None:
-                lemma = apply_rule(word[FORM], rules[rule])
-            if lemma is None:
-                lemma = next((found for found in (apply_rule(word[FORM], rules[r]) for r in np.argsort(-row))
-                              if found is not None), word[FORM])
+        form lacks does not), scored for those words only."""
+        known = self.tables.lemmas
+        lemmas = [known.get((word[FORM], word[UPOS])) for word in words]
+        unknown = [k for k, lemma in enumerate(lemmas) if lemma is None]
+        if unknown:
+            scores = ops.linear(outputs.word_vectors[unknown], *outputs.tag_layers["lemma"])
+            for k, row in zip(unknown, scores):
+                lemmas[k] = self._rule_lemma(words[k][FORM], row)
+        for word, lemma in zip(words, lemmas):
             word[LEMMA] = lemma
+
+    def _rule_lemma(self, form: str, scores: np.ndarray) -> str:
+        """The lemma of the best-scoring rule that applies to ``form`` (the form itself if none does)."""
+        rules = self.tables.values["lemma"]
+        lemma = apply_rule(form, rules[int(scores.argmax())])
+        if lemma is None:
+            lemma = next((found for found in (apply_rule(form, rules[r]) for r in np.argsort(-scores))
+                          if found is not None), form)
+        return lemma
 
 
 class JointParser:
@@ -287,6 +297,5 @@ class NumpyJoint:
         parser = ops.bilstm(vectors, padded.lengths, self.parser_lstm)
         arc_dep, arc_head, label_dep, label_head = (ops.mlp(parser, *self.mlps[name]) for name in MLPS)
         arcs = ops.biaffine(arc_dep, ops.with_bias(arc_head), self.arc_weight)[..., 0]
-        at_words = vectors[:, 1:][padded.mask[:, 1:]]
-        tags = {name: ops.linear(at_words, *layer) for name, layer in self.tags.items()}
-        return JointOutputs(tags, arcs, label_dep, label_head, self.label_weight)
+        return JointOutputs(vectors[:, 1:][padded.mask[:, 1:]], self.tags, arcs, label_dep, label_head,
+                            self.label_weight)

@@ -58,7 +58,7 @@ class JointModel(BiaffineModel):
         def array(tensor: torch.Tensor):
             return tensor.detach().cpu().numpy()
 
-        at_words = vectors[:, 1:][batch.mask[:, 1:]]
-        return JointOutputs({name: array(layer(at_words)) for name, layer in self.tags.items()},
+        return JointOutputs(array(vectors[:, 1:][batch.mask[:, 1:]]),
+                            {name: (array(layer.weight), array(layer.bias)) for name, layer in self.tags.items()},
                             array(self._arc_scores(parser, batch.mask)), array(self.label_dep(parser)),
                             array(self.label_head(parser)), array(self.label_attention.weight))
