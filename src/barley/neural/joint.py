@@ -10,10 +10,10 @@ layers of its own, Dozat & Manning's biaffine arc and label scorer
 
 Training is :mod:`barley.neural.joint_training` (PyTorch). A trained network is its
 arrays; :class:`NumpyJoint` runs them with :mod:`barley.neural.numpy_ops`, and
-:func:`annotate` turns either engine's outputs (:class:`JointOutputs`) into columns, so
+:class:`Annotator` turns either engine's outputs (:class:`JointOutputs`) into columns, so
 that the PyTorch model (used on dev during training) and the numpy engine decode alike:
-the tags are the best class of each head; the lemma is the best rule that applies to the
-form; the tree is the best tree of the arc scores (:func:`barley.neural.trees.best_tree`:
+the tags are the best class of each head; the lemma is the training lemma of a known
+(form, UPOS), else the best rule that applies to the form; the tree is the best tree of the arc scores (:func:`barley.neural.trees.best_tree`:
 a word's arc scores differ from ``log P(head | word)`` by a constant per word, which
 changes no tree), and each word's label the best at its chosen head (Dozat & Manning
 2017 §3.2), scored for that head only.
