@@ -38,8 +38,11 @@ character vector concatenated to the form embedding — added, it would share th
 embedding's dimensions with a random code per word, and learning is much slower."""
 ENCODER_OPTIONS = ("form_dim", "char_dim", "char_hidden", "lstm_hidden", "lstm_layers", "dropout", "word_dropout",
                    "min_form_count", "characters")
+TRAINING = Training(batch_words=500)
+"""Minibatches of 500 words, half the parsers': the joint network learns from the form alone and
+needs more steps (on EWT dev, LAS 75.86 after 3 epochs against 72.60 with 1,000 words)."""
 OPTIONS = {**{name: getattr(ENCODER, name) for name in ENCODER_OPTIONS}, **asdict(BiaffineOptions()),
-           **asdict(Training()), "parser_layers": 1, "decoder": "mst", "transforms": (), "holdout": 0.1, "device": "cpu", "threads": 1,
+           **asdict(TRAINING), "parser_layers": 1, "decoder": "mst", "transforms": (), "holdout": 0.1, "device": "cpu", "threads": 1,
            "resume": False}
 """Training options and their defaults: the encoder's and the biaffine scorer's sizes, training
 (epochs, patience, batch words, learning rate, clipping), the parser's own BiLSTM layers
