@@ -22,8 +22,8 @@ from barley.conllu import Sentence
 from barley.graph.model import GraphOptions
 from barley.neural.biaffine_parser import padded_targets
 from barley.neural.encoder import tensors
-from barley.neural.fitting import (Checkpoint, deterministic, encoder_vocabularies, fit_epochs, log_sizes,
-                                   use_pretrained, weight_arrays)
+from barley.neural.fitting import (Checkpoint, deterministic, encoder_vocabularies, fit_epochs, load_weights,
+                                   log_sizes, use_pretrained, weight_arrays)
 from barley.neural.inputs import EncoderVocabularies, Padded, pad
 from barley.neural.joint import Annotator, JointOutputs, JointParser, JointTables
 from barley.neural.joint_model import JointModel
@@ -88,7 +88,7 @@ def data_digest(*parts: Sequence[Sentence]) -> str:
 
 def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], labels: list[str],
                 dev: list[Sentence] | None, *, encoder: EncoderOptions, biaffine: BiaffineOptions,
-                training: Training, decoding: GraphOptions, transforms: Sequence, holdout: float,
+                training: Training, decoding: GraphOptions, transforms: Sequence, parser_layers: int, holdout: float,
                 pretrained: str | None, seed: int, device: str, threads: int, checkpoint: str | None,
                 resume: bool, fingerprint: dict, log: Callable[[str], None]
                 ) -> tuple[JointModel, EncoderVocabularies, JointTables, dict]:
@@ -110,7 +110,8 @@ def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str
     with deterministic(seed, device, threads):
         encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)
         tables = JointTables.build(sentences, labels)
-        model = JointModel(encoder, biaffine, vocabularies.sizes(), len(labels), tables.sizes()).to(device)
+        model = JointModel(encoder, biaffine, vocabularies.sizes(), len(labels), tables.sizes(),
+                           parser_layers).to(device)
         use_pretrained(model.encoder, vocabularies, vectors, pretrained, log)
         log_sizes(vocabularies, labels, model, device, threads, log)
         log("classes: " + ", ".join(f"{CLASS_NAMES[name]} {size}" for name, size in tables.sizes().items()))
@@ -143,6 +144,17 @@ def _fit(model: JointModel, parser: JointParser, sentences: list[Sentence], tree
 
     return fit_epochs(parser, model, [len(e) for e in encoded], step, training, dev, rng, log, dev_scores,
                       criterion="score", shown=(*DEV_SCORES, "score"), checkpoint=checkpoint)
+
+
+def model_of(component) -> JointModel:
+    """The PyTorch model of a ``joint`` component (:class:`barley.pipeline.joint.JointComponent`),
+    rebuilt from its manifest and arrays: the twin of its numpy engine."""
+    manifest, parser = component.manifest, component.parser
+    tables = parser.annotator.tables
+    model = JointModel(EncoderOptions(**manifest["encoder"]), BiaffineOptions(**manifest["biaffine"]),
+                       parser.vocabularies.sizes(), len(tables.labels), tables.sizes(), manifest["parser_layers"])
+    load_weights(model, component.arrays)
+    return model
 
 
 def network_arrays(model: JointModel) -> dict[str, np.ndarray]:

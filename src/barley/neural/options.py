@@ -160,6 +160,9 @@ def add_arguments(parser) -> None:
         kind = type(defaults[name])
         group.add_argument("--" + name.replace("_", "-"), type=kind, default=SUPPRESS,
                            metavar="P" if kind is float else "N", help=f"{text} (default {defaults[name]})")
+    group.add_argument("--parser-layers", type=int, metavar="N", default=SUPPRESS,
+                       help="--components joint: BiLSTM layers of the parser's own, on the shared --lstm-layers "
+                            "(default 1)")
     group.add_argument("--characters", choices=CHARACTERS, default=SUPPRESS,
                        help="how the character BiLSTM's final states join the form embedding: add (projected to its "
                             "size; the parsers') or concat (--components joint, its default)")

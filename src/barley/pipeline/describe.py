@@ -48,7 +48,8 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
         sizes = {name: len(values) for name, values in tables.get("values", {}).items()}
         training = joint.get("training", {})
         lines += ["", "[joint]",
-                  "network:     one encoder, heads UPOS, XPOS, UFeats, lemma rules, biaffine arcs and labels "
+                  "network:     one encoder, heads UPOS, XPOS, UFeats, lemma rules; then "
+                  f"{joint.get('parser_layers')} BiLSTM layers of the parser's own, biaffine arcs and labels "
                   f"(arc MLP {joint.get('biaffine', {}).get('arc_mlp')}, label MLP "
                   f"{joint.get('biaffine', {}).get('label_mlp')}); decoder {decoding.get('decoder')}",
                   describe_encoder(joint.get("encoder", {})),

@@ -13,7 +13,11 @@ only ever picks them where they were seen.
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from difflib import SequenceMatcher
+
+from barley.conllu import FORM, LEMMA, UPOS
 
 WHOLE = "*"
 SEPARATOR = "|"
@@ -62,3 +66,15 @@ def is_rule(text: str) -> bool:
 def replaces_whole(rule: str) -> bool:
     """Whether ``rule`` replaces the whole form (it then says nothing about other forms)."""
     return rule.split(SEPARATOR, 2)[1] == WHOLE
+
+
+def lemma_dictionaries(words: Iterable[list[str]]) -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """The most frequent lemma of each (FORM, UPOS) and of each FORM of ``words`` (CoNLL-U rows;
+    ties: the first seen)."""
+    by_pair: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    by_form: dict[str, Counter] = defaultdict(Counter)
+    for word in words:
+        by_pair[word[FORM], word[UPOS]][word[LEMMA]] += 1
+        by_form[word[FORM]][word[LEMMA]] += 1
+    return ({key: counts.most_common(1)[0][0] for key, counts in by_pair.items()},
+            {key: counts.most_common(1)[0][0] for key, counts in by_form.items()})

@@ -35,7 +35,7 @@ from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.features.extract import FeatureIndex
 from barley.learners import SplitLearner, rows_to_csr
 from barley.learners.linear import LinearLearner
-from barley.pipeline.lemma_rules import apply_rule, edit_rule, is_rule, replaces_whole
+from barley.pipeline.lemma_rules import apply_rule, edit_rule, is_rule, lemma_dictionaries, replaces_whole
 
 TAG_COLUMNS = {"UPOS": UPOS, "XPOS": XPOS, "FEATS": FEATS}
 BATCH_WORDS = 20_000
@@ -377,7 +377,7 @@ class Tagger:
             classifiers[column], values[column] = classifier, column_values
             log(f"{column}: {len(column_values)} values, {int(classifier.used_features().sum())} features "
                 f"with a weight ({time.perf_counter() - fit_started:.1f} s)")
-        tagger = cls(index, classifiers, values, *_lemma_tables(words), FeatureIndex(np.zeros(0, np.int64)), None,
+        tagger = cls(index, classifiers, values, *lemma_dictionaries(words), [], FeatureIndex(np.zeros(0, np.int64)), None,
                      dict(options), {"training": {"words": len(words)}}, tags)
         tagger._prune()
         tagger._train_lemmatizer(words, options, seed, log)
@@ -493,18 +493,6 @@ class Tagger:
 LEARNERS = {"UPOS": LinearLearner, "XPOS": SplitLearner, "FEATS": SplitLearner, "LEMMA": LinearLearner}
 """The learner of each column's classifier: UPOS is tagged first and splits XPOS's and FEATS' classifiers
 (one per UPOS); the lemmatizer chooses rules."""
-
-
-def _lemma_tables(words: list[list[str]]) -> tuple[dict, dict, list]:
-    """The most frequent lemma of each (form, UPOS) and of each form (ties: first seen)."""
-    by_pair: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    by_form: dict[str, Counter] = defaultdict(Counter)
-    for word in words:
-        by_pair[word[FORM], word[UPOS]][word[LEMMA]] += 1
-        by_form[word[FORM]][word[LEMMA]] += 1
-    lemmas = {key: counts.most_common(1)[0][0] for key, counts in by_pair.items()}
-    form_lemmas = {key: counts.most_common(1)[0][0] for key, counts in by_form.items()}
-    return lemmas, form_lemmas, []
 
 
 def lemma_keys(words: list[list[str]], features: WordFeatures) -> np.ndarray:
