@@ -8,9 +8,11 @@ inputs: give float32 weights and inputs, as the model files hold.
 
 The LSTM reads a padded batch ``[batch, time, features]`` with each row's length; it
 sorts the rows by length, so that the rows still running at step ``t`` are a prefix of
-the batch (a slice, no mask), and projects the inputs of all time steps with one matrix
-product before the loop (only the recurrent product ``h · W_hh`` is left per step). The
-backward direction runs the same loop over each row reversed within its length.
+the batch (a slice, no mask), packs the real positions time-major (as PyTorch's
+``PackedSequence``: no padding is computed) and projects the inputs of all time steps
+with one matrix product before the loop (only the recurrent product ``h · W_hh`` is left
+per step). The backward direction runs the same loop over each row reversed within its
+length.
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ def embedding(table: np.ndarray, ids: np.ndarray) -> np.ndarray:
 
 
 def linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
-    """``x · weightᵀ + bias`` over the last axis (``nn.Linear``: ``weight`` is ``[out, in]``)."""
-    y = x @ weight.T
+    """``x · weightᵀ + bias`` over the last axis (``nn.Linear``: ``weight`` is ``[out, in]``), as one
+    matrix product over all leading axes (a stack of small products is half as fast)."""
+    y = x.reshape(-1, x.shape[-1]) @ weight.T
     if bias is not None:
         y += bias
-    return y
+    return y.reshape(*x.shape[:-1], weight.shape[0])
 
 
 def leaky_relu(x: np.ndarray, slope: float = 0.1) -> np.ndarray:
@@ -81,34 +84,53 @@ class LSTMWeights:
         return self.weight_hh.shape[1]
 
 
-def _reversal(lengths: np.ndarray, steps: int) -> np.ndarray:
-    """``[steps, batch]`` time indexes that reverse each row within its length (padding stays):
-    an involution, so the same index puts the outputs back."""
-    time = np.arange(steps)[:, None]
-    return np.where(time < lengths[None, :], lengths[None, :] - 1 - time, time)
+def _time_index(lengths: np.ndarray, steps: int, reverse: bool) -> np.ndarray:
+    """``[batch, steps]`` time indexes: ``t``, or reversing each row within its length (padding
+    stays where it is) — an involution, so the same index puts reversed outputs back."""
+    time = np.arange(steps)[None, :]
+    if not reverse:
+        return np.broadcast_to(time, (len(lengths), steps))
+    return np.where(time < lengths[:, None], lengths[:, None] - 1 - time, time)
 
 
 def lstm(inputs: np.ndarray, lengths: np.ndarray, weights: LSTMWeights, reverse: bool = False) -> np.ndarray:
     """One LSTM direction over a padded batch ``[batch, time, in]`` of rows with ``lengths``
     (each at least 1); outputs ``[batch, time, H]``, zero past each row's length (as
     ``pack_padded_sequence`` → ``nn.LSTM`` → ``pad_packed_sequence``, zero initial state)."""
+    outputs, _, position, times = _run(inputs, lengths, weights, reverse, keep_outputs=True)
+    return outputs[times, position[:, None]]
+
+
+def lstm_final(inputs: np.ndarray, lengths: np.ndarray, weights: LSTMWeights, reverse: bool = False
+               ) -> np.ndarray:
+    """The state of :func:`lstm` after each row's last step (``nn.LSTM``'s ``h_n``), ``[batch, H]``:
+    backwards, after the row's first element."""
+    _, final, position, _ = _run(inputs, lengths, weights, reverse, keep_outputs=False)
+    return final[position]
+
+
+def _run(inputs: np.ndarray, lengths: np.ndarray, weights: LSTMWeights, reverse: bool, keep_outputs: bool
+         ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
+    """The loop of :func:`lstm`: the outputs ``[time, batch, H]`` (if kept) and final states of the
+    rows sorted by decreasing length, each row's place in that order, and the time indexes."""
     batch, steps, _ = inputs.shape
     hidden = weights.hidden
     order = np.argsort(-lengths, kind="stable")
-    lengths = lengths[order]
-    # every time step's input projection at once, time-major so that a step's rows are contiguous
-    projected = linear(inputs[order].transpose(1, 0, 2), weights.weight_ih, weights.bias)
-    columns = np.arange(batch)
-    if reverse:
-        projected = projected[_reversal(lengths, steps), columns]
-    running = (lengths[None, :] > np.arange(steps)[:, None]).sum(axis=1)  # rows with length > t: a prefix
-    outputs = np.zeros((steps, batch, hidden), dtype=projected.dtype)
-    h = np.zeros((batch, hidden), dtype=projected.dtype)
+    times = _time_index(lengths, steps, reverse)
+    running = (lengths[order][None, :] > np.arange(steps)[:, None]).sum(axis=1)  # rows with length > t: a prefix
+    # the real (time, row) pairs, rows by decreasing length, time-major (a step's rows contiguous), each row
+    # reversed if need be: one gather, no padding; then every time step's input projection at once
+    real = np.arange(batch)[None, :] < running[:, None]
+    packed = inputs[np.broadcast_to(order[None, :], real.shape)[real], times[order].T[real]]
+    projected = linear(packed, weights.weight_ih, weights.bias)
+    starts = np.concatenate([[0], np.cumsum(running)])
+    outputs = np.zeros((steps, batch, hidden), dtype=projected.dtype) if keep_outputs else None
+    h = np.zeros((batch, hidden), dtype=projected.dtype)  # a row's state stays once its last step is done
     c = np.zeros((batch, hidden), dtype=projected.dtype)
     recurrent = weights.weight_hh.T
     for t in range(steps):
         k = running[t]
-        gates = projected[t, :k]
+        gates = projected[starts[t]:starts[t + 1]]
         gates += h[:k] @ recurrent
         sigmoid(gates[:, :2 * hidden])           # input and forget gates
         np.tanh(gates[:, 2 * hidden:3 * hidden], out=gates[:, 2 * hidden:3 * hidden])  # the candidate
@@ -118,12 +140,11 @@ def lstm(inputs: np.ndarray, lengths: np.ndarray, weights: LSTMWeights, reverse:
         cell += gates[:, :hidden] * gates[:, 2 * hidden:3 * hidden]
         np.tanh(cell, out=h[:k])
         h[:k] *= gates[:, 3 * hidden:]
-        outputs[t, :k] = h[:k]
-    if reverse:
-        outputs = outputs[_reversal(lengths, steps), columns]
-    unsorted = np.empty_like(outputs)
-    unsorted[:, order] = outputs
-    return unsorted.transpose(1, 0, 2)
+        if keep_outputs:
+            outputs[t, :k] = h[:k]
+    position = np.empty_like(order)
+    position[order] = np.arange(batch)  # where each row went in the sorted batch
+    return outputs, h, position, times
 
 
 def bilstm(inputs: np.ndarray, lengths: np.ndarray,
@@ -140,9 +161,8 @@ def bilstm_final(inputs: np.ndarray, lengths: np.ndarray, forward: LSTMWeights,
                  backward: LSTMWeights) -> np.ndarray:
     """The final states of a one-layer BiLSTM, ``[batch, 2H]``: the forward direction's after the
     last element and the backward direction's after the first (``nn.LSTM``'s ``h_n``)."""
-    rows = np.arange(len(lengths))
-    return np.concatenate([lstm(inputs, lengths, forward)[rows, lengths - 1],
-                           lstm(inputs, lengths, backward, reverse=True)[:, 0]], axis=-1)
+    return np.concatenate([lstm_final(inputs, lengths, forward), lstm_final(inputs, lengths, backward, reverse=True)],
+                          axis=-1)
 
 
 def with_bias(x: np.ndarray) -> np.ndarray:
@@ -153,12 +173,23 @@ def with_bias(x: np.ndarray) -> np.ndarray:
 def biaffine(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Every pair: ``x [B, n, d] · W_o · y [B, m, e]ᵀ`` → ``[B, n, m, O]`` for ``weight [O, d, e]``
     (bias terms, when the layer has them, are already in ``x`` / ``y``: :func:`with_bias`)."""
-    xw = np.einsum("bxi,oij->boxj", x, weight)
+    outputs, d, e = weight.shape
+    xw = linear(x, weight.transpose(0, 2, 1).reshape(outputs * e, d))  # [B, n, O·e], one product
+    xw = xw.reshape(*x.shape[:2], outputs, e).transpose(0, 2, 1, 3)   # [B, O, n, e]
     return np.matmul(xw, y.transpose(0, 2, 1)[:, None]).transpose(0, 2, 3, 1)
+
+
+ALIGNED_ROWS = 1024
+"""Rows of :func:`biaffine_aligned` at a time: its temporary ``[rows, O, e]`` stays small."""
 
 
 def biaffine_aligned(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """Row-wise pairs: ``x_k · W_o · y_k`` for rows ``x, y [N, d]`` → ``[N, O]`` (e.g. the label
     scores of each word at its chosen head only)."""
-    xw = np.tensordot(x, weight, axes=([1], [1]))  # [N, O, e]
-    return np.matmul(xw, y[:, :, None])[..., 0]
+    outputs, d, e = weight.shape
+    flat = weight.transpose(1, 0, 2).reshape(d, outputs * e)
+    scores = np.empty((len(x), outputs), dtype=np.result_type(x, weight))
+    for start in range(0, len(x), ALIGNED_ROWS):
+        xw = (x[start:start + ALIGNED_ROWS] @ flat).reshape(-1, outputs, e)  # one product per chunk
+        np.einsum("noj,nj->no", xw, y[start:start + ALIGNED_ROWS], out=scores[start:start + ALIGNED_ROWS])
+    return scores
