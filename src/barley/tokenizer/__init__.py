@@ -18,8 +18,12 @@ tokens at most :data:`MAX_TOKEN_CHARS` characters, so any input — a
 200,000-character line without punctuation — gives bounded sentences in bounded
 memory. The output rebuilds the input exactly (:mod:`.spaces`).
 
-``tokenized`` input (:meth:`Tokenizer.tokenize_pretokenized`) is one sentence per
-line with tokens separated by whitespace; only multiword tokens are expanded.
+``tokenized`` input (``tokenize(..., input="tokenized")``) is one sentence per line with
+tokens separated by whitespace; only multiword tokens are expanded.
+
+Everything but the per-character scores is :class:`Segmenter`'s, shared by the kinds of
+tokenizer: this linear one and the neural one (:mod:`barley.tokenizer.neural`, a
+character BiLSTM).
 """
 
 from __future__ import annotations
