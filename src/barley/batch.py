@@ -28,6 +28,7 @@ from itertools import chain
 
 import numpy as np
 
+from barley.confidence import move_evidence
 from barley.conllu import Sentence
 from barley.learners import UNSEEN
 from barley.systems.base import Action, State, TransitionSystem
@@ -92,11 +93,37 @@ def legal_classes(legal_rows: list[list[bool]], class_moves: np.ndarray) -> np.n
                        count=len(legal_rows) * move_count).reshape(-1, move_count)[:, class_moves]
 
 
-class FollowModel:
-    """The parsing policy: the best-scoring legal action of ``parser``'s classifier."""
+class ArcSteps:
+    """The steps that made arcs, per configuration (confidence): the classes' scores, -inf where
+    illegal, and the class taken; paired at the end with the dependents in the order their arcs
+    were made (``State.attached``: a labeled move makes exactly one arc) to give each sentence's
+    :func:`barley.confidence.move_evidence`."""
 
-    def __init__(self, parser, sentences: Sequence[Sentence], states: Sequence[State], stats: ParseStats):
-        self.parser, self.states, self.stats = parser, states, stats
+    def __init__(self, count: int, class_moves: np.ndarray, labeled: Sequence[bool]):
+        self.steps: list[list[tuple[np.ndarray, int]]] = [[] for _ in range(count)]
+        self.class_moves, self.labeled = class_moves, labeled
+
+    def add(self, waiting: list[int], scores: np.ndarray, best: np.ndarray) -> None:
+        """The scores (illegal classes at -inf) of the ``waiting`` configurations and the classes taken."""
+        for k, row, taken in zip(waiting, scores, best.tolist()):
+            if self.labeled[self.class_moves[taken]]:
+                self.steps[k].append((row, taken))
+
+    def evidence(self, k: int, state: State):
+        scores = np.full((state.n, len(self.class_moves)), -np.inf, dtype=np.float32)
+        chosen = np.full(state.n, -1, dtype=np.int64)
+        for (row, taken), dependent in zip(self.steps[k], state.attached):
+            scores[dependent - 1], chosen[dependent - 1] = row, taken
+        return move_evidence(scores, chosen, self.class_moves)
+
+
+class FollowModel:
+    """The parsing policy: the best-scoring legal action of ``parser``'s classifier; with
+    ``arcs``, the steps that made arcs are kept there (confidence)."""
+
+    def __init__(self, parser, sentences: Sequence[Sentence], states: Sequence[State], stats: ParseStats,
+                 arcs: ArcSteps | None = None):
+        self.parser, self.states, self.stats, self.arcs = parser, states, stats, arcs
         self.table = parser.featurizer.table(sentences)
         self.class_moves = parser.classes[:, 0]
 
@@ -112,16 +139,23 @@ class FollowModel:
         best = scores.argmax(axis=1)
         stats.unseen_choice += int((scores[np.arange(len(best)), best] <= UNSEEN / 2).sum())
         stats.scored += len(waiting)
+        if self.arcs is not None:
+            self.arcs.add(waiting, scores, best)
         return parser.classes[best].tolist()
 
 
-def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> list[tuple[list[int], list[int]]]:
-    """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included)."""
+def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats,
+                evidence: list | None = None) -> list[tuple[list[int], list[int]]]:
+    """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included);
+    ``evidence`` (a list) receives each sentence's confidence evidence."""
     system = parser.system
     states = [system.initial(len(s)) for s in sentences]
     stats.sentences += len(sentences)
     stats.words += sum(len(s) for s in sentences)
-    stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats))
+    arcs = None if evidence is None else ArcSteps(len(states), parser.classes[:, 0], system.labeled)
+    stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats, arcs))
+    if arcs is not None:
+        evidence.extend(arcs.evidence(k, state) for k, state in enumerate(states))
     results = []
     for state in states:
         stats.transitions += state.transitions

@@ -272,23 +272,26 @@ def one_thread() -> None:
 
 
 def _parse_block(data: bytes, first_line: int, name: str, newline: str | None, retag: bool,
-                 max_words: int | None) -> tuple[bytes, object]:
+                 max_words: int | None, confidence=None) -> tuple[bytes, object]:
     if isinstance(_parser, BarleyError):
         raise _parser
-    return parse_bytes(_parser, data, name, first_line, newline, retag, max_words)
+    return parse_bytes(_parser, data, name, first_line, newline, retag, max_words, confidence)
 
 
 def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None,
-                retag: bool = False, max_words: int | None = None):
+                retag: bool = False, max_words: int | None = None, confidence=None):
     """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`).
 
     Returns the output bytes and the parser's counts for this piece alone. The one
     place where a block or a shard becomes output, so that every way of cutting
     a file gives the bytes of a one-process run. ``retag`` (a pipeline with a tagger):
-    tag again what the input has tagged; ``max_words``: :meth:`barley.pipeline.Pipeline.limit_words`.
+    tag again what the input has tagged; ``max_words``: :meth:`barley.pipeline.Pipeline.limit_words`;
+    ``confidence`` (a :class:`barley.confidence.Confidence`): :meth:`barley.pipeline.Pipeline.with_confidence`.
     """
     if max_words is not None:
         parser.limit_words(max_words)
+    if confidence is not None:
+        parser.with_confidence(confidence)
     parser.stats = type(parser.stats)()
     with collecting_rarely():  # in Dask's workers too, which inherit nothing from `barley parse`
         sentences = read_bytes(data, name, first_line, newline)
@@ -310,14 +313,15 @@ def add_stats(total, part):
 
 def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
                progress: Callable[[int], None] | None = None, input: str = "conllu", retag: bool = False,
-               components: Iterable[str] | None = None, max_words: int | None = None):
+               components: Iterable[str] | None = None, max_words: int | None = None, confidence=None):
     """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes.
 
     ``input``: ``"conllu"`` (CoNLL-U or CoNLL-X), or ``"text"`` / ``"tokenized"`` for a
     pipeline with a tokenizer (:meth:`barley.pipeline.Pipeline.tokenize`); ``retag``:
     tag again what the input has tagged; ``components``: run only those of the model's
     components (``barley tag``: the tokenizer and the tagger); ``max_words``: the longest sentence
-    parsed (:meth:`barley.pipeline.Pipeline.limit_words`). Returns the summed parse statistics
+    parsed (:meth:`barley.pipeline.Pipeline.limit_words`); ``confidence``: probabilities written
+    (:meth:`barley.pipeline.Pipeline.with_confidence`). Returns the summed parse statistics
     (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
     each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
     """
@@ -352,7 +356,8 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
                     if block.index == 0:
                         newline = first_line_end(block.data)
                     yield len(block.data), _parse_block, (block.data, block.first_line, name,
-                                                          None if block.index == 0 else newline, retag, max_words)
+                                                          None if block.index == 0 else newline, retag, max_words,
+                                                          confidence)
 
             for size, (text, block_stats) in in_order(pool, jobs, calls()):
                 out.write(text)  # in input order

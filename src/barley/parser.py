@@ -24,6 +24,7 @@ import numpy as np
 
 from barley import __version__, model_check as check, model_file
 from barley.batch import ParseStats, parse_batch
+from barley.confidence import Confidence, temperature_of
 from barley.conllu import Sentence, read
 from barley.errors import BarleyError, InputError
 from barley.evaluate import evaluate
@@ -71,6 +72,8 @@ class Parser:
         self.transforms = list(transforms)
         self.manifest = manifest or {}
         self.stats = ParseStats()
+        self.confidence: Confidence | None = None  # barley parse --confidence
+        self.temperature = temperature_of(self.manifest)
         self._compiled = None  # the compiled loop (barley.fast), built on the first parse; False: none
 
     @property
@@ -115,12 +118,16 @@ class Parser:
 
     def _parse_batch(self, batch: list[Sentence]) -> list[Sentence]:
         compiled = self.compiled
-        results = compiled.parse_batch(batch, self.stats) if compiled else parse_batch(self, batch, self.stats)
-        for sentence, (heads, label_ids) in zip(batch, results):
+        evidence = None if self.confidence is None else []
+        results = (compiled.parse_batch(batch, self.stats, evidence=evidence) if compiled
+                   else parse_batch(self, batch, self.stats, evidence))
+        for k, (sentence, (heads, label_ids)) in enumerate(zip(batch, results)):
             deprels = [""] + [self.labels[label] for label in label_ids[1:]]
             for transform in reversed(self.transforms):
                 heads, deprels = transform.inverse(heads, deprels)
             sentence.set_tree(heads, deprels)
+            if evidence is not None:  # a word keeps the probability of the move that attached it
+                self.confidence.write(sentence, evidence[k], self.temperature)
         return batch
 
     # --- model files ------------------------------------------------------------------

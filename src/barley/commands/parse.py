@@ -10,6 +10,7 @@ import time
 from barley.atomic import check_output, check_output_folder
 from barley.collecting import collecting_rarely, freeze_loaded
 from barley.commands import add_force
+from barley.confidence import Confidence
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
@@ -32,6 +33,13 @@ def register(subparsers) -> None:
                         help="graph-based and biaffine parsers: refuse a sentence of more than N words (default "
                              "5000, within 4 GB; 600 for a second-order graph-based model, whose memory grows as "
                              "N³; see docs/graph.md)")
+    parser.add_argument("--confidence", action="store_true",
+                        help="write each word's head and label probabilities into MISC (HeadProb=...|DeprelProb=..., "
+                             "what MISC holds is kept) and each sentence's expected labeled attachment score as "
+                             "'# confidence = ...' (docs/confidence.md)")
+    parser.add_argument("--flag-below", type=_probability, metavar="P",
+                        help="with the probabilities (implies --confidence), mark the words whose head probability "
+                             "is below P with Doubtful=Yes in MISC")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
                              "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
@@ -70,6 +78,16 @@ def _positive(value: str) -> int:
     return int(value)
 
 
+def _probability(value: str) -> float:
+    try:
+        probability = float(value)
+    except ValueError:
+        probability = -1.0
+    if not 0.0 < probability <= 1.0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a probability in (0, 1]")
+    return probability
+
+
 def _jobs(value: str) -> int:
     """``--jobs``, read by :func:`barley.parallel.jobs_argument` (imported only when the option is given)."""
     from barley.parallel import jobs_argument
@@ -90,14 +108,17 @@ def _parse(args) -> int:
     args.model = args.model or default_model_path()
     check_output(args.output, [args.input, args.model], force=args.force)
     runs = list(COMPONENTS)[:list(COMPONENTS).index(args.needs) + 1]  # tag: the tokenizer and the tagger
+    wants_confidence = getattr(args, "confidence", False) or getattr(args, "flag_below", None) is not None
+    confidence = Confidence(flag_below=args.flag_below) if wants_confidence else None
     if args.input_format == "auto":  # --scheduler reads CoNLL-U files
         cluster = args.scheduler or args.out_dir or args.shard_mb is not None
         args.input_format = "conllu" if cluster else guess_input(args.input)
     if args.scheduler or args.out_dir or args.shard_mb is not None:
-        if args.input_format != "conllu" or args.retag or args.max_words is not None:
+        if args.input_format != "conllu" or args.retag or args.max_words is not None or confidence:
             raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "
                               f"{args.input_format}{' --retag' if args.retag else ''}"
-                              f"{' --max-words' if args.max_words is not None else ''})",
+                              f"{' --max-words' if args.max_words is not None else ''}"
+                              f"{' --confidence' if confidence else ''})",
                               fix="leave out --scheduler, or tokenize (barley tokenize) first")
         from barley.distributed import parse_on_cluster
 
@@ -111,7 +132,8 @@ def _parse(args) -> int:
         _check_model(args, component_names(read_manifest(args.model)))
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
         stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
-                           input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words)
+                           input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words,
+                           confidence=confidence)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
@@ -123,6 +145,8 @@ def _parse(args) -> int:
     pipeline = pipeline.only(runs)
     if args.max_words is not None:
         pipeline.limit_words(args.max_words)
+    if confidence is not None:
+        pipeline.with_confidence(confidence)
     counted = {"words": 0}
 
     def counting(sentences):

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from barley.confidence import move_evidence
 from barley.errors import BarleyWarning, ModelError
 from barley.features.model import Address
 
@@ -98,15 +99,26 @@ class CompiledParser:
             index_tables(parser.index, featurizer.extractor.template_spaces(featurizer.sizes)), scorer,
             parser.classes[:, 0], parser.classes[:, 1], len(parser.labels))
 
-    def parse_batch(self, sentences: Sequence, stats, trace: list | None = None) -> list[tuple[list[int], list[int]]]:
+    def parse_batch(self, sentences: Sequence, stats, trace: list | None = None,
+                    evidence: list | None = None) -> list[tuple[list[int], list[int]]]:
         """Like :func:`barley.batch.parse_batch`; ``trace`` (a list) receives, per sentence,
-        the list of its transitions ``(move, label, row)`` (row None for a forced one)."""
+        the list of its transitions ``(move, label, row)`` (row None for a forced one);
+        ``evidence`` (a list) each sentence's confidence evidence (:func:`barley.confidence.move_evidence`)."""
         table = self.parser.featurizer.table(sentences)
         feats = table.feats if table.feats is not None else np.full((1, 1), -1, dtype=np.int64)
         heads = np.empty(len(table.tokens), dtype=np.int64)
         labels = np.empty(len(table.tokens), dtype=np.int64)
         counts = np.zeros(len(COUNTERS), dtype=np.int64)
-        self.program.parse(table.tokens, feats, table.offsets, heads, labels, counts, self.parser.root_label, trace)
+        arc_scores = arc_class = None
+        if evidence is not None:
+            arc_scores = np.empty((len(table.tokens), len(self.parser.classes)), dtype=np.float32)
+            arc_class = np.full(len(table.tokens), -1, dtype=np.int64)
+        self.program.parse(table.tokens, feats, table.offsets, heads, labels, counts, self.parser.root_label, trace,
+                           arc_scores, arc_class)
+        if evidence is not None:
+            moves = self.parser.classes[:, 0]
+            evidence.extend(move_evidence(arc_scores[start + 1:end], arc_class[start + 1:end], moves)
+                            for start, end in zip(table.offsets[:-1].tolist(), table.offsets[1:].tolist()))
         stats.sentences += len(sentences)
         stats.words += int(table.offsets[-1]) - len(sentences)
         for name, count in zip(COUNTERS, counts.tolist()):

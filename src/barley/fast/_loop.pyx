@@ -100,6 +100,7 @@ cdef struct State:
     int* nright
     int switched
     int transitions
+    int attached    # the dependent of the last arc made (-1: none yet)
 
 
 cdef int LISTS_PER_NODE = 14
@@ -140,6 +141,7 @@ cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
     s.l2 = 0
     s.switched = 0
     s.transitions = 0
+    s.attached = -1
     if system == SYS_COVINGTON_NONPROJECTIVE or system == SYS_COVINGTON_PROJECTIVE:
         s.lambda1[0] = 0
         s.l1 = 1
@@ -153,6 +155,7 @@ cdef void add_arc(State* s, int head, int dependent, int label) noexcept nogil:
     cdef int before = -1, after = s.first[head]
     s.heads[dependent] = head
     s.labels[dependent] = label
+    s.attached = dependent
     if dependent < head:
         s.nleft[head] += 1
     else:
@@ -917,12 +920,17 @@ cdef class Program:
             raise ValueError(f"root label {root_label} of {self.n_labels}")
 
     def parse(self, const long long[:, ::1] tokens, const long long[:, ::1] feats, const long long[::1] offsets,
-              long long[::1] heads, long long[::1] labels, long long[::1] counts, int root_label, trace=None):
+              long long[::1] heads, long long[::1] labels, long long[::1] counts, int root_label, trace=None,
+              float[:, ::1] arc_scores=None, long long[::1] arc_class=None):
         """Parse the sentences of a ``TokenTable`` (``tokens``, ``feats`` (0 columns when
         the model reads no FEATS), ``offsets``): heads and labels of every node, at the
         sentence's table rows, and ``counts`` += (transitions, forced, scored,
         illegal_top, unseen_choice). ``trace``: a list to which each sentence's list of
-        ``(move, label, row or None)`` is appended (for the tests)."""
+        ``(move, label, row or None)`` is appended (for the tests). ``arc_scores`` and
+        ``arc_class`` (confidence, :func:`barley.confidence.move_evidence`): at the row of
+        each word whose arc a scored move made, every class's score at that step (-inf where
+        the class's move was illegal) and the class taken; ``arc_class`` is left as it is
+        (the caller's -1) for the words no move attached."""
         cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, k
         cdef int n, longest = 0, m, c, legal_count, only, move, label, best, top, i
         cdef long long sentence_row, none_row = tokens.shape[0] - 1, part
@@ -946,8 +954,13 @@ cdef class Program:
         cdef int most_keys = self.reader.n_scalar + self.reader.n_feats * feats_width + 1, key_count
         cdef float* scores = NULL
         cdef bint tracing = trace is not None
+        cdef bint recording = arc_scores is not None
+        cdef long long arc_row
         cdef list steps
         self._check_input(tokens, feats, offsets, heads, labels, counts, root_label)
+        if recording and (arc_class is None or arc_scores.shape[0] < len(heads) or arc_class.shape[0] < len(heads)
+                          or arc_scores.shape[1] != self.n_classes):
+            raise ValueError("too little room for the arcs' scores and classes")
         token_data = &tokens[0, 0]
         feats_data = &feats[0, 0] if feats_width > 0 else NULL
         for k in range(n_sentences):
@@ -1020,6 +1033,11 @@ cdef class Program:
                     counts[4] += best_score <= UNSEEN / 2
                     move, label = self.class_move[best], self.class_label[best]
                     apply_move(self.system, &s, move, label)
+                    if recording and self.labeled[move]:  # a labeled move makes one arc
+                        arc_row = sentence_row + s.attached
+                        for c in range(self.n_classes):
+                            arc_scores[arc_row, c] = scores[c] if legal[self.class_move[c]] else NEG_INF
+                        arc_class[arc_row] = best
                     if tracing:
                         steps.append((move, label, tuple([row[i] for i in range(self.width)])))
                 counts[0] += s.transitions

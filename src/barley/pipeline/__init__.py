@@ -245,6 +245,16 @@ class Pipeline:
                               fix="leave --max-words out")
         parser.max_words = max_words
 
+    def with_confidence(self, confidence) -> None:
+        """Have the parser write each word's head and label probabilities and each sentence's
+        score (``barley parse --confidence``, :mod:`barley.confidence`); a model without a parser
+        is refused."""
+        component = self._parser
+        if component is None:
+            raise BarleyError("--confidence gives the probabilities of heads and labels; this model has no parser",
+                              fix="leave --confidence and --flag-below out")
+        component.parser.confidence = confidence
+
     # --- running ---------------------------------------------------------------------
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:

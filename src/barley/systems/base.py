@@ -134,6 +134,8 @@ class State:
     for leftmost/rightmost dependents and their siblings (Nivre 2008 Table 2).
     ``forest``: union-find over A, for the acyclicity preconditions.
     ``transitions``: how many transitions were applied.
+    ``attached``: the dependents in the order their arcs were made (a parser's confidence
+    pairs each with the move that made its arc, :mod:`barley.batch`).
     """
 
     n: int
@@ -144,6 +146,7 @@ class State:
     children: list[list[int]] = field(default_factory=list)
     forest: Forest | None = None
     transitions: int = 0
+    attached: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.heads:
@@ -157,6 +160,7 @@ class State:
         assert self.heads[dependent] == NO_HEAD, f"node {dependent} already has a head"
         self.heads[dependent] = head
         self.labels[dependent] = label
+        self.attached.append(dependent)
         insort(self.children[head], dependent)
         self.forest.link(head, dependent)
 
