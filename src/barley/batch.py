@@ -28,8 +28,9 @@ from itertools import chain
 
 import numpy as np
 
-from barley.confidence import move_evidence
+from barley.confidence import MoveSteps, move_scores
 from barley.conllu import Sentence
+from barley.features.extract import list_element
 from barley.learners import UNSEEN
 from barley.systems.base import Action, State, TransitionSystem
 
@@ -94,27 +95,39 @@ def legal_classes(legal_rows: list[list[bool]], class_moves: np.ndarray) -> np.n
 
 
 class ArcSteps:
-    """The steps that made arcs, per configuration (confidence): the classes' scores, -inf where
-    illegal, and the class taken; paired at the end with the dependents in the order their arcs
-    were made (``State.attached``: a labeled move makes exactly one arc) to give each sentence's
-    :func:`barley.confidence.move_evidence`."""
+    """A batch's scored steps, kept for confidence (:class:`barley.confidence.MoveSteps`, whose
+    rows are each sentence's root then its words, sentence after sentence)."""
 
-    def __init__(self, count: int, class_moves: np.ndarray, labeled: Sequence[bool]):
-        self.steps: list[list[tuple[np.ndarray, int]]] = [[] for _ in range(count)]
-        self.class_moves, self.labeled = class_moves, labeled
+    def __init__(self, system: TransitionSystem, states: Sequence[State], class_moves: np.ndarray):
+        self.system, self.class_moves = system, class_moves
+        self.offsets = np.cumsum([0] + [state.n + 1 for state in states])
+        self.steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.label_scores = np.full((self.offsets[-1], len(class_moves)), -np.inf, dtype=np.float32)
+        self.label_class = np.full(self.offsets[-1], -1, dtype=np.int64)
 
-    def add(self, waiting: list[int], scores: np.ndarray, best: np.ndarray) -> None:
-        """The scores (illegal classes at -inf) of the ``waiting`` configurations and the classes taken."""
-        for k, row, taken in zip(waiting, scores, best.tolist()):
-            if self.labeled[self.class_moves[taken]]:
-                self.steps[k].append((row, taken))
+    def add(self, states: Sequence[State], waiting: list[int], legal_rows: list[list[bool]], scores: np.ndarray,
+            best: np.ndarray) -> None:
+        """The steps of the ``waiting`` configurations (before their moves are applied): class
+        ``scores`` with the illegal ones at -inf, and the classes ``best`` taken."""
+        attaches = self.system.attaches
+        candidates = np.full((len(waiting), len(attaches)), -1, dtype=np.int64)
+        for i, (k, legal) in enumerate(zip(waiting, legal_rows)):
+            for move, address in enumerate(attaches):
+                if address is not None and legal[move]:
+                    candidates[i, move] = self.offsets[k] + list_element(states[k], *address)
+        chosen = self.class_moves[best]
+        self.steps.append((move_scores(scores, self.class_moves, len(attaches)), chosen, candidates))
+        made = candidates[np.arange(len(waiting)), chosen]
+        arcs = made >= 0
+        self.label_scores[made[arcs]] = scores[arcs]
+        self.label_class[made[arcs]] = best[arcs]
 
-    def evidence(self, k: int, state: State):
-        scores = np.full((state.n, len(self.class_moves)), -np.inf, dtype=np.float32)
-        chosen = np.full(state.n, -1, dtype=np.int64)
-        for (row, taken), dependent in zip(self.steps[k], state.attached):
-            scores[dependent - 1], chosen[dependent - 1] = row, taken
-        return move_evidence(scores, chosen, self.class_moves)
+    def evidence(self) -> MoveSteps:
+        n_moves = len(self.system.moves)
+        empty = (np.zeros((0, n_moves)), np.zeros(0, dtype=np.int64), np.zeros((0, n_moves), dtype=np.int64))
+        moves, chosen, candidates = ([np.concatenate(part) for part in zip(*self.steps)] if self.steps else empty)
+        words = np.setdiff1d(np.arange(self.offsets[-1]), self.offsets[:-1])
+        return MoveSteps(moves, chosen, candidates, self.label_scores, self.label_class, self.class_moves, words)
 
 
 class FollowModel:
@@ -140,22 +153,22 @@ class FollowModel:
         stats.unseen_choice += int((scores[np.arange(len(best)), best] <= UNSEEN / 2).sum())
         stats.scored += len(waiting)
         if self.arcs is not None:
-            self.arcs.add(waiting, scores, best)
+            self.arcs.add(self.states, waiting, legal_rows, scores, best)
         return parser.classes[best].tolist()
 
 
 def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats,
                 evidence: list | None = None) -> list[tuple[list[int], list[int]]]:
     """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included);
-    ``evidence`` (a list) receives each sentence's confidence evidence."""
+    ``evidence`` (a list) receives the batch's confidence evidence (:class:`barley.confidence.MoveSteps`)."""
     system = parser.system
     states = [system.initial(len(s)) for s in sentences]
     stats.sentences += len(sentences)
     stats.words += sum(len(s) for s in sentences)
-    arcs = None if evidence is None else ArcSteps(len(states), parser.classes[:, 0], system.labeled)
+    arcs = None if evidence is None else ArcSteps(system, states, parser.classes[:, 0])
     stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats, arcs))
     if arcs is not None:
-        evidence.extend(arcs.evidence(k, state) for k, state in enumerate(states))
+        evidence.append(arcs.evidence())
     results = []
     for state in states:
         stats.transitions += state.transitions

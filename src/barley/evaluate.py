@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from barley import conllu
-from barley.conllu import FORM, UPOS, Sentence
+from barley.confidence import calibration, read_head_prob
+from barley.conllu import FORM, MISC, UPOS, Sentence
 from barley.errors import InputError
 from barley.tree import check_tree, is_planar, nonprojective_arcs
 
@@ -78,10 +79,18 @@ class Evaluation:
     system_nonprojective: np.ndarray
     gold_not_trees: int  # sentences left out of NP recall
     system_not_trees: int  # sentences left out of NP precision
+    head_confidence: np.ndarray = None  # the system's HeadProb per scored word (NaN: none), barley.confidence
     scores: dict = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.head_confidence is None:
+            self.head_confidence = np.full(len(self.head_correct), np.nan)
         self.scores = self._scores()
+        given = ~np.isnan(self.head_confidence)
+        if given.any():  # only for a system file with probabilities: other reports stay as they were
+            self.scores["calibration"] = {**calibration(self.head_confidence[given],
+                                                        self.head_correct[given]).as_dict(),
+                                          "words_without": int((~given).sum())}
 
     @property
     def correct(self) -> np.ndarray:
@@ -163,7 +172,8 @@ class Evaluation:
                    gold_nonprojective=joined("gold_nonprojective"),
                    system_nonprojective=joined("system_nonprojective"),
                    gold_not_trees=sum(part.gold_not_trees for part in parts),
-                   system_not_trees=sum(part.system_not_trees for part in parts))
+                   system_not_trees=sum(part.system_not_trees for part in parts),
+                   head_confidence=joined("head_confidence"))
 
 
 def evaluate(gold: Source, system: Source, exclude_punct: bool | str = False) -> Evaluation:
@@ -178,6 +188,7 @@ def evaluate(gold: Source, system: Source, exclude_punct: bool | str = False) ->
     system_labels: list[str] = []
     gold_np: list[np.ndarray] = []
     system_np: list[np.ndarray] = []
+    head_confidence: list[float] = []
     gold_not_trees = system_not_trees = 0
     sentences = 0
     for index, (gold_sentence, system_sentence) in enumerate(_aligned(gold, system)):
@@ -194,6 +205,7 @@ def evaluate(gold: Source, system: Source, exclude_punct: bool | str = False) ->
         head_correct.append(gold_heads[words] == system_heads[words])
         label_correct.extend(gold_rel[w] == system_rel[w] for w in words)
         universal_correct.extend(gold_rel[w].split(":")[0] == system_rel[w].split(":")[0] for w in words)
+        head_confidence.extend(_head_prob(system_sentence, w) for w in words)
         gold_labels.extend(gold_rel[w] for w in words)
         system_labels.extend(system_rel[w] for w in words)
         lengths = np.abs(gold_heads - np.arange(len(gold_heads)))
@@ -217,7 +229,20 @@ def evaluate(gold: Source, system: Source, exclude_punct: bool | str = False) ->
         gold_length=_concatenate(gold_length, np.int64),
         gold_labels=gold_labels, system_labels=system_labels,
         gold_nonprojective=_concatenate(gold_np, bool), system_nonprojective=_concatenate(system_np, bool),
-        gold_not_trees=gold_not_trees, system_not_trees=system_not_trees)
+        gold_not_trees=gold_not_trees, system_not_trees=system_not_trees,
+        head_confidence=np.array(head_confidence, dtype=np.float64))
+
+
+def _head_prob(sentence: Sentence, word: int) -> float:
+    """The ``HeadProb`` in the MISC of ``word`` (NaN when it has none); a malformed one is an InputError."""
+    found = read_head_prob(sentence.words[word - 1][MISC])
+    if found is None:
+        return math.nan
+    if math.isnan(found):
+        raise InputError(f"word {word}'s HeadProb is not a probability", path=sentence.source,
+                         line=_word_line(sentence, word), fix="give a number between 0 and 1 (barley parse "
+                                                              "--confidence writes them)")
+    return found
 
 
 @dataclass
@@ -271,6 +296,8 @@ def format_report(evaluation: Evaluation, gold: str, system: str, conll18: Conll
             what += (f"; LAS (CoNLL 2018) {_show(conll18.scores['LAS'].f1)}: universal DEPREL, every word, "
                      "as published figures")
         lines.append(f"{key:<13}{_show(scores[key]):>7}  {what}")
+    if "calibration" in scores:
+        lines += _calibration_lines(scores["calibration"])
     lines.append(f"{'NP recall':<13}{_show(scores['NP_recall']):>7}  {scores['NP_gold_correct']} of "
                  f"{scores['NP_gold']} gold non-projective arcs get the correct head and DEPREL")
     lines.append(f"{'NP precision':<13}{_show(scores['NP_precision']):>7}  {scores['NP_system_correct']} of "
@@ -294,6 +321,21 @@ def format_report(evaluation: Evaluation, gold: str, system: str, conll18: Conll
 
         lines += ["", format_conll18(conll18)]
     return "\n".join(lines)
+
+
+def _calibration_lines(found: dict) -> list[str]:
+    """The report's lines on the system's head confidence (HeadProb, :mod:`barley.confidence`)."""
+    lines = [f"{'ECE':<13}{100 * found['ECE']:>7.2f}  expected calibration error of HeadProb, in points "
+             f"(10 equal-width bins, {found['words']} words"
+             + (f"; {found['words_without']} words have no HeadProb)" if found["words_without"] else ")"),
+             f"{'AUROC':<13}{_show(None if found['AUROC'] is None else 100 * found['AUROC']):>7}  how often a "
+             f"wrong head has a lower HeadProb than a right one (%)",
+             f"{'':<13}reliability: HeadProb bin, words, mean HeadProb, UAS"]
+    for row in found["bins"]:
+        if row["words"]:
+            lines.append(f"{'':<13}{row['low']:.1f}-{row['high']:.1f}{row['words']:>8}{100 * row['confidence']:>8.2f}"
+                         f"{100 * row['accuracy']:>8.2f}")
+    return lines
 
 
 def format_comparison(system: Evaluation, other: Evaluation, test: McNemar, other_name: str) -> str:

@@ -121,13 +121,13 @@ class Parser:
         evidence = None if self.confidence is None else []
         results = (compiled.parse_batch(batch, self.stats, evidence=evidence) if compiled
                    else parse_batch(self, batch, self.stats, evidence))
-        for k, (sentence, (heads, label_ids)) in enumerate(zip(batch, results)):
+        for sentence, (heads, label_ids) in zip(batch, results):
             deprels = [""] + [self.labels[label] for label in label_ids[1:]]
             for transform in reversed(self.transforms):
                 heads, deprels = transform.inverse(heads, deprels)
             sentence.set_tree(heads, deprels)
-            if evidence is not None:  # a word keeps the probability of the move that attached it
-                self.confidence.write(sentence, evidence[k], self.temperature)
+        if evidence is not None:  # a word keeps its probabilities through the inverse transforms
+            self.confidence.write(batch, evidence[0], self.temperature)
         return batch
 
     # --- model files ------------------------------------------------------------------

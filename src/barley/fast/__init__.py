@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from barley.confidence import move_evidence
+from barley.confidence import MoveSteps
 from barley.errors import BarleyWarning, ModelError
 from barley.features.model import Address
 
@@ -97,28 +97,31 @@ class CompiledParser:
             reader_tables(featurizer.extractor, featurizer.sizes, attributes),
             reader_tables(split, featurizer.split_sizes, attributes) if split else None,
             index_tables(parser.index, featurizer.extractor.template_spaces(featurizer.sizes)), scorer,
-            parser.classes[:, 0], parser.classes[:, 1], len(parser.labels))
+            parser.classes[:, 0], parser.classes[:, 1], len(parser.labels),
+            [(-1, 0) if address is None else (BASES[address[0]], address[1]) for address in parser.system.attaches])
 
     def parse_batch(self, sentences: Sequence, stats, trace: list | None = None,
                     evidence: list | None = None) -> list[tuple[list[int], list[int]]]:
         """Like :func:`barley.batch.parse_batch`; ``trace`` (a list) receives, per sentence,
         the list of its transitions ``(move, label, row)`` (row None for a forced one);
-        ``evidence`` (a list) each sentence's confidence evidence (:func:`barley.confidence.move_evidence`)."""
+        ``evidence`` (a list) the batch's confidence evidence (:class:`barley.confidence.MoveSteps`)."""
         table = self.parser.featurizer.table(sentences)
         feats = table.feats if table.feats is not None else np.full((1, 1), -1, dtype=np.int64)
-        heads = np.empty(len(table.tokens), dtype=np.int64)
-        labels = np.empty(len(table.tokens), dtype=np.int64)
-        counts = np.zeros(len(COUNTERS), dtype=np.int64)
-        arc_scores = arc_class = None
-        if evidence is not None:
-            arc_scores = np.empty((len(table.tokens), len(self.parser.classes)), dtype=np.float32)
-            arc_class = np.full(len(table.tokens), -1, dtype=np.int64)
-        self.program.parse(table.tokens, feats, table.offsets, heads, labels, counts, self.parser.root_label, trace,
-                           arc_scores, arc_class)
-        if evidence is not None:
-            moves = self.parser.classes[:, 0]
-            evidence.extend(move_evidence(arc_scores[start + 1:end], arc_class[start + 1:end], moves)
-                            for start, end in zip(table.offsets[:-1].tolist(), table.offsets[1:].tolist()))
+        rows = len(table.tokens)
+        room = STEPS_PER_ROW * rows  # scored steps: under 2 per word for most systems
+        while True:  # twice at most: a second time with room for every step the first one counted
+            heads = np.empty(rows, dtype=np.int64)
+            labels = np.empty(rows, dtype=np.int64)
+            counts = np.zeros(len(COUNTERS), dtype=np.int64)
+            steps = None if evidence is None else _StepArrays(rows, room, len(self.parser.classes),
+                                                               len(self.parser.system.moves))
+            self.program.parse(table.tokens, feats, table.offsets, heads, labels, counts, self.parser.root_label, trace,
+                               *(() if steps is None else steps.arguments()))
+            if steps is None or steps.count[0] <= room:
+                break
+            room = int(steps.count[0])
+        if steps is not None:
+            evidence.append(steps.evidence(table.offsets, self.parser.classes[:, 0]))
         stats.sentences += len(sentences)
         stats.words += int(table.offsets[-1]) - len(sentences)
         for name, count in zip(COUNTERS, counts.tolist()):
@@ -126,6 +129,31 @@ class CompiledParser:
         bounds = table.offsets.tolist()
         heads, labels = heads.tolist(), labels.tolist()
         return [(heads[start:end], labels[start:end]) for start, end in zip(bounds, bounds[1:])]
+
+
+STEPS_PER_ROW = 3
+"""Room for scored steps per row of a batch's token table, to begin with (confidence)."""
+
+
+class _StepArrays:
+    """The arrays the loop fills for confidence (``Program.parse``)."""
+
+    def __init__(self, rows: int, room: int, n_classes: int, n_moves: int):
+        self.arc_scores = np.empty((rows, n_classes), dtype=np.float32)
+        self.arc_class = np.full(rows, -1, dtype=np.int64)
+        self.moves = np.empty((room, n_moves), dtype=np.float32)
+        self.chosen = np.empty(room, dtype=np.int64)
+        self.candidates = np.empty((room, n_moves), dtype=np.int64)
+        self.count = np.zeros(1, dtype=np.int64)
+
+    def arguments(self) -> tuple:
+        return self.arc_scores, self.arc_class, self.moves, self.chosen, self.candidates, self.count
+
+    def evidence(self, offsets: np.ndarray, class_moves: np.ndarray) -> MoveSteps:
+        used = int(self.count[0])
+        words = np.setdiff1d(np.arange(offsets[-1]), offsets[:-1])
+        return MoveSteps(self.moves[:used], self.chosen[:used], self.candidates[:used], self.arc_scores,
+                         self.arc_class, class_moves, words)
 
 
 def reader_tables(extractor, sizes: Sequence[int], attributes: Sequence[str]) -> dict[str, np.ndarray | int]:

@@ -100,7 +100,6 @@ cdef struct State:
     int* nright
     int switched
     int transitions
-    int attached    # the dependent of the last arc made (-1: none yet)
 
 
 cdef int LISTS_PER_NODE = 14
@@ -141,7 +140,6 @@ cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
     s.l2 = 0
     s.switched = 0
     s.transitions = 0
-    s.attached = -1
     if system == SYS_COVINGTON_NONPROJECTIVE or system == SYS_COVINGTON_PROJECTIVE:
         s.lambda1[0] = 0
         s.l1 = 1
@@ -155,7 +153,6 @@ cdef void add_arc(State* s, int head, int dependent, int label) noexcept nogil:
     cdef int before = -1, after = s.first[head]
     s.heads[dependent] = head
     s.labels[dependent] = label
-    s.attached = dependent
     if dependent < head:
         s.nleft[head] += 1
     else:
@@ -744,6 +741,8 @@ cdef class Program:
     cdef bint single_root
     cdef int n_moves
     cdef bint labeled[MAX_MOVES]
+    cdef int attach_base[MAX_MOVES]   # the word each move's arc attaches (TransitionSystem.attaches); -1: no arc
+    cdef int attach_index[MAX_MOVES]
     cdef int n_classes
     cdef int n_labels
     cdef object arrays
@@ -758,13 +757,18 @@ cdef class Program:
     cdef int split_width
 
     def __init__(self, int system, bint single_root, labeled, dict reader, dict split_reader, dict index,
-                 dict scorer, class_moves, class_labels, int n_labels):
+                 dict scorer, class_moves, class_labels, int n_labels, attaches):
         cdef int m
         self.system, self.single_root, self.n_moves, self.n_labels = system, single_root, len(labeled), n_labels
         if self.n_moves > MAX_MOVES or not 0 <= system <= SYS_TWO_PLANAR:
             raise ValueError(f"system {system} with {self.n_moves} moves")
+        if len(attaches) != self.n_moves:
+            raise ValueError(f"{len(attaches)} attached words for {self.n_moves} moves")
         for m in range(self.n_moves):
             self.labeled[m] = labeled[m]
+            self.attach_base[m], self.attach_index[m] = attaches[m]
+            if not (-1 <= self.attach_base[m] <= BASE_INACTIVE and self.attach_index[m] >= 0):
+                raise ValueError(f"move {m} attaches the word at {attaches[m]}")
         self.arrays = []
         self._index(index)
         self._reader(&self.reader, reader)
@@ -901,6 +905,34 @@ cdef class Program:
         r.feats_multiplier = <long long*> self._pointer("FEATS multipliers", spec["feats_multiplier"], np.int64,
                                                         r.n_feats)
 
+    cdef void _record_step(self, State* s, bint* legal, float* scores, int move, int best, long long sentence_row,
+                           bint kept, long long step, float[:, ::1] step_moves, long long[::1] step_chosen,
+                           long long[:, ::1] step_candidates, float[:, ::1] arc_scores,
+                           long long[::1] arc_class) noexcept:
+        """One scored step for confidence (see :meth:`parse`): the step itself if ``kept`` (room
+        left), and the class scores at the row of the word the move taken attaches, if any."""
+        cdef int m, c, dependent
+        cdef long long row
+        if kept:
+            for m in range(self.n_moves):
+                step_moves[step, m] = NEG_INF
+                step_candidates[step, m] = -1
+                if legal[m] and self.attach_base[m] >= 0:
+                    dependent = list_element(s, self.attach_base[m], self.attach_index[m], False)
+                    if dependent >= 0:
+                        step_candidates[step, m] = sentence_row + dependent
+            for c in range(self.n_classes):
+                m = self.class_move[c]
+                if legal[m] and scores[c] > step_moves[step, m]:
+                    step_moves[step, m] = scores[c]
+            step_chosen[step] = move
+        if self.attach_base[move] >= 0:
+            dependent = list_element(s, self.attach_base[move], self.attach_index[move], False)
+            row = sentence_row + dependent
+            for c in range(self.n_classes):
+                arc_scores[row, c] = scores[c] if legal[self.class_move[c]] else NEG_INF
+            arc_class[row] = best
+
     def _check_input(self, tokens, feats, offsets, heads, labels, counts, int root_label):
         """What :meth:`parse` is given, checked against itself and the tables (O(sentences), per call):
         every sentence's rows (its root, its words) within the token table, whose last row is the
@@ -921,16 +953,21 @@ cdef class Program:
 
     def parse(self, const long long[:, ::1] tokens, const long long[:, ::1] feats, const long long[::1] offsets,
               long long[::1] heads, long long[::1] labels, long long[::1] counts, int root_label, trace=None,
-              float[:, ::1] arc_scores=None, long long[::1] arc_class=None):
+              float[:, ::1] arc_scores=None, long long[::1] arc_class=None, float[:, ::1] step_moves=None,
+              long long[::1] step_chosen=None, long long[:, ::1] step_candidates=None, long long[::1] step_count=None):
         """Parse the sentences of a ``TokenTable`` (``tokens``, ``feats`` (0 columns when
         the model reads no FEATS), ``offsets``): heads and labels of every node, at the
         sentence's table rows, and ``counts`` += (transitions, forced, scored,
         illegal_top, unseen_choice). ``trace``: a list to which each sentence's list of
-        ``(move, label, row or None)`` is appended (for the tests). ``arc_scores`` and
-        ``arc_class`` (confidence, :func:`barley.confidence.move_evidence`): at the row of
+        ``(move, label, row or None)`` is appended (for the tests). Confidence
+        (:class:`barley.confidence.MoveSteps`): ``arc_scores`` and ``arc_class``, at the row of
         each word whose arc a scored move made, every class's score at that step (-inf where
-        the class's move was illegal) and the class taken; ``arc_class`` is left as it is
-        (the caller's -1) for the words no move attached."""
+        the class's move was illegal) and the class taken (left as they are for the other
+        rows); ``step_moves``, ``step_chosen``, ``step_candidates``: per scored step, each
+        move's best score (-inf: illegal), the move taken, the row of the word each legal arc
+        move would attach (-1: none), for as many steps as they have room for;
+        ``step_count[0]``: how many scored steps there were (more than the room: parse again
+        with more)."""
         cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, k
         cdef int n, longest = 0, m, c, legal_count, only, move, label, best, top, i
         cdef long long sentence_row, none_row = tokens.shape[0] - 1, part
@@ -955,12 +992,19 @@ cdef class Program:
         cdef float* scores = NULL
         cdef bint tracing = trace is not None
         cdef bint recording = arc_scores is not None
-        cdef long long arc_row
+        cdef long long scored_steps = 0, room = 0
         cdef list steps
         self._check_input(tokens, feats, offsets, heads, labels, counts, root_label)
-        if recording and (arc_class is None or arc_scores.shape[0] < len(heads) or arc_class.shape[0] < len(heads)
-                          or arc_scores.shape[1] != self.n_classes):
-            raise ValueError("too little room for the arcs' scores and classes")
+        if recording:
+            if (arc_class is None or arc_scores.shape[0] < len(heads) or arc_class.shape[0] < len(heads)
+                    or arc_scores.shape[1] != self.n_classes):
+                raise ValueError("too little room for the arcs' scores and classes")
+            if (step_moves is None or step_chosen is None or step_candidates is None or step_count is None
+                    or step_count.shape[0] < 1 or step_moves.shape[1] != self.n_moves
+                    or step_candidates.shape[1] != self.n_moves or step_chosen.shape[0] < step_moves.shape[0]
+                    or step_candidates.shape[0] < step_moves.shape[0]):
+                raise ValueError("the steps' arrays do not fit")
+            room = step_moves.shape[0]
         token_data = &tokens[0, 0]
         feats_data = &feats[0, 0] if feats_width > 0 else NULL
         for k in range(n_sentences):
@@ -1032,16 +1076,17 @@ cdef class Program:
                     counts[3] += not legal[self.class_move[top]]
                     counts[4] += best_score <= UNSEEN / 2
                     move, label = self.class_move[best], self.class_label[best]
+                    if recording:  # before the move: whose head each legal arc move would decide
+                        self._record_step(&s, legal, scores, move, best, sentence_row, scored_steps < room, scored_steps,
+                                          step_moves, step_chosen, step_candidates, arc_scores, arc_class)
+                        scored_steps += 1
                     apply_move(self.system, &s, move, label)
-                    if recording and self.labeled[move]:  # a labeled move makes one arc
-                        arc_row = sentence_row + s.attached
-                        for c in range(self.n_classes):
-                            arc_scores[arc_row, c] = scores[c] if legal[self.class_move[c]] else NEG_INF
-                        arc_class[arc_row] = best
                     if tracing:
                         steps.append((move, label, tuple([row[i] for i in range(self.width)])))
                 counts[0] += s.transitions
                 finalize(&s, self.single_root, root_label)
+                if recording:
+                    step_count[0] = scored_steps
                 for i in range(n + 1):
                     heads[sentence_row + i] = s.heads[i]
                     labels[sentence_row + i] = s.labels[i]

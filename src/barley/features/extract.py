@@ -98,7 +98,8 @@ class TokenTable:
 
 # --- reading a configuration -------------------------------------------------------------
 
-def _list_element(state, base: str, index: int) -> int:
+def list_element(state, base: str, index: int) -> int:
+    """The element ``index`` of the list ``base`` (an address base: Stack, Input, ...) of ``state``; -1: none."""
     attribute, from_end = LISTS[base]
     items = getattr(state, attribute)
     if index < 0:  # counted from the far end: -1 is the last element (λ2[n] in Nivre 2008)
@@ -128,7 +129,7 @@ def _rsib(node: int, heads, children) -> int:
 
 def resolve(address: Address, state) -> int:
     """The node at ``address`` in ``state``, or -1 (the reference interpreter)."""
-    node = _list_element(state, address.base, address.index)
+    node = list_element(state, address.base, address.index)
     for function in address.path:
         if node < 0:
             return -1

@@ -255,6 +255,11 @@ class Pipeline:
                               fix="leave --confidence and --flag-below out")
         component.parser.confidence = confidence
 
+    def calibrated(self, found: dict) -> None:
+        """Store a temperature fitted by ``barley calibrate`` (``found["temperature"]`` and how it was
+        fitted) in the parser's manifest; its probabilities use it from now on."""
+        self._parser.calibrated(found)
+
     # --- running ---------------------------------------------------------------------
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:

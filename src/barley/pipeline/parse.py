@@ -53,6 +53,11 @@ class ParseComponent:
     def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         return self.parser.parse(sentences)
 
+    def calibrated(self, found: dict) -> None:
+        """A fitted temperature (``barley calibrate``) into the parser and its manifest."""
+        self.parser.manifest["confidence"] = found
+        self.parser.temperature = found["temperature"]
+
     def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
         return self.parser.to_files()
 

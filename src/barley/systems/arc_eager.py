@@ -48,6 +48,7 @@ class ArcEager(TransitionSystem):
     aliases = ("nivreeager",)
     moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT")
     labeled = (True, True, False, False)
+    attaches = (("Stack", 0), ("Input", 0), None, None)
     tree_class = "projective"
     dynamic_oracle = True
     exploration_oracle = True

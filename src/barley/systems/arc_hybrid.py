@@ -48,6 +48,7 @@ class ArcHybrid(TransitionSystem):
     aliases = ("archybrid",)
     moves = ("SHIFT", "LEFT-ARC", "RIGHT-ARC")
     labeled = (False, True, True)
+    attaches = (None, ("Stack", 0), ("Stack", 0))
     tree_class = "projective"
     dynamic_oracle = True
     exploration_oracle = True

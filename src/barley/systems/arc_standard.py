@@ -65,6 +65,7 @@ class ArcStandard(TransitionSystem):
     aliases = ("nivrestandard",)
     moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT")
     labeled = (True, True, False)
+    attaches = (("Stack", 0), ("Input", 0), None)
     tree_class = "projective"
     dynamic_oracle = True
     exploration_oracle = True

@@ -134,8 +134,6 @@ class State:
     for leftmost/rightmost dependents and their siblings (Nivre 2008 Table 2).
     ``forest``: union-find over A, for the acyclicity preconditions.
     ``transitions``: how many transitions were applied.
-    ``attached``: the dependents in the order their arcs were made (a parser's confidence
-    pairs each with the move that made its arc, :mod:`barley.batch`).
     """
 
     n: int
@@ -146,7 +144,6 @@ class State:
     children: list[list[int]] = field(default_factory=list)
     forest: Forest | None = None
     transitions: int = 0
-    attached: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.heads:
@@ -160,7 +157,6 @@ class State:
         assert self.heads[dependent] == NO_HEAD, f"node {dependent} already has a head"
         self.heads[dependent] = head
         self.labels[dependent] = label
-        self.attached.append(dependent)
         insort(self.children[head], dependent)
         self.forest.link(head, dependent)
 
@@ -192,6 +188,10 @@ class TransitionSystem(ABC):
     tree_class: str = ""
     """The trees the system is sound and complete for: "projective", "planar",
     "2-planar" (planarity over arcs between words; root arcs left out) or "any"."""
+    attaches: tuple[tuple[str, int] | None, ...] = ()
+    """Per move: the word its arc attaches as dependent, as an address (list, position: ``("Stack",
+    0)`` is Stack[0]), None for a move that makes no arc; read by a parser's confidence
+    (:mod:`barley.batch`) to know whose head each step decides, and checked against ``apply``."""
     addresses: tuple[str, ...] = ("Stack", "Input")
     """The lists of its configurations that feature addresses can name (Stack[0], Input[1], ...):
     those of :meth:`initial`'s configuration; a system with its own configuration declares its own."""

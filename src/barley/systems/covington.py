@@ -84,6 +84,7 @@ class Covington(TransitionSystem):
 
     moves = ("LEFT-ARC", "RIGHT-ARC", "NO-ARC", "SHIFT")
     labeled = (True, True, False, False)
+    attaches = (("Lambda1", 0), ("Input", 0), None, None)
     addresses = ("Lambda1", "Lambda2", "Input")
     right_arc_shifts: bool  # does RIGHT-ARC move j from β to λ1 (projective) or keep it in β?
 

@@ -156,6 +156,7 @@ class Planar(TransitionSystem):
     aliases = ("planar",)
     moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT")
     labeled = (True, True, False, False)
+    attaches = (("Stack", 0), ("Input", 0), None, None)
     tree_class = "planar"
 
     def initial(self, n: int) -> State:

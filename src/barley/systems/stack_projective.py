@@ -35,6 +35,7 @@ class StackProjective(TransitionSystem):
     aliases = ("stackproj",)
     moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT")
     labeled = (True, True, False)
+    attaches = (("Stack", 1), ("Stack", 0), None)
     tree_class = "projective"
 
     def legal(self, state: State) -> list[bool]:

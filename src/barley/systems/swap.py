@@ -77,6 +77,7 @@ class Swap(StackProjective):
 
     moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT", "SWAP")
     labeled = (True, True, False, False)
+    attaches = (("Stack", 1), ("Stack", 0), None, None)
     tree_class = "any"
     exploration_oracle = True  # the static–dynamic oracle (module docstring)
 

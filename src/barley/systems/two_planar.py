@@ -74,6 +74,7 @@ class TwoPlanar(TransitionSystem):
     aliases = ("2planar",)
     moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT", "SWITCH")
     labeled = (True, True, False, False, False)
+    attaches = (("Stack", 0), ("Input", 0), None, None, None)
     tree_class = "2-planar"
     addresses = ("Stack", "Inactive", "Input")
 

@@ -1,0 +1,86 @@
+"""``barley calibrate``: fit the temperature of a model's confidence on held-out gold data.
+
+The model parses the gold sentences as ``barley parse`` would (the tags in the file kept,
+or predicted again by the model's tagger with ``--retag``: calibrate the way you will
+parse) with confidence on, keeping each batch's evidence; the temperature that maximises the likelihood of the words' head correctness
+(:func:`barley.confidence.fit_temperature`) is stored in the parser's manifest
+(``confidence``), where every later ``barley parse --confidence`` reads it. The trees do
+not change: only the probabilities do.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from barley.atomic import check_output
+from barley.commands import add_force
+from barley.confidence import Confidence, calibration, fit_temperature
+from barley.conllu import read
+from barley.errors import BarleyError, InputError
+from barley.pipeline import Pipeline
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "calibrate", help="fit the temperature of a model's head and label probabilities on dev data",
+        description="Parse gold sentences (gold tokenization) with the model as barley parse would, and store in "
+                    "the model the temperature that makes its head probabilities (barley parse --confidence) best "
+                    "match which heads are right: fitted on the words' head likelihood. The trees do not change.")
+    parser.add_argument("dev", metavar="DEV", help="gold CoNLL-U sentences the model was not trained on")
+    parser.add_argument("--model", "-m", required=True, metavar="MODEL", help="the model file")
+    parser.add_argument("--output", "-o", metavar="OUT", help="where the calibrated model goes (default: MODEL, "
+                                                              "replaced atomically)")
+    parser.add_argument("--retag", action="store_true",
+                        help="with a model that has a tagger: predict the tags again, as barley parse --retag does "
+                             "(by default the file's tags are kept); calibrate the way the model will parse")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
+    add_force(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from barley.parser import load
+
+    output = args.output or args.model
+    check_output(output, [args.dev], force=args.force)
+    model = load(args.model)
+    pipeline = Pipeline.of(model)
+    if args.retag and "tag" not in pipeline.names:
+        raise BarleyError(f"--retag: the model {args.model} has no tagger", fix="leave --retag out")
+    found = calibrate(pipeline, list(read(args.dev)), args.dev, args.retag)
+    pipeline.calibrated(found)
+    model.save(output)  # a parser model file stays one
+    if not args.quiet:
+        print(f"barley calibrate: temperature {found['temperature']:.4f} fitted on {found['words']} words of "
+              f"{args.dev} (head negative log-likelihood {found['nll_before']:.4f} at temperature 1, "
+              f"{found['nll']:.4f} after); ECE {100 * found['ece_before']:.2f} → {100 * found['ece']:.2f} points; "
+              f"written to {output}", file=sys.stderr)
+    return 0
+
+
+def calibrate(pipeline: Pipeline, gold: list, source: str, retag: bool = False) -> dict:
+    """The temperature of ``pipeline``'s parser fitted on ``gold`` sentences (parsed with their tags,
+    or tagged again with ``retag``), and what it changed."""
+    if not gold:
+        raise InputError("no sentence to calibrate on", path=source)
+    copies = [sentence.copy() for sentence in gold]
+    recorded: list = []
+    pipeline.with_confidence(Confidence(recorded=recorded))
+    list(pipeline.parse(copies, retag=retag))
+    gold_of = {id(copy): original for copy, original in zip(copies, gold)}
+    correct = np.concatenate([sentence.heads()[1:] == gold_of[id(sentence)].heads()[1:]
+                              for batch, _ in recorded for sentence in batch])
+
+    def head_probabilities(temperature: float) -> np.ndarray:
+        return np.concatenate([evidence(temperature)[0] for _, evidence in recorded])
+
+    temperature, nll = fit_temperature(head_probabilities, correct)
+    before, after = head_probabilities(1.0), head_probabilities(temperature)
+    clipped = np.clip(before, 1e-12, 1 - 1e-12)
+    return {"temperature": round(temperature, 6), "fitted_on": "word head likelihood", "data": source,
+            "retag": retag,
+            "words": int(len(correct)), "nll": round(nll, 6),
+            "nll_before": round(float(-np.where(correct, np.log(clipped), np.log1p(-clipped)).mean()), 6),
+            "ece_before": round(calibration(before, correct).ece, 6), "ece": round(calibration(after, correct).ece, 6)}
