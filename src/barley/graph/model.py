@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from barley import model_check as check
+from barley.confidence import softmax
 from barley.graph.features import Tokens, arc_features, label_features, sibling_features
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.learners import weight_sums
@@ -74,6 +75,7 @@ class Scores:
     arc: np.ndarray = field(default=None)
     best_label: np.ndarray = field(default=None)
     sibling: np.ndarray | None = None
+    label_probability: np.ndarray | None = None  # confidence: the best label's softmax probability per pair
 
     def nbytes(self) -> int:
         """Memory of the feature indices (what training keeps between epochs)."""
@@ -104,15 +106,21 @@ class GraphModel:
         return Scores(arc_features(tokens, dims, dependents),
                       label_features(tokens, self.options.label_rows, dependents), sibling_index)
 
-    def score(self, tokens: Tokens, scores: Scores, weights: np.ndarray, dependents: slice = slice(None)) -> None:
+    def score(self, tokens: Tokens, scores: Scores, weights: np.ndarray, dependents: slice = slice(None),
+              label_temperature: float | None = None) -> None:
         """Fill the arc (with best label) and sibling score matrices of ``scores``, whose
-        features are those of the arcs into ``dependents``."""
+        features are those of the arcs into ``dependents``; with ``label_temperature``, also the
+        probability of each pair's best label, the softmax of its label scores at that temperature
+        (confidence, :mod:`barley.confidence`)."""
         size, width = scores.arc_index.shape[:2]
         label_weights = weights[self.options.dims:].reshape(-1, self.n_labels)
         label_scores = weight_sums(label_weights, scores.label_index.reshape(size * width, -1))
         label_scores = label_scores.reshape(size, width, -1) + self._edge_filter()[tokens.upos[:, None],
                                                                                    tokens.upos[None, dependents]]
         scores.best_label = label_scores.argmax(axis=-1)
+        if label_temperature is not None:
+            probabilities = softmax(label_scores, label_temperature)
+            scores.label_probability = np.take_along_axis(probabilities, scores.best_label[..., None], -1)[..., 0]
         arc_weights = weights[:self.options.dims, None]
         arc = weight_sums(arc_weights, scores.arc_index.reshape(size * width, -1)).reshape(size, width)
         scores.arc = arc + label_scores.max(axis=-1)
@@ -120,25 +128,30 @@ class GraphModel:
             scores.sibling = weight_sums(arc_weights, scores.sibling_index.reshape(size * size * width, -1)
                                          ).reshape(size, size, width)
 
-    def parse_scores(self, tokens: Tokens) -> Scores:
+    def parse_scores(self, tokens: Tokens, label_temperature: float | None = None) -> Scores:
         """The arc (with best label) and sibling scores of a sentence, without its feature indices:
         computed a block of dependents at a time, so that the indices of a long sentence (about
         100 bytes per pair, per triple for siblings) never exist all at once. The same numbers
-        as :meth:`features` and :meth:`score` over the whole sentence, which training uses."""
+        as :meth:`features` and :meth:`score` over the whole sentence, which training uses.
+        ``label_temperature``: as :meth:`score`'s."""
         size = len(tokens)
         cells = size * size if self.options.order == 2 else size
         width = max(1, BLOCK_CELLS // cells)
         arc = np.empty((size, size), dtype=np.float32)
         best_label = np.empty((size, size), dtype=np.int32)
         sibling = np.empty((size, size, size), dtype=np.float32) if self.options.order == 2 else None
+        label_probability = None if label_temperature is None else np.empty((size, size))
         for start in range(0, size, width):
             block = slice(start, min(start + width, size))
             part = self.features(tokens, block)
-            self.score(tokens, part, self.weights, block)
+            self.score(tokens, part, self.weights, block, label_temperature)
             arc[:, block], best_label[:, block] = part.arc, part.best_label
             if sibling is not None:
                 sibling[:, :, block] = part.sibling
-        return Scores(None, None, None, arc=arc, best_label=best_label, sibling=sibling)
+            if label_probability is not None:
+                label_probability[:, block] = part.label_probability
+        return Scores(None, None, None, arc=arc, best_label=best_label, sibling=sibling,
+                      label_probability=label_probability)
 
     def _edge_filter(self) -> np.ndarray:
         """0 for the labels seen with a (head POS, dependent POS) pair, -inf for the others.

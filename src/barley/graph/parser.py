@@ -19,13 +19,15 @@ class GraphParser(GraphModel):
     def decode(self, scores: Scores) -> tuple[np.ndarray, int]:
         return decode(self.options, scores)
 
-    def parse(self, tokens: Tokens) -> tuple[np.ndarray, np.ndarray, int]:
-        """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves."""
-        scores = self.parse_scores(tokens)
+    def parse(self, tokens: Tokens, label_temperature: float | None = None) -> tuple[np.ndarray, np.ndarray, int,
+                                                                                      Scores]:
+        """Heads and label ids of nodes 0..n (entry 0: -1), the approximation's moves and the scores
+        (with the labels' probabilities at ``label_temperature``, if given)."""
+        scores = self.parse_scores(tokens, label_temperature)
         heads, moves = self.decode(scores)
         labels = np.full(len(tokens), -1, dtype=np.int64)
         labels[1:] = scores.best_label[heads[1:], np.arange(1, len(tokens))]
-        return heads, labels, moves
+        return heads, labels, moves, scores
 
     def fit(self, sentences: Sequence[tuple[Tokens, np.ndarray, np.ndarray]],
             log: Callable[[str], None] = print, cache_bytes: int = CACHE_BYTES) -> None:

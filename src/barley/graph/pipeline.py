@@ -16,10 +16,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from barley import __version__, model_check as check, model_file
+from barley.confidence import Confidence, temperature_of
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
 from barley.graph.decoding import check_length, default_max_words
 from barley.graph.features import Tokens
+from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
@@ -52,6 +54,8 @@ class TrainedGraphParser:
         self.xpos = xpos
         self.transforms = list(transforms)
         self.manifest = manifest or {}
+        self.confidence: Confidence | None = None  # barley parse --confidence
+        self.temperature = temperature_of(self.manifest)
         self.stats = GraphParseStats()
         self.max_words = default_max_words(graph.options)  # barley parse --max-words
 
@@ -69,16 +73,30 @@ class TrainedGraphParser:
                 continue
             check_length(sentence, self.max_words,
                          f"{('first', 'second')[self.graph.options.order - 1]}-order graph-based parser")
-            heads, label_ids, moves = self.graph.parse(self.tokens(sentence))
+            heads, label_ids, moves, scores = self.graph.parse(
+                self.tokens(sentence), None if self.confidence is None else self.temperature)
             self.stats.sentences += 1
             self.stats.words += len(sentence)
             self.stats.approximation_moves += moves
-            heads = [int(h) for h in heads]
+            decoded, heads = heads, [int(h) for h in heads]
             deprels = [""] + [self.labels[label] for label in label_ids[1:]]
             for transform in reversed(self.transforms):
                 heads, deprels = transform.inverse(heads, deprels)
             sentence.set_tree(heads, deprels)
+            if self.confidence is not None:
+                self._write_confidence(sentence, scores, decoded, label_ids)
             yield sentence
+
+    def _write_confidence(self, sentence: Sentence, scores, heads: np.ndarray, label_ids: np.ndarray) -> None:
+        """The heads' probabilities from the arc scores (tree marginals for the MST decoder, else the
+        softmax over heads; a second-order model's sibling scores left out), the labels' as scored."""
+        nodes = np.arange(1, len(heads))
+        arc = scores.arc.astype(np.float64)
+        arc[:, 0] = -np.inf
+        np.fill_diagonal(arc, -np.inf)
+        evidence = ArcEvidence(self.graph.options.decoder, self.graph.options.single_root, [arc], [heads], None,
+                               label_ids[1:], scores.label_probability[heads[1:], nodes])
+        self.confidence.write([sentence], evidence, self.temperature)
 
     def save(self, path: str) -> None:
         model_file.write(path, *self.to_files())

@@ -96,14 +96,18 @@ class BiaffineModel(nn.Module):
         return (nn.functional.cross_entropy(arc, gold_heads)
                 + nn.functional.cross_entropy(label, labels[words]))
 
-    def tree_scores(self, batch: Batch) -> list[tuple[np.ndarray, np.ndarray]]:
+    def tree_scores(self, batch: Batch, heads_of=None) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per sentence: scores ``[head, dependent]`` over nodes 0..n (log P(h | d) + the best label's
         log P(l | d, h); -inf for self-loops and arcs into the root) and the best label of each pair.
 
         Only the best label of each pair is kept, so the label scores (batch × dependents × heads ×
         labels) are computed for as many dependents at a time as fit in :data:`LABEL_CELLS`: all of
         them for ordinary batches, a block at a time for a long sentence (1,000 words and 40 labels
-        would otherwise take 160 MB per copy, 5,000 words 4 GB)."""
+        would otherwise take 160 MB per copy, 5,000 words 4 GB).
+
+        With ``heads_of`` (confidence: a function from a sentence's scores and best labels to its
+        heads), each sentence's entry also holds its arc scores alone (log P(h | d), ``[head,
+        dependent]``) and the scores of every label at the chosen heads (``[words, labels]``)."""
         vectors = self.encoder(batch)
         arc = self._arc_scores(vectors, batch.mask).log_softmax(-1)
         label_dep, label_head = self.label_dep(vectors), self.label_head(vectors)
@@ -116,4 +120,16 @@ class BiaffineModel(nn.Module):
         joint[:, :, 0] = float("-inf")
         joint = joint.double().cpu().numpy()
         best_label = best_label.transpose(1, 2).cpu().numpy()
-        return [(joint[k, :n, :n], best_label[k, :n, :n]) for k, n in enumerate(batch.lengths.tolist())]
+        scored = [(joint[k, :n, :n], best_label[k, :n, :n]) for k, n in enumerate(batch.lengths.tolist())]
+        if heads_of is None:
+            return scored
+        arc = arc.transpose(1, 2)
+        arc[:, :, 0] = float("-inf")
+        arc = arc.double().cpu().numpy()
+        found = []
+        for k, (n, (sentence_joint, sentence_best)) in enumerate(zip(batch.lengths.tolist(), scored)):
+            heads = heads_of(sentence_joint, sentence_best)
+            at_head = label_head[k, torch.from_numpy(np.asarray(heads[1:], dtype=np.int64)).to(label_head.device)]
+            labels = self.label_attention.aligned(label_dep[k:k + 1, 1:n], at_head[None])[0]
+            found.append((sentence_joint, sentence_best, heads, arc[k, :n, :n], labels.double().cpu().numpy()))
+        return found

@@ -13,6 +13,7 @@ import torch
 from barley import model_check as check
 from barley.conllu import Sentence
 from barley.graph.decoding import check_length, default_max_words
+from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.encoder import make_batch
@@ -44,15 +45,24 @@ class TrainedBiaffineParser(NeuralParser):
             check_length(sentence, self.max_words, "biaffine parser")
         was_training = self.model.training
         self.model.eval()
+        decode = (None if self.confidence is None
+                  else lambda arc, best_label: best_tree(self.decoding, arc, self.stats))
         with torch.inference_mode():
             encoded = [self.vocabularies.encode(sentence) for sentence in batch]
-            scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device))
+            scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device), decode)
         self.model.train(was_training)
-        for sentence, (arc, best_label) in zip(batch, scored):
-            heads = best_tree(self.decoding, arc, self.stats)
+        for sentence, (arc, best_label, *decoded) in zip(batch, scored):
+            heads = decoded[0] if decoded else best_tree(self.decoding, arc, self.stats)
             nodes = np.arange(1, len(heads))
             deprels = [""] + [self.labels[label] for label in best_label[heads[1:], nodes]]
             self.set_tree(sentence, [int(h) for h in heads], deprels)
+        if self.confidence is not None:  # heads: the tree marginals or softmax of log P(h | d); labels at the head
+            labels = np.concatenate([best_label[heads[1:], np.arange(1, len(heads))]
+                                     for _, best_label, heads, _, _ in scored])
+            evidence = ArcEvidence(self.decoding.decoder, self.decoding.single_root,
+                                   [arc for *_, arc, _ in scored], [heads for _, _, heads, _, _ in scored],
+                                   np.concatenate([label_scores for *_, label_scores in scored]), labels)
+            self.confidence.write(batch, evidence, self.temperature)
 
     # --- model files -------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from barley import __version__, model_check as check, model_file
+from barley.confidence import Confidence, temperature_of
 from barley.conllu import FORM, Sentence
 from barley.errors import BarleyError, ModelError
 from barley.neural.encoder import Encoder, read_pretrained
@@ -47,6 +48,8 @@ class NeuralParser:
         self.transforms = list(transforms)
         self.manifest = manifest or {}
         self.device = device
+        self.confidence: Confidence | None = None  # barley parse --confidence (each kind writes it)
+        self.temperature = temperature_of(self.manifest)
 
     def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change."""

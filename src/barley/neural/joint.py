@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from barley.confidence import Confidence
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.errors import ModelError
+from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.neural import numpy_ops as ops
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded, by_length, pad
@@ -108,15 +110,21 @@ class JointOutputs:
 @dataclass
 class Annotator:
     """What turns a network's outputs into columns: the tables, the decoder and the transforms
-    (undone on each tree); parse counts go to ``stats``."""
+    (undone on each tree); parse counts go to ``stats``; ``temperature``: that of the confidence
+    (:mod:`barley.confidence`, fitted by ``barley calibrate``)."""
 
     tables: JointTables
     decoding: GraphOptions
     transforms: Sequence = ()
     stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
+    temperature: float = 1.0
 
-    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs) -> None:
-        """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``)."""
+    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs, confidence: Confidence | None = None
+                 ) -> None:
+        """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``);
+        with ``confidence``, the heads' and labels' probabilities too (:class:`ArcEvidence`: the tree
+        marginals of the arc scores for the MST decoder, their softmax over heads for the others;
+        the softmax of the label scores at the chosen head)."""
         lengths = [len(s) for s in sentences]
         rows = np.repeat(np.arange(len(sentences)), lengths)
         nodes = np.concatenate([np.arange(1, n + 1) for n in lengths])
@@ -129,11 +137,13 @@ class Annotator:
             values = self.tables.values[name]
             for word, value in zip(words, best.tolist()):
                 word[column] = values[value]
-        heads = [self._tree(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
+        arcs = [self._arc(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
+        heads = [best_tree(self.decoding, arc, self.stats) for arc in arcs]
         chosen = np.concatenate([h[1:] for h in heads])
         scores = ops.biaffine_aligned(ops.with_bias(outputs.label_dep[rows, nodes]),
                                       ops.with_bias(outputs.label_head[rows, chosen]), outputs.label_weight)
-        labels = scores.argmax(axis=1).tolist()
+        best = scores.argmax(axis=1)
+        labels = best.tolist()
         start = 0
         for sentence, tree in zip(sentences, heads):
             deprels = [""] + [self.tables.labels[label] for label in labels[start:start + len(sentence)]]
@@ -142,12 +152,17 @@ class Annotator:
             for transform in reversed(self.transforms):
                 tree, deprels = transform.inverse(tree, deprels)
             sentence.set_tree(tree, deprels)
+        if confidence is not None:
+            confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arcs, heads,
+                                                    scores, best), self.temperature)
 
-    def _tree(self, arcs: np.ndarray) -> np.ndarray:
-        arc = arcs.T.astype(np.float64)  # [head, dependent], as the decoders read it
+    @staticmethod
+    def _arc(arcs: np.ndarray) -> np.ndarray:
+        """A sentence's arc scores ``[head, dependent]``, as the decoders read them (-inf: impossible)."""
+        arc = arcs.T.astype(np.float64)
         arc[:, 0] = -np.inf
         np.fill_diagonal(arc, -np.inf)
-        return best_tree(self.decoding, arc, self.stats)
+        return arc
 
     def _lemmas(self, words: list[list[str]], outputs: JointOutputs) -> None:
         """A (form, UPOS) seen in training takes its most frequent lemma there, as UDPipe 1's and
@@ -180,6 +195,7 @@ class JointParser:
 
     def __init__(self, network, vocabularies: EncoderVocabularies, annotator: Annotator):
         self.network, self.vocabularies, self.annotator = network, vocabularies, annotator
+        self.confidence: Confidence | None = None  # barley parse --confidence
 
     def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """Annotate ``sentences`` in place, in batches of similar length; yield them in input order."""
@@ -187,7 +203,7 @@ class JointParser:
 
     def _annotate(self, batch: list[Sentence]) -> None:
         padded = pad([self.vocabularies.encode(sentence) for sentence in batch])
-        self.annotator.annotate(batch, self.network.outputs(padded))
+        self.annotator.annotate(batch, self.network.outputs(padded), self.confidence)
 
 
 # --- the numpy network ------------------------------------------------------------------

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from barley import model_check as check
-from barley.batch import ParseStats, advance, legal_classes
+from barley.batch import ArcSteps, ParseStats, advance, legal_classes
 from barley.conllu import Sentence
 from barley.neural.encoder import make_batch
 from barley.neural.inputs import EncoderVocabularies
@@ -64,12 +64,13 @@ class BatchScorer:
 
 
 class FollowScores(BatchScorer):
-    """The parsing policy: the best-scoring legal action."""
+    """The parsing policy: the best-scoring legal action; with ``arcs``, the steps are kept there
+    (confidence)."""
 
     def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int,
-                 states: Sequence[State], stats: ParseStats):
+                 states: Sequence[State], stats: ParseStats, arcs: ArcSteps | None = None):
         super().__init__(parser, parts, longest, states)
-        self.stats = stats
+        self.stats, self.arcs = stats, arcs
 
     def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
         classes = self.parser.classes.table
@@ -78,7 +79,11 @@ class FollowScores(BatchScorer):
         top = scores.argmax(axis=1)
         self.stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
         self.stats.scored += len(waiting)
-        return classes[np.where(allowed, scores, -np.inf).argmax(axis=1)].tolist()
+        scores = np.where(allowed, scores, -np.inf)
+        best = scores.argmax(axis=1)
+        if self.arcs is not None:
+            self.arcs.add(self.states, waiting, legal_rows, scores, best)
+        return classes[best].tolist()
 
 
 class Learn(BatchScorer):
@@ -167,7 +172,8 @@ class NeuralTransitionParser(NeuralParser):
         with torch.inference_mode():
             vectors, longest = self.encode(batch)
             states = [system.initial(len(sentence)) for sentence in batch]
-            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats)
+            arcs = None if self.confidence is None else ArcSteps(system, states, self.classes.table[:, 0])
+            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, arcs)
             stats.forced += advance(system, states, policy)
         self.model.train(was_training)
         for sentence, state in zip(batch, states):
@@ -176,6 +182,8 @@ class NeuralTransitionParser(NeuralParser):
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
             self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]])
+        if arcs is not None:  # each word keeps the probabilities of its arc through the inverse transforms
+            self.confidence.write(batch, arcs.evidence(), self.temperature)
 
     # --- model files -------------------------------------------------------------------
 

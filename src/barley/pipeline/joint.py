@@ -21,6 +21,7 @@ from dataclasses import asdict
 import numpy as np
 
 from barley import model_check as check
+from barley.confidence import temperature_of
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.graph.model import GraphOptions
@@ -80,6 +81,11 @@ class JointComponent:
 
     def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         return self.parser.process(sentences)
+
+    def calibrated(self, found: dict) -> None:
+        """A fitted temperature (``barley calibrate``) into the annotator and the manifest."""
+        self.manifest["confidence"] = found
+        self.parser.annotator.temperature = found["temperature"]
 
     # --- training --------------------------------------------------------------------
 
@@ -161,7 +167,9 @@ class JointComponent:
                                      parser_layers)
             weights = checked_weights(arrays, shapes, path)
             network = NumpyJoint(encoder, vocabularies, weights, parser_layers)
-        return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms)), manifest, arrays)
+            temperature = temperature_of(manifest)
+        return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms, temperature=temperature)),
+                   manifest, arrays)
 
 
 def _jsonable(options: dict) -> dict:

@@ -1,0 +1,276 @@
+"""Confidence (barley.confidence): tree marginals against brute force, the transition parsers'
+probabilities on both paths, what ``barley parse --confidence`` writes (and does not change),
+``barley calibrate``, and the calibration ``barley evaluate`` reports."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import numpy as np
+import pytest
+
+from barley import fast
+from barley.batch import ParseStats, parse_batch
+from barley.cli import main
+from barley.confidence import (DEPREL_PROB, HEAD_PROB, Confidence, MoveSteps, annotate, auroc, calibration,
+                               fit_temperature, softmax)
+from barley.conllu import MISC, read, read_lines
+from barley.evaluate import evaluate
+from barley.features.extract import list_element
+from barley.graph.marginals import head_softmax, tree_marginals
+from barley.parser import train
+from barley.systems import get_system, system_names
+from barley.tree import check_tree
+from test_fast import random_treebank
+
+
+def brute_force_marginals(arc: np.ndarray, single_root: bool) -> np.ndarray:
+    """Every head assignment of the words enumerated; the trees' weights exp(Σ arc) summed per arc."""
+    n = len(arc) - 1
+    totals, partition = np.zeros((n + 1, n + 1)), 0.0
+    for assignment in itertools.product(range(n + 1), repeat=n):
+        heads = [-1, *assignment]
+        if check_tree(heads, single_root) is not None:
+            continue
+        weight = np.exp(sum(arc[heads[d], d] for d in range(1, n + 1)))
+        partition += weight
+        for d in range(1, n + 1):
+            totals[heads[d], d] += weight
+    return totals / partition
+
+
+@pytest.mark.parametrize("single_root", [False, True])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_tree_marginals_are_the_brute_force_sums_over_every_tree(n, single_root):
+    rng = np.random.default_rng(n)
+    for _ in range(5):
+        arc = rng.normal(scale=3.0, size=(n + 1, n + 1))
+        arc[:, 0] = -np.inf
+        np.fill_diagonal(arc, -np.inf)
+        if n >= 3:
+            arc[1, 2] = -np.inf  # an impossible arc keeps probability 0
+        expected = brute_force_marginals(arc, single_root)
+        found = tree_marginals(arc, single_root)
+        assert np.allclose(found[:, 1:], expected[:, 1:], atol=1e-9)
+        assert np.allclose(found[:, 1:].sum(axis=0), 1.0)
+        for temperature in (0.5, 2.0):
+            assert np.allclose(tree_marginals(arc, single_root, temperature)[:, 1:],
+                               brute_force_marginals(arc / temperature, single_root)[:, 1:], atol=1e-9)
+
+
+def test_tree_marginals_of_a_long_sentence_with_large_scores_stay_finite():
+    rng = np.random.default_rng(3)
+    arc = rng.normal(scale=40.0, size=(120, 120))
+    arc[:, 0] = -np.inf
+    found = tree_marginals(arc, True)
+    assert np.isfinite(found).all() and np.allclose(found[:, 1:].sum(axis=0), 1.0)
+    assert np.isclose(found[0].sum(), 1.0)  # one root word
+
+
+def test_head_softmax_sums_to_one_per_word():
+    arc = np.random.default_rng(0).normal(size=(6, 6))
+    arc[:, 0] = -np.inf
+    np.fill_diagonal(arc, -np.inf)
+    probabilities = head_softmax(arc, 0.7)
+    assert np.allclose(probabilities[:, 1:].sum(axis=0), 1.0) and (np.diag(probabilities)[1:] == 0).all()
+
+
+@pytest.mark.parametrize("name", system_names())
+def test_each_system_says_which_word_each_arc_move_attaches(name):
+    """``attaches`` (read by the confidence on both paths) against ``apply``, on random legal walks."""
+    rng = random.Random(name)
+    for single_root in (False, True):
+        system = get_system(name, single_root=single_root)
+        for _ in range(200):
+            state = system.initial(rng.randint(1, 9))
+            while not system.is_terminal(state):
+                move = rng.choice([m for m, legal in enumerate(system.legal(state)) if legal])
+                address = system.attaches[move]
+                expected = None if address is None else list_element(state, *address)
+                before = list(state.heads)
+                system.apply(state, move, 0 if system.labeled[move] else -1)
+                attached = [d for d, (old, new) in enumerate(zip(before, state.heads)) if old != new]
+                assert attached == ([] if expected is None else [expected])
+
+
+def test_move_probabilities_by_hand():
+    """Two moves, one word: it is refused once (P(attach) = 0.25), then attached (P = 0.5)."""
+    class_moves = np.array([0, 1, 1])  # SHIFT, ARC:a, ARC:b
+    arc_move_best = np.log([3.0, 1.0])  # SHIFT 3 : ARC 1 at the first step
+    moves = np.array([arc_move_best, np.log([1.0, 1.0])])
+    steps = MoveSteps(moves=moves, chosen=np.array([0, 1]), candidates=np.array([[-1, 1], [-1, 1]]),
+                      label_scores=np.array([[0, 0, 0], [-np.inf, np.log(1.0), np.log(3.0)]]),
+                      label_class=np.array([-1, 2]), class_moves=class_moves, words=np.array([1]))
+    head, deprel = steps(1.0)
+    assert np.allclose(head, [0.75 * 0.5]) and np.allclose(deprel, [0.75])
+
+
+def treebank_lines(count: int, seed: int) -> list[str]:
+    return [line for sentence in random_treebank(seed, count) for line in sentence.to_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def treebank():
+    return random_treebank(11, 150)
+
+
+@pytest.mark.parametrize("system", system_names())
+def test_transition_probabilities_are_probabilities_and_the_same_on_both_paths(system, treebank, monkeypatch):
+    parser = train(treebank, system=system, learner="perceptron", epochs=2, log=lambda m: None)
+    sentences = [s.copy() for s in treebank[:60]]
+    evidence: list = []
+    reference = parse_batch(parser, sentences, ParseStats(), evidence)
+    head, deprel = evidence[0](1.0)
+    words = sum(len(s) for s in sentences)
+    assert head.shape == deprel.shape == (words,)
+    assert ((0 <= head) & (head <= 1) & (0 < deprel) & (deprel <= 1)).all()
+    sharper = evidence[0](0.1)[0]
+    assert not np.allclose(sharper, head)
+    if fast.loop_module() is None:
+        pytest.skip("the compiled loop is not built here")
+    compiled_evidence: list = []
+    assert parser.compiled.parse_batch(sentences, ParseStats(), evidence=compiled_evidence) == reference
+    for temperature in (1.0, 0.3):
+        for ours, theirs in zip(compiled_evidence[0](temperature), evidence[0](temperature)):
+            assert np.allclose(ours, theirs, rtol=1e-5)
+
+
+def test_a_batch_with_more_scored_steps_than_room_is_parsed_again_with_room(treebank, monkeypatch):
+    if fast.loop_module() is None:
+        pytest.skip("the compiled loop is not built here")
+    parser = train(treebank, system="covington-nonprojective", learner="perceptron", epochs=1, log=lambda m: None)
+    sentences = [s.copy() for s in treebank[:40]]
+    wide: list = []
+    parser.compiled.parse_batch(sentences, ParseStats(), evidence=wide)
+    monkeypatch.setattr(fast, "STEPS_PER_ROW", 0)
+    narrow: list = []
+    stats = ParseStats()
+    parser.compiled.parse_batch(sentences, stats, evidence=narrow)
+    assert all(np.array_equal(a, b) for a, b in zip(wide[0](1.0), narrow[0](1.0)))
+    assert stats.sentences == len(sentences)  # counted once
+
+
+def test_annotate_keeps_misc_and_replaces_its_own_entries():
+    sentence = next(read_lines(["# text = a b", "1\ta\ta\tX\tX\t_\t0\troot\t_\tSpaceAfter=No",
+                                "2\tb\tb\tX\tX\t_\t1\tdep\t_\t_", ""]))
+    annotate(sentence, [0.9, 0.25], [0.5, 1.0], flag_below=0.3)
+    annotate(sentence, [0.9, 0.25], [0.5, 1.0], flag_below=0.3)  # again: nothing doubled
+    assert sentence.words[0][MISC] == "SpaceAfter=No|HeadProb=0.9000|DeprelProb=0.5000"
+    assert sentence.words[1][MISC] == "HeadProb=0.2500|DeprelProb=1.0000|Doubtful=Yes"
+    assert sentence.comments == ["# text = a b", "# confidence = 0.3500"]  # mean of 0.45 and 0.25
+
+
+def test_calibration_of_a_crafted_set_by_hand():
+    confidence = np.array([0.95, 0.95, 0.95, 0.95, 0.55, 0.55, 0.15, 1.0])
+    correct = np.array([True, True, True, False, True, False, False, True])
+    found = calibration(confidence, correct)
+    # bins: 0.1-0.2 {0.15: wrong}, 0.5-0.6 {two, one right}, 0.9-1.0 {four 0.95, three right; 1.0 right}
+    expected = (1 / 8) * abs(0 - 0.15) + (2 / 8) * abs(0.5 - 0.55) + (5 / 8) * abs(0.8 - 0.96)
+    assert found.ece == pytest.approx(expected)
+    # right heads' confidences vs wrong ones': pairs (right > wrong) + ties / 2, over 5 × 3
+    # right 0.95 ×3: 2.5 each (a tie with the wrong 0.95); right 0.55: 1.5; right 1.0: 3 — of 5 × 3 pairs
+    assert found.auroc == pytest.approx(12 / 15)
+    assert auroc(np.array([0.2, 0.9]), np.array([False, True])) == 1.0
+    assert auroc(np.array([0.2, 0.9]), np.array([True, True])) is None
+    assert [row[2] for row in found.bins] == [0, 1, 0, 0, 0, 2, 0, 0, 0, 5]
+
+
+def test_fit_temperature_recovers_the_temperature_that_made_the_data():
+    rng = np.random.default_rng(5)
+    scores = rng.normal(scale=3.0, size=(4000, 4))
+    truth = softmax(scores, 2.0)[:, 0]
+    correct = rng.random(4000) < truth
+    temperature, _ = fit_temperature(lambda t: softmax(scores, t)[:, 0], correct)
+    assert temperature == pytest.approx(2.0, rel=0.15)
+
+
+def test_flag_below_must_be_a_probability():
+    with pytest.raises(Exception, match="flag-below"):
+        Confidence(flag_below=1.5)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("confidence")
+    (folder / "train.conllu").write_text("\n".join(treebank_lines(200, 3)) + "\n", encoding="utf-8")
+    (folder / "dev.conllu").write_text("\n".join(treebank_lines(60, 4)) + "\n", encoding="utf-8")
+    assert main(["train", "--train", str(folder / "train.conllu"), "-m", str(folder / "m.barley"), "-a", "arc-eager",
+                 "-l", "perceptron"]) == 0
+    return folder
+
+
+def _without_confidence(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("# confidence = "):
+            continue
+        fields = line.split("\t")
+        if len(fields) == 10:
+            kept = [i for i in fields[9].split("|") if i.partition("=")[0] not in (HEAD_PROB, DEPREL_PROB, "Doubtful")]
+            fields[9] = "|".join(kept) or "_"
+        lines.append("\t".join(fields))
+    return "\n".join(lines)
+
+
+def test_parse_confidence_adds_only_probabilities_and_the_default_output_is_unchanged(files):
+    plain, sure, flagged = (files / name for name in ("plain.conllu", "sure.conllu", "flagged.conllu"))
+    common = ["parse", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-q"]
+    assert main([*common, "-o", str(plain)]) == 0
+    assert main([*common, "--confidence", "-o", str(sure)]) == 0
+    assert main([*common, "--flag-below", "0.5", "-o", str(flagged), "--jobs", "2"]) == 0
+    assert HEAD_PROB not in plain.read_text() and "# confidence" not in plain.read_text()
+    assert _without_confidence(sure.read_text()) == _without_confidence(plain.read_text())
+    sentences = list(read(sure))
+    assert all(s.comments[-1].startswith("# confidence = ") for s in sentences)
+    probabilities = [float(item.partition("=")[2]) for s in sentences for w in s.words
+                     for item in w[MISC].split("|") if item.startswith(HEAD_PROB)]
+    assert len(probabilities) == sum(len(s) for s in sentences) and all(0 <= p <= 1 for p in probabilities)
+    doubtful = [w for s in read(flagged) for w in s.words if "Doubtful=Yes" in w[MISC]]
+    low = [p for p in probabilities if p < 0.5]
+    assert len(doubtful) == len(low)
+
+
+def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(files, capsys):
+    calibrated = files / "calibrated.barley"
+    assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated)]) == 0
+    assert "temperature" in capsys.readouterr().err
+    from barley.model_file import read_manifest
+
+    entry = read_manifest(str(calibrated))["confidence"]
+    assert entry["fitted_on"] == "word head likelihood" and entry["temperature"] > 0
+    before, after = files / "before.conllu", files / "after.conllu"
+    for model, out in ((files / "m.barley", before), (calibrated, after)):
+        assert main(["parse", str(files / "dev.conllu"), "-m", str(model), "-q", "--confidence", "-o", str(out)]) == 0
+    assert [s.heads().tolist() for s in read(before)] == [s.heads().tolist() for s in read(after)]
+    assert before.read_text() != after.read_text()
+    gold = list(read(files / "dev.conllu"))
+    nll = []
+    for out in (before, after):
+        found = evaluate(gold, list(read(out))).scores["calibration"]
+        nll.append(found["ECE"])
+    assert nll[1] <= nll[0] + 0.02  # fitted on the same data: calibrated at least about as well
+
+
+def test_evaluate_reports_calibration_only_when_the_system_has_probabilities(tmp_path, capsys):
+    gold = ["1\ta\ta\tX\tX\t_\t0\troot\t_\t_", "2\tb\tb\tX\tX\t_\t1\tdep\t_\t_", "3\tc\tc\tX\tX\t_\t1\tdep\t_\t_",
+            "4\td\td\tX\tX\t_\t3\tdep\t_\t_", ""]
+    system = ["1\ta\ta\tX\tX\t_\t0\troot\t_\tHeadProb=0.9", "2\tb\tb\tX\tX\t_\t1\tdep\t_\tHeadProb=0.8",
+              "3\tc\tc\tX\tX\t_\t2\tdep\t_\tHeadProb=0.3", "4\td\td\tX\tX\t_\t3\tdep\t_\tHeadProb=0.95", ""]
+    (tmp_path / "gold.conllu").write_text("\n".join(gold) + "\n", encoding="utf-8")
+    (tmp_path / "system.conllu").write_text("\n".join(system) + "\n", encoding="utf-8")
+    assert main(["evaluate", str(tmp_path / "gold.conllu"), str(tmp_path / "system.conllu"), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)["calibration"]
+    # bins: 0.3 wrong; 0.8 right; 0.9 and 0.95 right → |0-0.3| + |1-0.8| + 2 |1-0.925|, over 4
+    assert found["ECE"] == pytest.approx(round((0.3 + 0.2 + 0.15) / 4, 4))
+    assert found["AUROC"] == 1.0 and found["words"] == 4 and found["words_without"] == 0
+    assert main(["evaluate", str(tmp_path / "gold.conllu"), str(tmp_path / "system.conllu")]) == 0
+    assert "ECE" in capsys.readouterr().out
+    assert main(["evaluate", str(tmp_path / "gold.conllu"), str(tmp_path / "gold.conllu"), "--json"]) == 0
+    assert "calibration" not in json.loads(capsys.readouterr().out)
+    (tmp_path / "bad.conllu").write_text("\n".join(system).replace("HeadProb=0.3", "HeadProb=x") + "\n",
+                                         encoding="utf-8")
+    assert main(["evaluate", str(tmp_path / "gold.conllu"), str(tmp_path / "bad.conllu")]) == 2
+    error = capsys.readouterr().err
+    assert "HeadProb" in error and "Traceback" not in error and len(error.strip().splitlines()) == 1
