@@ -213,3 +213,14 @@ def test_a_sentence_over_max_words_is_refused_in_one_line(tmp_path, capsys):
     assert main(["parse", "-q", "-m", transition, str(test), "-o", str(tmp_path / "t.conllu"),
                  "--max-words", "3"]) == 2
     assert "--max-words limits graph-based and biaffine parsers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("decoder", ["mst", "eisner"])
+def test_confidence_gives_probabilities_and_keeps_the_trees(tmp_path, decoder):
+    from barley.parser import train
+    from test_confidence import assert_confidence
+
+    (tmp_path / "train.conllu").write_text(_conllu(80, seed=3), encoding="utf-8")
+    (tmp_path / "test.conllu").write_text(_conllu(15, seed=4), encoding="utf-8")
+    parser = train(str(tmp_path / "train.conllu"), parser="graph", decoder=decoder, epochs=2, log=lambda m: None)
+    assert_confidence(parser, tmp_path / "test.conllu")

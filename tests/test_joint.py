@@ -221,3 +221,9 @@ def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
     assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "-m",
                      str(tmp_path / "other.barley"), "--system", "arc-eager"]) != 0
     assert "takes no option 'system'" in capsys.readouterr().err
+
+
+def test_confidence_gives_probabilities_and_keeps_the_analyses(trained, toy):
+    from test_confidence import assert_confidence
+
+    assert_confidence(trained, toy / "dev.conllu")

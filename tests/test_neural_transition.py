@@ -196,3 +196,11 @@ def test_parse_with_jobs_gives_the_one_process_output(data, tmp_path):
                         "-o", str(output)], check=True, timeout=120)
         outputs.append(output.read_bytes())
     assert outputs[0] == outputs[1] and outputs[0]
+
+
+@pytest.mark.parametrize("system", ["arc-hybrid", "swap-lazy"])
+def test_confidence_gives_probabilities_and_keeps_the_trees(data, system):
+    from test_confidence import assert_confidence
+
+    parser = train(data["train"], parser="neural-transition", system=system, epochs=1, **TINY, **QUIET)
+    assert_confidence(parser, data["test"])
