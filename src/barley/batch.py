@@ -126,7 +126,9 @@ class ArcSteps:
         n_moves = len(self.system.moves)
         empty = (np.zeros((0, n_moves)), np.zeros(0, dtype=np.int64), np.zeros((0, n_moves), dtype=np.int64))
         moves, chosen, candidates = ([np.concatenate(part) for part in zip(*self.steps)] if self.steps else empty)
-        words = np.setdiff1d(np.arange(self.offsets[-1]), self.offsets[:-1])
+        words = np.ones(int(self.offsets[-1]), dtype=bool)
+        words[self.offsets[:-1]] = False  # the roots' rows
+        words = np.flatnonzero(words)
         return MoveSteps(moves, chosen, candidates, self.label_scores, self.label_class, self.class_moves, words)
 
 

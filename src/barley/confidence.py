@@ -141,25 +141,36 @@ class MoveSteps:
         its refusals: exactly the probability that it was never attached. The label's probability
         is the softmax over the labels of the move taken; 1 for a word no move attached (its label
         is the system's fixed root label, no choice)."""
-        rows = len(self.label_class)
+        rows, n_moves = len(self.label_class), self.moves.shape[1]
         probabilities = softmax(self.moves, temperature)
-        step, move = np.nonzero(self.candidates >= 0)
-        word = self.candidates[step, move]
-        pairs, first, inverse = np.unique(step * rows + word, return_index=True, return_inverse=True)
-        attach = np.bincount(inverse, probabilities[step, move], minlength=len(pairs))
-        step, word = step[first], word[first]
+        candidates = self.candidates
+        # P(some move attaches the word that move m would attach), and whether m is the first such move
+        attach = np.zeros(probabilities.shape)
+        first = candidates >= 0
+        for m in range(n_moves):
+            for other in range(n_moves):
+                same = candidates[:, other] == candidates[:, m]
+                attach[:, m] += np.where(same, probabilities[:, other], 0.0)
+                if other < m:
+                    first[:, m] &= ~same
+        step, move = np.nonzero(first)
+        word = candidates[step, move]
         taken = self.chosen[step]
-        attached_here = self.candidates[step, taken] == word
-        factor = np.where(attached_here, probabilities[step, taken], 1.0 - attach)
+        attached_here = candidates[step, taken] == word
+        factor = np.where(attached_here, probabilities[step, taken], 1.0 - attach[step, move])
         log_head = np.bincount(word, np.log(np.maximum(factor, 1e-300)), minlength=rows)
         head = np.exp(log_head[self.words])
         deprel = np.ones(len(self.words))
-        made = self.words[self.label_class[self.words] >= 0]
-        if len(made):
-            chosen = self.label_class[made]
-            same_move = self.class_moves[None, :] == self.class_moves[chosen][:, None]
-            labels = softmax(np.where(same_move, self.label_scores[made], -np.inf), temperature)
-            deprel[self.label_class[self.words] >= 0] = labels[np.arange(len(made)), chosen]
+        classes = self.label_class[self.words]
+        made_move = np.where(classes >= 0, self.class_moves[np.maximum(classes, 0)], -1)
+        for move in range(n_moves):
+            # a move's classes are its labels (each move's together, :class:`barley.training.Classes`)
+            rows_of = np.flatnonzero(made_move == move)
+            if not len(rows_of):
+                continue
+            own = np.flatnonzero(self.class_moves == move)
+            labels = softmax(self.label_scores[self.words[rows_of]][:, own], temperature)
+            deprel[rows_of] = labels[np.arange(len(rows_of)), classes[rows_of] - own[0]]
         return head, deprel
 
 
@@ -172,21 +183,25 @@ def annotate(sentence: Sentence, head: Sequence[float], deprel: Sequence[float],
     if len(head) != len(sentence) or len(deprel) != len(sentence):
         raise ValueError(f"{len(head)} head and {len(deprel)} label probabilities for {len(sentence)} words")
     for word, p, q in zip(sentence.words, head.tolist(), deprel.tolist()):
-        entries = {HEAD_PROB: f"{p:.{DIGITS}f}", DEPREL_PROB: f"{q:.{DIGITS}f}"}
+        entries = f"{HEAD_PROB}={p:.{DIGITS}f}|{DEPREL_PROB}={q:.{DIGITS}f}"
         if flag_below is not None and p < flag_below:
-            entries[DOUBTFUL] = "Yes"
-        word[MISC] = _misc_with(word[MISC], entries)
+            entries += f"|{DOUBTFUL}=Yes"
+        misc = word[MISC]
+        word[MISC] = entries if misc == "_" else _misc_with(misc, entries)
     score = float((head * deprel).mean()) if len(sentence) else 1.0
     line = f"# {COMMENT} = {score:.{DIGITS}f}"
-    kept = [c for c in sentence.comments if c[1:].partition("=")[0].strip() != COMMENT]
-    sentence.comments[:] = [*kept, line]
+    comments = sentence.comments
+    if comments and comments[-1].startswith(f"# {COMMENT} ="):
+        comments[-1] = line
+    else:
+        comments[:] = [c for c in comments if c[1:].partition("=")[0].strip() != COMMENT] + [line]
 
 
-def _misc_with(misc: str, entries: dict[str, str]) -> str:
-    """MISC with ``entries`` (``name=value``) at its end, replacing earlier ones of ours."""
+def _misc_with(misc: str, entries: str) -> str:
+    """MISC with ``entries`` at its end, in place of earlier ones of ours."""
     ours = (HEAD_PROB, DEPREL_PROB, DOUBTFUL)
-    kept = [] if misc == "_" else [item for item in misc.split("|") if item.partition("=")[0] not in ours]
-    return "|".join([*kept, *(f"{name}={value}" for name, value in entries.items())])
+    kept = [item for item in misc.split("|") if item.partition("=")[0] not in ours]
+    return "|".join([*kept, entries])
 
 
 def read_head_prob(misc: str) -> float | None:

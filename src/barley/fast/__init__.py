@@ -151,7 +151,9 @@ class _StepArrays:
 
     def evidence(self, offsets: np.ndarray, class_moves: np.ndarray) -> MoveSteps:
         used = int(self.count[0])
-        words = np.setdiff1d(np.arange(offsets[-1]), offsets[:-1])
+        words = np.ones(int(offsets[-1]), dtype=bool)
+        words[offsets[:-1]] = False  # the roots' rows
+        words = np.flatnonzero(words)
         return MoveSteps(self.moves[:used], self.chosen[:used], self.candidates[:used], self.arc_scores,
                          self.arc_class, class_moves, words)
 

@@ -19,10 +19,14 @@ class GraphParser(GraphModel):
     def decode(self, scores: Scores) -> tuple[np.ndarray, int]:
         return decode(self.options, scores)
 
-    def parse(self, tokens: Tokens, label_temperature: float | None = None) -> tuple[np.ndarray, np.ndarray, int,
-                                                                                      Scores]:
-        """Heads and label ids of nodes 0..n (entry 0: -1), the approximation's moves and the scores
-        (with the labels' probabilities at ``label_temperature``, if given)."""
+    def parse(self, tokens: Tokens) -> tuple[np.ndarray, np.ndarray, int]:
+        """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves."""
+        return self.parse_scored(tokens)[:3]
+
+    def parse_scored(self, tokens: Tokens, label_temperature: float | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, int, Scores]:
+        """:meth:`parse`, and the scores it decoded (with the labels' probabilities at
+        ``label_temperature``, if given: confidence)."""
         scores = self.parse_scores(tokens, label_temperature)
         heads, moves = self.decode(scores)
         labels = np.full(len(tokens), -1, dtype=np.int64)

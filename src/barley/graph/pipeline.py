@@ -73,7 +73,7 @@ class TrainedGraphParser:
                 continue
             check_length(sentence, self.max_words,
                          f"{('first', 'second')[self.graph.options.order - 1]}-order graph-based parser")
-            heads, label_ids, moves, scores = self.graph.parse(
+            heads, label_ids, moves, scores = self.graph.parse_scored(
                 self.tokens(sentence), None if self.confidence is None else self.temperature)
             self.stats.sentences += 1
             self.stats.words += len(sentence)

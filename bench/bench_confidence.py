@@ -1,0 +1,96 @@
+"""What confidence costs and how well calibrated it is (``barley parse --confidence``).
+
+For a model (by default the one that ships), on a gold test file (by default UD_English-EWT
+test, gold tokenization): the parse time without and with confidence (in-process, the best
+of ``--repeat`` runs, wall clock and CPU: the machine may be shared), and the head
+confidence's expected calibration error (10 equal-width bins) and AUROC against head errors,
+with the model's temperature and after ``barley calibrate`` on the dev file.
+
+    python bench/bench_confidence.py                       # shipped model, EWT dev → test
+    python bench/bench_confidence.py --retag               # tags predicted by the model's tagger
+    python bench/bench_confidence.py --model m.barley --dev dev.conllu --test test.conllu
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+UD = Path(os.environ.get("BARLEY_UD_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud"))
+EWT = UD / "UD_English-EWT"
+
+
+def timed_parse(pipeline, gold: list, retag: bool, repeat: int) -> tuple[float, float, list]:
+    """The best wall-clock and CPU seconds of parsing copies of ``gold``, and the last output."""
+    best_wall = best_cpu = float("inf")
+    parsed: list = []
+    for _ in range(repeat):
+        copies = [sentence.copy() for sentence in gold]
+        started, cpu = time.perf_counter(), time.process_time()
+        parsed = list(pipeline.parse(copies, retag=retag))
+        best_wall = min(best_wall, time.perf_counter() - started)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+    return best_wall, best_cpu, parsed
+
+
+def scores(gold: list, parsed: list) -> dict:
+    from barley.evaluate import evaluate
+
+    found = evaluate(gold, parsed).scores
+    calibration = found["calibration"]
+    return {"UAS": round(found["UAS"], 2), "LAS": round(found["LAS"], 2), "ECE": calibration["ECE"],
+            "AUROC": calibration["AUROC"]}
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--model", help="model file (default: the shipped English model)")
+    options.add_argument("--dev", default=str(EWT / "en_ewt-ud-dev.conllu"), help="where the temperature is fitted")
+    options.add_argument("--test", default=str(EWT / "en_ewt-ud-test.conllu"), help="where it is measured")
+    options.add_argument("--retag", action="store_true", help="predict the tags again (as barley parse --retag)")
+    options.add_argument("--repeat", type=int, default=3, help="timed parses of each kind (default 3)")
+    options.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = options.parse_args()
+
+    from barley.commands.calibrate import calibrate
+    from barley.confidence import Confidence
+    from barley.conllu import read
+    from barley.parser import load
+    from barley.pipeline import Pipeline
+    from barley.shipped import default_model_path
+
+    model = args.model or default_model_path()
+    gold = list(read(args.test))
+    words = sum(len(sentence) for sentence in gold)
+    pipeline = Pipeline.of(load(model))
+    plain_wall, plain_cpu, _ = timed_parse(pipeline, gold, args.retag, args.repeat)
+    pipeline.with_confidence(Confidence())
+    sure_wall, sure_cpu, parsed = timed_parse(pipeline, gold, args.retag, args.repeat)
+    before = scores(gold, parsed)
+    found = calibrate(pipeline, list(read(args.dev)), args.dev, args.retag)
+    pipeline.calibrated(found)
+    pipeline.with_confidence(Confidence())
+    after = scores(gold, list(pipeline.parse([sentence.copy() for sentence in gold], retag=args.retag)))
+    figures = {
+        "model": model, "test": args.test, "dev": args.dev, "words": words, "tags": "predicted" if args.retag
+        else "as in the file", "parse_s": round(plain_wall, 2), "parse_confidence_s": round(sure_wall, 2),
+        "cost_wall_percent": round(100 * (sure_wall / plain_wall - 1), 1),
+        "cost_cpu_percent": round(100 * (sure_cpu / plain_cpu - 1), 1),
+        "temperature": found["temperature"], "before": before, "after": after}
+    print(f"{Path(model).name} on {Path(args.test).name} ({words} words, tags {figures['tags']}): "
+          f"UAS {before['UAS']}, LAS {before['LAS']}")
+    print(f"parse {plain_wall:.2f} s, with confidence {sure_wall:.2f} s: +{figures['cost_wall_percent']}% wall, "
+          f"+{figures['cost_cpu_percent']}% CPU (best of {args.repeat})")
+    print(f"head confidence at the model's temperature: ECE {100 * before['ECE']:.2f} points, "
+          f"AUROC {before['AUROC']:.4f}")
+    print(f"after barley calibrate on {Path(args.dev).name} (temperature {found['temperature']:.4f}, fitted on "
+          f"the words' head likelihood): ECE {100 * after['ECE']:.2f} points, AUROC {after['AUROC']:.4f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
