@@ -28,6 +28,7 @@ confidence as a detector of head errors.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -74,11 +75,27 @@ class Confidence:
         if self.recorded is not None:
             self.recorded.append((list(sentences), evidence))
         head, deprel = evidence(temperature)
+        head_texts, deprel_texts = _texts(head), _texts(deprel)
+        head, deprel = head.tolist(), deprel.tolist()
         start = 0
         for sentence in sentences:
-            annotate(sentence, head[start:start + len(sentence)], deprel[start:start + len(sentence)],
-                     self.flag_below)
-            start += len(sentence)
+            end = start + len(sentence)
+            annotate(sentence, head[start:end], deprel[start:end], self.flag_below, head_texts[start:end],
+                     deprel_texts[start:end])
+            start = end
+
+
+@functools.cache
+def _probability_texts() -> tuple[str, ...]:
+    """Every probability as MISC writes it, by its value in units of the last digit written."""
+    return tuple(f"{k / 10 ** DIGITS:.{DIGITS}f}" for k in range(10 ** DIGITS + 1))
+
+
+def _texts(probabilities: np.ndarray) -> list[str]:
+    """``probabilities`` as MISC writes them (what ``f"{p:.4f}"`` writes, by table: a parsed file
+    has hundreds of thousands of them)."""
+    table = _probability_texts()
+    return [table[k] for k in np.rint(np.clip(probabilities, 0.0, 1.0) * 10 ** DIGITS).astype(np.int64).tolist()]
 
 
 def temperature_of(manifest: dict) -> float:
@@ -147,10 +164,11 @@ class MoveSteps:
         # P(some move attaches the word that move m would attach), and whether m is the first such move
         attach = np.zeros(probabilities.shape)
         first = candidates >= 0
-        for m in range(n_moves):
-            for other in range(n_moves):
+        arc_moves = [m for m in range(n_moves) if first[:, m].any()]
+        for m in arc_moves:
+            for other in arc_moves:
                 same = candidates[:, other] == candidates[:, m]
-                attach[:, m] += np.where(same, probabilities[:, other], 0.0)
+                attach[:, m] += probabilities[:, other] * same
                 if other < m:
                     first[:, m] &= ~same
         step, move = np.nonzero(first)
@@ -169,26 +187,29 @@ class MoveSteps:
             if not len(rows_of):
                 continue
             own = np.flatnonzero(self.class_moves == move)
-            labels = softmax(self.label_scores[self.words[rows_of]][:, own], temperature)
+            labels = softmax(self.label_scores[np.ix_(self.words[rows_of], own)], temperature)
             deprel[rows_of] = labels[np.arange(len(rows_of)), classes[rows_of] - own[0]]
         return head, deprel
 
 
 def annotate(sentence: Sentence, head: Sequence[float], deprel: Sequence[float],
-             flag_below: float | None = None) -> None:
+             flag_below: float | None = None, head_texts: Sequence[str] | None = None,
+             deprel_texts: Sequence[str] | None = None) -> None:
     """Write words' probabilities (``head[i]``, ``deprel[i]`` of word i + 1) into MISC and the
     sentence's ``# confidence`` comment; with ``flag_below``, ``Doubtful=Yes`` on the words whose
-    head probability is below it."""
-    head, deprel = np.asarray(head, dtype=np.float64), np.asarray(deprel, dtype=np.float64)
+    head probability is below it. ``head_texts``, ``deprel_texts``: the probabilities as written,
+    when the caller has them (:func:`_texts`)."""
     if len(head) != len(sentence) or len(deprel) != len(sentence):
         raise ValueError(f"{len(head)} head and {len(deprel)} label probabilities for {len(sentence)} words")
-    for word, p, q in zip(sentence.words, head.tolist(), deprel.tolist()):
-        entries = f"{HEAD_PROB}={p:.{DIGITS}f}|{DEPREL_PROB}={q:.{DIGITS}f}"
+    head_texts = head_texts or _texts(np.asarray(head, dtype=np.float64))
+    deprel_texts = deprel_texts or _texts(np.asarray(deprel, dtype=np.float64))
+    for word, p, head_text, deprel_text in zip(sentence.words, head, head_texts, deprel_texts):
+        entries = f"{HEAD_PROB}={head_text}|{DEPREL_PROB}={deprel_text}"
         if flag_below is not None and p < flag_below:
             entries += f"|{DOUBTFUL}=Yes"
         misc = word[MISC]
         word[MISC] = entries if misc == "_" else _misc_with(misc, entries)
-    score = float((head * deprel).mean()) if len(sentence) else 1.0
+    score = sum(p * q for p, q in zip(head, deprel)) / len(sentence) if len(sentence) else 1.0
     line = f"# {COMMENT} = {score:.{DIGITS}f}"
     comments = sentence.comments
     if comments and comments[-1].startswith(f"# {COMMENT} ="):
