@@ -306,3 +306,17 @@ def assert_confidence(model, path) -> None:
     assert [s.heads().tolist() for s in again] == [s.heads().tolist() for s in plain]
     if abs(found["temperature"] - 1.0) > 1e-3:
         assert [s.comments[-1] for s in again] != [s.comments[-1] for s in sure]
+
+
+def test_the_arc_diagram_shades_words_by_head_probability_and_files_without_it_draw_as_before():
+    from barley import render
+    from barley.render import svg
+
+    lines = ["1\ta\ta\tX\tX\t_\t0\troot\t_\tHeadProb=0.9000", "2\tb\tb\tX\tX\t_\t1\tdep\t_\tSpaceAfter=No", ""]
+    sentence = next(read_lines(lines))
+    drawing = render.from_sentence(sentence)
+    assert drawing.head_prob == [None, 0.9, None]
+    picture = svg.draw(drawing)
+    assert picture.count('class="confidence"') == 1 and 'fill-opacity="0.06"' in picture
+    plain = next(read_lines([line.replace("HeadProb=0.9000", "_") for line in lines]))
+    assert 'class="confidence"' not in svg.draw(render.from_sentence(plain))

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from barley.conllu import FORM, UPOS, Sentence
+from barley.confidence import read_head_prob
+from barley.conllu import FORM, MISC, UPOS, Sentence
 
 
 @dataclass
@@ -31,6 +32,8 @@ class Drawing:
     ``wrong_head``/``wrong_label``: per node, the word's arc disagrees with the gold
     tree (see :func:`compare`); ``gold``: per node, the gold ``(head, label)`` to
     show beside a wrong one. ``title``: a line above the tree (sent_id, text).
+    ``head_prob``: per node, the word's ``HeadProb`` (``barley parse --confidence``), None where
+    the file gives none; the arc diagram shades a word the less sure its head is.
     """
 
     forms: list[str]
@@ -42,11 +45,13 @@ class Drawing:
     wrong_label: list[bool] = field(default_factory=list)
     gold: list[tuple[int, str]] = field(default_factory=list)
     new: set[int] = field(default_factory=set)  # dependents whose arc was just added (drawn highlighted)
+    head_prob: list[float | None] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         size = len(self.heads)
         self.wrong_head = self.wrong_head or [False] * size
         self.wrong_label = self.wrong_label or [False] * size
+        self.head_prob = self.head_prob or [None] * size
 
     @property
     def n(self) -> int:
@@ -73,9 +78,11 @@ def title_of(sentence: Sentence, fallback: str = "") -> str:
 
 def from_sentence(sentence: Sentence, title: str | None = None) -> Drawing:
     """The drawing of a sentence's HEAD and DEPREL columns (multiword tokens and empty nodes left out)."""
+    head_prob = [None, *(read_head_prob(misc) for misc in sentence.column(MISC))]
     return Drawing(forms=["ROOT", *sentence.column(FORM)], tags=["", *sentence.column(UPOS)],
                    heads=sentence.heads().tolist(), labels=sentence.deprels(),
-                   title=title_of(sentence) if title is None else title)
+                   title=title_of(sentence) if title is None else title,
+                   head_prob=[None if p is None or p != p else p for p in head_prob])  # NaN: malformed, not drawn
 
 
 def compare(gold: Sentence, system: Sentence, title: str | None = None) -> Drawing:

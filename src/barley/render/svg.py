@@ -85,6 +85,11 @@ def _layout(drawing: Drawing) -> tuple[float, float, str]:
         parts.append(f'<text x="{MARGIN}" y="{MARGIN + FONT}" class="title" font-weight="bold">'
                      f"{escape(drawing.title)}</text>")
     for w in range(1, n + 1):
+        if drawing.head_prob[w] is not None:  # the less sure the head, the redder the word's ground
+            parts.append(f'<rect class="confidence" x="{centres[w] - widths[w] / 2 - 2:.1f}" y="{baseline:.1f}" '
+                         f'width="{widths[w] + 4:.1f}" height="{2 * FONT + 6}" fill="#d62728" '
+                         f'fill-opacity="{0.6 * (1 - drawing.head_prob[w]):.2f}">'
+                         f"<title>HeadProb {drawing.head_prob[w]:.4f}</title></rect>")
         parts.append(f'<text class="word" data-id="{w}" x="{centres[w]:.1f}" y="{baseline + FONT:.1f}" '
                      f'text-anchor="middle">{escape(drawing.forms[w])}'
                      f'<tspan x="{centres[w]:.1f}" dy="{FONT + 2}" fill="#777" font-size="11">'
