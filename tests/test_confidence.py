@@ -320,3 +320,19 @@ def test_the_arc_diagram_shades_words_by_head_probability_and_files_without_it_d
     assert picture.count('class="confidence"') == 1 and 'fill-opacity="0.06"' in picture
     plain = next(read_lines([line.replace("HeadProb=0.9000", "_") for line in lines]))
     assert 'class="confidence"' not in svg.draw(render.from_sentence(plain))
+
+
+def test_the_errors_page_draws_a_reliability_diagram_when_the_system_has_probabilities(tmp_path, capsys):
+    gold = ["1\ta\ta\tX\tX\t_\t0\troot\t_\t_", "2\tb\tb\tX\tX\t_\t1\tdep\t_\t_", "3\tc\tc\tX\tX\t_\t1\tdep\t_\t_", ""]
+    system = ["1\ta\ta\tX\tX\t_\t0\troot\t_\tHeadProb=0.9", "2\tb\tb\tX\tX\t_\t3\tdep\t_\tHeadProb=0.4",
+              "3\tc\tc\tX\tX\t_\t1\tdep\t_\tHeadProb=0.8", ""]
+    (tmp_path / "gold.conllu").write_text("\n".join(gold) + "\n", encoding="utf-8")
+    (tmp_path / "system.conllu").write_text("\n".join(system) + "\n", encoding="utf-8")
+    page = tmp_path / "errors.html"
+    assert main(["evaluate", str(tmp_path / "gold.conllu"), str(tmp_path / "system.conllu"), "--show-errors", "1",
+                 "--errors-page", str(page)]) == 0
+    text = page.read_text()
+    assert "reliability of HeadProb" in text and "UAS 0.00" in text and 'class="confidence"' in text
+    assert main(["evaluate", str(tmp_path / "gold.conllu"), str(tmp_path / "gold.conllu"), "--show-errors", "1",
+                 "--errors-page", str(page), "--force"]) == 0
+    assert "reliability" not in page.read_text()

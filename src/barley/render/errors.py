@@ -12,7 +12,7 @@ import numpy as np
 
 from barley import render
 from barley.evaluate import Evaluation, Source, _aligned as aligned
-from barley.render import html
+from barley.render import html, svg
 
 
 def _counts(evaluation: Evaluation) -> tuple[np.ndarray, np.ndarray]:
@@ -48,4 +48,8 @@ def page(gold: Source, system: Source, evaluation: Evaluation, count: int, gold_
     las = evaluation.as_dict()["LAS"]
     intro = (f"<p>{len(ranked)} sentences with the most LAS errors of {evaluation.sentences}; LAS "
              f"{'-' if las is None else f'{las:.2f}'}; punctuation {evaluation.punctuation}.</p>")
+    calibration = evaluation.scores.get("calibration")
+    if calibration is not None:  # the system file carries HeadProb (barley parse --confidence)
+        intro += (f"<p>Head confidence over {calibration['words']} words (words shaded red the less sure their "
+                  f"head is):</p>" + svg.reliability(calibration["bins"], calibration["ECE"], calibration["AUROC"]))
     return html.page(f"Worst sentences of {system_name} against {gold_name}", figures, intro=intro, legend=True)

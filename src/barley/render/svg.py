@@ -156,3 +156,32 @@ def _arc(drawing: Drawing, head: int, dependent: int, anchors, bottom: float, to
             f'fill="white" fill-opacity="0.85"/>'
             f'<text x="{label_x:.1f}" y="{top + 4:.1f}" text-anchor="middle" font-size="11" '
             f'fill="{label_colour}">{escape(label)}</text></g>')
+
+
+def reliability(bins: list[dict], ece: float, auroc: float | None) -> str:
+    """A reliability diagram of head confidence (``barley evaluate``'s calibration bins): per
+    equal-width bin of HeadProb, a bar as high as its UAS, against the diagonal of perfect
+    calibration; each bar's tooltip gives its words, mean HeadProb and UAS."""
+    size, margin = 240.0, 34.0
+    right = margin + size
+    parts = [f"<title>reliability of HeadProb: ECE {100 * ece:.2f} points</title>",
+             f'<rect x="{margin}" y="{MARGIN}" width="{size}" height="{size}" fill="none" stroke="#999"/>',
+             f'<line x1="{margin}" y1="{MARGIN + size}" x2="{right}" y2="{MARGIN}" stroke="#999" '
+             f'stroke-dasharray="4 3"/>']
+    for row in bins:
+        if not row["words"]:
+            continue
+        x, width = margin + row["low"] * size, (row["high"] - row["low"]) * size
+        height = row["accuracy"] * size
+        parts.append(f'<rect x="{x + 1:.1f}" y="{MARGIN + size - height:.1f}" width="{width - 2:.1f}" '
+                     f'height="{height:.1f}" fill="#1f77b4" fill-opacity="0.7"><title>HeadProb '
+                     f'{row["low"]:.1f}-{row["high"]:.1f}: {row["words"]} words, mean {row["confidence"]:.3f}, '
+                     f'UAS {100 * row["accuracy"]:.2f}</title></rect>')
+    caption = f"ECE {100 * ece:.2f} points" + ("" if auroc is None else f", AUROC {auroc:.3f}")
+    parts += [f'<text x="{margin + size / 2}" y="{MARGIN + size + FONT + 6}" text-anchor="middle">HeadProb</text>',
+              f'<text x="{MARGIN}" y="{MARGIN + size / 2}" text-anchor="middle" '
+              f'transform="rotate(-90 {MARGIN} {MARGIN + size / 2})">UAS</text>',
+              f'<text x="{margin + size / 2}" y="{MARGIN + size + 2 * FONT + 10}" text-anchor="middle">'
+              f"{escape(caption)}</text>"]
+    return _svg(right + MARGIN, MARGIN + size + 2 * FONT + 2 * MARGIN, "\n".join(parts))
+
