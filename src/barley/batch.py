@@ -28,7 +28,7 @@ from itertools import chain
 
 import numpy as np
 
-from barley.confidence import MoveSteps, move_scores
+from barley.confidence import MoveSteps, move_scores, word_rows
 from barley.conllu import Sentence
 from barley.features.extract import list_element
 from barley.learners import UNSEEN
@@ -126,9 +126,7 @@ class ArcSteps:
         n_moves = len(self.system.moves)
         empty = (np.zeros((0, n_moves)), np.zeros(0, dtype=np.int64), np.zeros((0, n_moves), dtype=np.int64))
         moves, chosen, candidates = ([np.concatenate(part) for part in zip(*self.steps)] if self.steps else empty)
-        words = np.ones(int(self.offsets[-1]), dtype=bool)
-        words[self.offsets[:-1]] = False  # the roots' rows
-        words = np.flatnonzero(words)
+        words = word_rows(self.offsets)
         return MoveSteps(moves, chosen, candidates, self.label_scores, self.label_class, self.class_moves, words)
 
 

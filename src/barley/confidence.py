@@ -124,6 +124,13 @@ def move_scores(scores: np.ndarray, class_moves: np.ndarray, n_moves: int) -> np
     return np.stack([scores[:, class_moves == move].max(axis=1, initial=-np.inf) for move in range(n_moves)], axis=1)
 
 
+def word_rows(offsets: np.ndarray) -> np.ndarray:
+    """The rows of a batch's words, when each sentence's rows start at ``offsets`` with its root's."""
+    words = np.ones(int(offsets[-1]), dtype=bool)
+    words[offsets[:-1]] = False
+    return np.flatnonzero(words)
+
+
 @dataclass
 class MoveSteps:
     """What a transition parser keeps of a batch for confidence (:meth:`__call__`).

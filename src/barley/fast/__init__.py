@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from barley.confidence import MoveSteps
+from barley.confidence import MoveSteps, word_rows
 from barley.errors import BarleyWarning, ModelError
 from barley.features.model import Address
 
@@ -109,7 +109,10 @@ class CompiledParser:
         feats = table.feats if table.feats is not None else np.full((1, 1), -1, dtype=np.int64)
         rows = len(table.tokens)
         room = STEPS_PER_ROW * rows  # scored steps: under 2 per word for most systems
+        traced = len(trace) if trace is not None else 0
         while True:  # twice at most: a second time with room for every step the first one counted
+            if trace is not None:
+                del trace[traced:]
             heads = np.empty(rows, dtype=np.int64)
             labels = np.empty(rows, dtype=np.int64)
             counts = np.zeros(len(COUNTERS), dtype=np.int64)
@@ -151,9 +154,7 @@ class _StepArrays:
 
     def evidence(self, offsets: np.ndarray, class_moves: np.ndarray) -> MoveSteps:
         used = int(self.count[0])
-        words = np.ones(int(offsets[-1]), dtype=bool)
-        words[offsets[:-1]] = False  # the roots' rows
-        words = np.flatnonzero(words)
+        words = word_rows(offsets)
         return MoveSteps(self.moves[:used], self.chosen[:used], self.candidates[:used], self.arc_scores,
                          self.arc_class, class_moves, words)
 
