@@ -13,10 +13,11 @@ What ``barley parse --confidence`` writes (every parser kind, :data:`HEAD_PROB` 
 
 Where the probabilities come from depends on the parser (each kind's module says how):
 a softmax over the heads, or the arc marginals of the tree distribution
-(:mod:`barley.graph.marginals`), for graph-based and biaffine parsers; for transition
-parsers the probability of the move that made the word's arc among the legal ones
-(:func:`move_probabilities`). Every kind divides its scores by a *temperature* (Guo et al.
-2017, "On calibration of modern neural networks", §4.2) stored in the model and fitted on
+(:mod:`barley.graph.marginals`), for graph-based, biaffine and joint parsers; for
+transition parsers the probabilities of the moves among the legal ones, a word's head
+being that of the moves that decided it (:class:`MoveSteps`). Every kind divides its
+scores by a *temperature* (Guo et al. 2017, "On calibration of modern neural networks",
+§4.2) stored in the model and fitted on
 held-out data by ``barley calibrate`` (:func:`fit_temperature`): one number, chosen to
 maximise the likelihood of the *words'* head correctness (``HeadProb`` against whether the
 head is right), the quantity the calibration error measures.

@@ -2,7 +2,8 @@
 
 The model parses the gold sentences as ``barley parse`` would (the tags in the file kept,
 or predicted again by the model's tagger with ``--retag``: calibrate the way you will
-parse) with confidence on, keeping each batch's evidence; the temperature that maximises the likelihood of the words' head correctness
+parse) with confidence on, keeping each batch's evidence; the temperature that maximises
+the likelihood of the words' head correctness
 (:func:`barley.confidence.fit_temperature`) is stored in the parser's manifest
 (``confidence``), where every later ``barley parse --confidence`` reads it. The trees do
 not change: only the probabilities do.

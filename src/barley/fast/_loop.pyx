@@ -1077,8 +1077,9 @@ cdef class Program:
                     counts[4] += best_score <= UNSEEN / 2
                     move, label = self.class_move[best], self.class_label[best]
                     if recording:  # before the move: whose head each legal arc move would decide
-                        self._record_step(&s, legal, scores, move, best, sentence_row, scored_steps < room, scored_steps,
-                                          step_moves, step_chosen, step_candidates, arc_scores, arc_class)
+                        self._record_step(&s, legal, scores, move, best, sentence_row, scored_steps < room,
+                                          scored_steps, step_moves, step_chosen, step_candidates, arc_scores,
+                                          arc_class)
                         scored_steps += 1
                     apply_move(self.system, &s, move, label)
                     if tracing:
