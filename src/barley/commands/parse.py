@@ -13,7 +13,7 @@ from barley.commands import add_force
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
-from barley.pipeline import COMPONENTS, NOUNS, Pipeline, component_names, require_component
+from barley.pipeline import NOUNS, Pipeline, component_names, components_for, require_component
 from barley.tokenizer import INPUTS
 from barley.shipped import default_model_path
 from barley.tokenizer.reading import guess_input, text_pieces
@@ -89,7 +89,7 @@ def _parse(args) -> int:
     started = time.perf_counter()
     args.model = args.model or default_model_path()
     check_output(args.output, [args.input, args.model], force=args.force)
-    runs = list(COMPONENTS)[:list(COMPONENTS).index(args.needs) + 1]  # tag: the tokenizer and the tagger
+    runs = components_for(args.needs)  # tag: the tokenizer and the tagger
     if args.input_format == "auto":  # --scheduler reads CoNLL-U files
         cluster = args.scheduler or args.out_dir or args.shard_mb is not None
         args.input_format = "conllu" if cluster else guess_input(args.input)

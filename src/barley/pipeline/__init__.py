@@ -167,12 +167,23 @@ WHAT_RUNS = {"tokenize": ("tokenizes text", "barley tokenize"),
 
 NOUNS = {"tokenize": "tokenizer", "tag": "tagger", "parse": "parser"}
 
+JOBS = {"joint": ("tag", "parse")}
+"""The jobs of a component that does more than the one it is named after: the joint network
+tags and parses (a model with it is a tagger and a parser to ``barley tag``, ``parse`` and ``serve``)."""
+
+
+def components_for(job: str) -> list[str]:
+    """The component kinds that run for ``job`` (``tokenize``, ``tag`` or ``parse``): those whose
+    jobs come no later than it (``barley tag`` leaves a parser out, not the joint network)."""
+    done = list(NOUNS)[:list(NOUNS).index(job) + 1]
+    return [name for name in COMPONENTS if set(JOBS.get(name, (name,))) & set(done)]
+
 
 def require_component(components: list[str], needs: str, path: str, purpose: str = "") -> None:
     """A BarleyError if a model with ``components`` lacks ``needs``, saying what the model does and
     which command runs it (``barley parse``, ``barley tag`` and ``barley serve`` refuse alike);
     ``purpose`` ends the message (e.g. ", so barley serve cannot parse with it")."""
-    if needs in components:
+    if any(needs in JOBS.get(name, (name,)) for name in components):
         return
     last = components[-1] if components else None
     raise BarleyError(f"the model has no {NOUNS[needs]} (its components: {', '.join(components) or 'none'}){purpose}",
