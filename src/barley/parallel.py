@@ -263,12 +263,16 @@ def _start_worker(model: str | None, components: tuple[str, ...] | None, parent:
 
 
 def one_thread() -> None:
-    """A worker process is one core's share of the work: PyTorch (a neural model's) gets one thread.
-    More would compete with the other workers; and its thread pool, if inherited through fork,
-    would wait for threads that the child does not have (a neural model under --jobs hung)."""
+    """A worker process is one core's share of the work: PyTorch (a neural model's) and the BLAS under
+    numpy (the numpy engine's matrix products) get one thread each. More would compete with the other
+    workers; and PyTorch's thread pool, if inherited through fork, would wait for threads that the
+    child does not have (a neural model under --jobs hung)."""
+    from threadpoolctl import threadpool_limits  # scikit-learn's dependency, so barley's
+
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
+    threadpool_limits(1)
 
 
 def worker_pipeline():
