@@ -1,6 +1,7 @@
 """``barley serve`` as a person uses it: a server started on 127.0.0.1 (a free port), the REST API
 through an HTTP client, 200 requests 20 at a time, and the web page in headless chromium, under
-its own Content-Security-Policy. (How long the requests take: bench/bench_serve.py.)"""
+its own Content-Security-Policy; CoNLL-U with a toy model, and text typed into the page with the
+shipped model. (How long the requests take: bench/bench_serve.py.)"""
 
 from __future__ import annotations
 
