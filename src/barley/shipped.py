@@ -53,3 +53,16 @@ def default_model_path() -> str:
         raise BarleyError(f"the default model {path} is missing from this installation",
                           fix="reinstall barley (pip install .), or give a model with --model FILE")
     return str(path)
+
+
+def model_path(name_or_path: str) -> str:
+    """The model file ``name_or_path`` names: an existing path as it is, else the shipped model of that
+    name (``barley models``); a BarleyError (one line) if it is neither."""
+    if os.path.exists(name_or_path):
+        return name_or_path
+    path = MODELS_DIR / f"{name_or_path}.barley"
+    if os.sep not in name_or_path and "/" not in name_or_path and path.is_file():
+        return str(path)
+    names = ", ".join(model.name for model in shipped_models()) or "none in this installation"
+    raise BarleyError(f"no model file and no shipped model called {name_or_path!r}",
+                      fix=f"give the path of a model file, or the name of a shipped model ({names}; barley models)")

@@ -96,6 +96,10 @@ SCORES = {"UPOS": ("UPOS",), "XPOS": ("XPOS",), "UFeats": ("FEATS",),
 BATCH = 256
 """Sentences handed to a component at a time when only some of them need it."""
 
+PIPE_BATCH = 64
+"""Texts per batch of :meth:`Pipeline.pipe` by default: enough sentences for the parser to batch
+well (paragraphs of a few sentences), few enough that a batch is quick to hand to a worker."""
+
 
 def accuracies(gold: Sequence[Sentence], predicted: Sequence[Sentence], written: Iterable[str]) -> dict:
     """The :data:`SCORES` whose columns are all ``written``, in percent of the words of ``gold``
@@ -209,6 +213,8 @@ class Pipeline:
     def __init__(self, components: Sequence, manifest: dict | None = None):
         self.components = list(components)
         self.manifest = manifest or {}
+        self.path: str | None = None
+        """The model file it was loaded from (:meth:`load`), if any."""
 
     @property
     def names(self) -> list[str]:
@@ -290,6 +296,15 @@ class Pipeline:
                 sentences = component.process(sentences)
             written.update(component.writes)
         return iter(sentences)
+
+    def pipe(self, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,
+             input: str = "text") -> Iterator[list[Sentence]]:
+        """The analysed sentences of each of ``texts`` (one list per text), in input order, streaming
+        with bounded memory; ``n_process`` worker processes (-1: one per core). As spaCy's
+        ``nlp.pipe``; see :mod:`barley.pipeline.stream`."""
+        from barley.pipeline.stream import pipe
+
+        return pipe(self, texts, batch_size=batch_size, n_process=n_process, input=input)
 
     @staticmethod
     def _checked(sentences: Iterable[Sentence], component, written: set[str]) -> Iterator[Sentence]:
@@ -497,7 +512,9 @@ class Pipeline:
         """A pipeline model file; a parser model file is read as a pipeline of one parser."""
         from barley.parser import load
 
-        return cls.of(load(path))
+        pipeline = cls.of(load(path))
+        pipeline.path = path
+        return pipeline
 
     @classmethod
     def of(cls, model) -> Pipeline:

@@ -2,7 +2,8 @@
 
 ``POST /parse``
     The data and its input format, in any of three forms: a JSON object
-    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false}``; form fields
+    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false}`` (``input``: ``conllu``, the
+    default; ``text`` or ``tokenized`` with a model that has a tokenizer); form fields
     of the same names (``application/x-www-form-urlencoded``, or
     ``multipart/form-data`` with ``data`` as a file, as ``curl -F data=@file.conllu``
     sends it); or the data itself as the body (any other content type), with
@@ -11,7 +12,7 @@
     fields, the field names in ``columns``), and with ``draw`` the
     SVG arc diagram of each sentence.
 ``GET /models``
-    The models served and the default one.
+    The models served, the default one, and the input formats each reads.
 ``GET /openapi.json``
     The OpenAPI description (no interactive docs: they would fetch scripts from the network).
 ``GET /``
@@ -49,7 +50,7 @@ from barley.errors import BarleyError
 from barley.render import svg
 from barley.service import page
 from barley.service.guards import BodyLimit, HostAndOrigin, HostCheck, SecurityHeaders
-from barley.service.inputs import INPUT_FORMATS, read_input
+from barley.service.inputs import INPUT_FORMATS
 from barley.service.limits import Limits, OverLimit
 from barley.service.models import ModelRegistry
 
@@ -58,7 +59,8 @@ KEYS = tuple(column.lower() for column in COLUMNS)
 
 class ParseRequest(BaseModel):
     data: str = Field(description="the sentences, in the input format")
-    input: str = Field("conllu", description="input format; one of: " + ", ".join(INPUT_FORMATS))
+    input: str = Field("conllu", description="input format, one of: " + ", ".join(INPUT_FORMATS) + " (text and "
+                       "tokenized with a model that has a tokenizer: GET /models says which formats each reads)")
     model: str | None = Field(None, description="a model name from GET /models (default: the default model)")
     draw: bool = Field(False, description="also return an SVG arc diagram of each sentence")
 
@@ -292,7 +294,7 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     times quicker to write and to read than with one object per token."""
     fields = _fields(content_type, query, body)
     model = registry.get(fields["model"])
-    sentences = model.parse(read_input(fields["data"], fields["input"], limits))
+    sentences = model.parse(fields["data"], fields["input"], limits)
     answer = {"model": model.name, "input": fields["input"],
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}
