@@ -18,6 +18,7 @@ from barley.kinds import kind_of
 from barley.parser import model_from_files
 from barley.pipeline import Pipeline, require_component
 from barley.service.inputs import INPUT_FORMATS
+from barley.catalog import resolve
 from barley.shipped import default_model_path
 
 
@@ -54,8 +55,9 @@ class ServedModel:
 
 
 def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
-    """``(name, path)`` of each ``--model [NAME=]PATH`` (name: the file name without extension), or of the
-    default model; a BarleyError if there is none."""
+    """``(name, path)`` of each ``--model [NAME=]MODEL`` (MODEL: a path or a model's name,
+    :mod:`barley.catalog`; NAME: by default the file name without extension, or the model's name), or of
+    the default model; a BarleyError if there is none."""
     if not given:
         given = [default_model_path()]
     specs = []
@@ -65,7 +67,7 @@ def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
             name, path = os.path.splitext(os.path.basename(spec))[0], spec
         if name in dict(specs):
             raise BarleyError(f"two models are called {name!r}", fix="name them with --model NAME=PATH")
-        specs.append((name, path))
+        specs.append((name, resolve(path)))
     return specs
 
 
