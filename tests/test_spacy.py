@@ -66,6 +66,17 @@ def test_a_doc_of_text_keeps_the_text_and_barleys_analysis(english):
     assert [t.text for t in doc if t.is_space] == ["  ", " ", "\n\n", "\n"] and doc[0].pos_ == "SPACE"
     assert all(t.head == t for t in words if t.dep_ == "root")
     assert str(doc[1].morph) and doc[3]._.misc == "SpaceAfter=No"
+    assert [english(blank).text for blank in ("", " \n ")] == ["", " \n "]
+
+
+def test_spacy_finds_the_component_through_barleys_entry_point():
+    """``nlp.add_pipe("barley")`` works without importing barley.spacy first, once barley is installed."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    module, _, name = project["project"]["entry-points"]["spacy_factories"]["barley"].partition(":")
+    assert module == "barley.spacy" and getattr(barley_spacy, name) is barley_spacy.make_component
 
 
 def test_the_component_makes_the_same_doc_and_refuses_unknown_options(english):

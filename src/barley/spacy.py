@@ -42,8 +42,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 try:
     from spacy import blank
+    from spacy.attrs import DEP as DEP_ID, HEAD as HEAD_ID, LEMMA as LEMMA_ID, MORPH as MORPH_ID, POS as POS_ID
+    from spacy.attrs import SENT_START as SENT_START_ID, TAG as TAG_ID
     from spacy.language import Language
     from spacy.parts_of_speech import IDS as SPACY_POS
     from spacy.tokens import Doc, Span, Token
@@ -127,8 +131,19 @@ def cut_surface(surface: str, forms: list[str]) -> list[str] | None:
     return pieces + [rest]
 
 
+def _whitespace_after(misc: str) -> tuple[str, str]:
+    """``(before, after)`` as :func:`barley.tokenizer.spaces.around` reads them, the two usual MISC
+    values first (most words have one of them)."""
+    if misc == "_":
+        return "", " "
+    if misc == "SpaceAfter=No":
+        return "", ""
+    return around(misc)
+
+
 class _DocBuilder:
-    """The lists that :class:`spacy.tokens.Doc` is made from, token by token."""
+    """The lists that :class:`spacy.tokens.Doc` is made from, token by token: one list per
+    attribute (``""`` where a column is ``_``), and for each token its place in the CoNLL-U frame."""
 
     def __init__(self):
         self.words, self.spaces, self.places = [], [], []
@@ -138,17 +153,6 @@ class _DocBuilder:
 
     def whitespace(self, text: str, head: int) -> None:
         self._push(text, False, None, text, SPACE["pos"], SPACE["tag"], "", SPACE["dep"], head)
-
-    def word(self, text: str, after: str, place: tuple[int, int], row: list[str]) -> None:
-        """A token for ``row``, followed by the whitespace ``after``."""
-        lemma, xpos, feats, deprel = ("" if row[i] == "_" else row[i] for i in (LEMMA, XPOS, FEATS, DEPREL))
-        upos = row[UPOS] if row[UPOS] in SPACY_POS else ""  # one spaCy does not know stays in the frame
-        self._push(text, after[:1] == " ", place, lemma, upos, xpos, feats, deprel, None)
-        if row[HEAD] == "_" or row[DEPREL] == "_":
-            self.has_tree = False
-        rest = after[1:] if after[:1] == " " else after
-        if rest:
-            self.whitespace(rest, len(self.words) - 1)
 
     def _push(self, text, space, place, lemma, pos, tag, morph, dep, head) -> None:
         self.words.append(text)
@@ -162,55 +166,94 @@ class _DocBuilder:
         self.heads.append(head)
         self.sent_starts.append(False)
 
+    def word(self, text: str, after: str, place: tuple[int, int], row: list[str]) -> None:
+        """A token for ``row``, followed by the whitespace ``after``; its head is set by :meth:`sentence`."""
+        lemma, upos, xpos, feats, head, deprel = row[2:8]
+        if head == "_" or deprel == "_":
+            self.has_tree = False
+        space = after[:1] == " "
+        self._push(text, space, place, "" if lemma == "_" else lemma,
+                   upos if upos in SPACY_POS else "",  # "_", or a tag spaCy does not know: kept in the frame
+                   "" if xpos == "_" else xpos, "" if feats == "_" else feats, "" if deprel == "_" else deprel,
+                   head)
+        rest = after[1:] if space else after
+        if rest:
+            self.whitespace(rest, len(self.words) - 1)
+
     def sentence(self, number: int, sentence: Sentence) -> None:
-        """The tokens of one sentence; heads are set once its words are all in."""
+        """The tokens of one sentence; heads (still CoNLL-U HEADs) become token indexes once its words are in."""
         start = len(self.words)
         token_of: dict[str, int] = {}
         rows = sentence.rows
         at = 0
         while at < len(rows):
             row = rows[at]
-            first, dash, last = row[ID].partition("-")
-            if "." in row[ID]:
-                at += 1
-                continue
-            before, after = around(row[MISC])
-            if before:
-                self.whitespace(before, len(self.words) + 1)
-            if not dash:
-                token_of[row[ID]] = len(self.words)
+            ident = row[ID]
+            if ident.isdigit():
+                before, after = _whitespace_after(row[MISC])
+                if before:
+                    self.whitespace(before, len(self.words) + 1)
+                token_of[ident] = len(self.words)
                 self.word(row[FORM], after, (number, at), row)
                 at += 1
-                continue
-            members = [index for index in range(at + 1, len(rows)) if rows[index][ID].isdigit()
-                       and int(first) <= int(rows[index][ID]) <= int(last)]
-            pieces = cut_surface(row[FORM], [rows[index][FORM] for index in members])
-            if pieces is None:  # one token for all: the word whose head lies outside speaks for it
-                inside = {rows[index][ID] for index in members}
-                chosen = next((index for index in members if rows[index][HEAD] not in inside), members[0])
-                for index in members:
-                    token_of[rows[index][ID]] = len(self.words)
-                self.word(row[FORM], after, (number, chosen), rows[chosen])
-            else:
-                for count, (index, piece) in enumerate(zip(members, pieces)):
-                    token_of[rows[index][ID]] = len(self.words)
-                    self.norms[len(self.words)] = rows[index][FORM]
-                    self.word(piece, after if count == len(members) - 1 else "", (number, index), rows[index])
-            at = members[-1] + 1 if members else at + 1
+            elif "-" in ident:
+                at = self._multiword(number, at, rows, token_of)
+            else:  # an empty node: in the frame only
+                at += 1
         if len(self.words) > start:
             self.sent_starts[start] = True
+        heads = self.heads
         for index in range(start, len(self.words)):
-            place = self.places[index]
-            if place is None:  # whitespace: already pointed at its neighbour
-                continue
-            head = rows[place[1]][HEAD]
-            self.heads[index] = index if head in ("0", "_") else token_of.get(head, index)
+            if self.places[index] is not None:  # whitespace already points at its neighbour
+                heads[index] = token_of.get(heads[index], index)  # the root ("0") and "_": itself
+
+    def _multiword(self, number: int, at: int, rows: list[list[str]], token_of: dict[str, int]) -> int:
+        """The tokens of the multiword token whose range is ``rows[at]`` (see the module's docstring);
+        returns the index of the row after its words."""
+        row = rows[at]
+        first, _, last = row[ID].partition("-")
+        members = [index for index in range(at + 1, len(rows)) if rows[index][ID].isdigit()
+                   and int(first) <= int(rows[index][ID]) <= int(last)]
+        before, after = _whitespace_after(row[MISC])
+        if before:
+            self.whitespace(before, len(self.words) + 1)
+        pieces = cut_surface(row[FORM], [rows[index][FORM] for index in members])
+        if pieces is None:  # one token for all: the word whose head lies outside speaks for it
+            inside = {rows[index][ID] for index in members}
+            chosen = next((index for index in members if rows[index][HEAD] not in inside), members[0])
+            for index in members:
+                token_of[rows[index][ID]] = len(self.words)
+            self.word(row[FORM], after, (number, chosen), rows[chosen])
+        else:
+            for count, (index, piece) in enumerate(zip(members, pieces)):
+                token_of[rows[index][ID]] = len(self.words)
+                self.norms[len(self.words)] = rows[index][FORM]
+                self.word(piece, after if count == len(members) - 1 else "", (number, index), rows[index])
+        return members[-1] + 1 if members else at + 1
 
     def doc(self, vocab, frame: dict) -> Doc:
-        tree = self.has_tree and bool(self.words)
-        doc = Doc(vocab, words=self.words, spaces=self.spaces, lemmas=self.lemmas, pos=self.pos, tags=self.tags,
-                  morphs=self.morphs, heads=self.heads if tree else None, deps=self.deps if tree else None,
-                  sent_starts=None if tree else self.sent_starts)
+        """The Doc: its words, then their attributes set from one array (:meth:`Doc.from_array`, the
+        fast way in; each distinct string is hashed once)."""
+        doc = Doc(vocab, words=self.words, spaces=self.spaces)
+        if self.words:
+            hashes = {"": 0}
+            for value in {*self.lemmas, *self.tags, *self.deps} - hashes.keys():
+                hashes[value] = vocab.strings.add(value)
+            for value in set(self.morphs) - hashes.keys():
+                hashes[value] = vocab.morphology.add(value)
+            attributes = [LEMMA_ID, POS_ID, TAG_ID, MORPH_ID]
+            columns = [np.array([hashes[value] for value in self.lemmas], dtype=np.uint64),
+                       np.array([SPACY_POS[value] for value in self.pos], dtype=np.uint64),
+                       np.array([hashes[value] for value in self.tags], dtype=np.uint64),
+                       np.array([hashes[value] for value in self.morphs], dtype=np.uint64)]
+            if self.has_tree:  # else the tokenizer's sentences (a tree, when there is one, gives them)
+                attributes += [HEAD_ID, DEP_ID]  # heads relative, negative ones as two's complement
+                columns += [(np.array(self.heads, dtype=np.int64) - np.arange(len(self.heads))).astype(np.uint64),
+                            np.array([hashes[value] for value in self.deps], dtype=np.uint64)]
+            else:
+                attributes.append(SENT_START_ID)
+                columns.append(np.array([1 if start else -1 for start in self.sent_starts]).astype(np.uint64))
+            doc.from_array(attributes, np.stack(columns, axis=1))
         for index, norm in self.norms.items():
             doc[index].norm_ = norm
         frame["words"] = self.places
