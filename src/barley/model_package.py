@@ -28,6 +28,7 @@ import os
 import re
 import tempfile
 import zipfile
+from pathlib import Path
 
 from barley import __version__, model_file
 from barley.atomic import atomic_output
@@ -114,7 +115,7 @@ def build(model: str, name: str, out_dir: str, *, version: str = "1.0.0", licenc
     if not licence:
         raise BarleyError("the model's manifest states no licence", path=path,
                           fix="give it: --licence NAME (and --licence-file FILE for its text)")
-    if licence_file is None and os.path.dirname(os.path.abspath(path)) == str(MODELS_DIR):
+    if licence_file is None and Path(path).resolve().parent == MODELS_DIR:
         licence_file = str(MODELS_DIR / "LICENSE.txt")
     licence_text = None
     if licence_file is not None:
