@@ -13,6 +13,7 @@ from barley.conllu import read, read_lines  # noqa: E402
 from barley.errors import BarleyError  # noqa: E402
 from barley.pipeline import Pipeline  # noqa: E402
 from barley.shipped import default_model_path  # noqa: E402
+from spacy.tokens import DocBin  # noqa: E402
 from conftest import ud_file  # noqa: E402
 from test_tokenizer import write_treebank  # noqa: E402
 
@@ -90,6 +91,15 @@ def test_the_component_makes_the_same_doc_and_refuses_unknown_options(english):
         spacy.blank("en").add_pipe("barley", config={"model": "en_ewt", "batch": 8})
     with pytest.raises(BarleyError, match="no model file, model name or language code 'zz'"):
         spacy.blank("en").add_pipe("barley", config={"model": "zz"})
+
+
+def test_a_doc_stored_by_spacy_keeps_its_frame(english):
+    doc = english(TEXT)
+    stored = DocBin(store_user_data=True)
+    stored.add(doc)
+    (again,) = DocBin().from_bytes(stored.to_bytes()).get_docs(english.vocab)
+    assert again.text == TEXT and again[1]._.multiword == "Don't"
+    assert barley_spacy.to_conllu(again) == barley_spacy.to_conllu(doc)
 
 
 def test_displacy_draws_the_doc(english):

@@ -341,7 +341,6 @@ def load(model: str = DEFAULT, language: str | None = None) -> Language:
         code = "xx"  # a language spaCy lacks (e.g. Gothic): its multi-language class
     nlp = blank(code)
     nlp.tokenizer = BarleyAnalyser(nlp.vocab, path)
-    nlp.meta["name"] = f"barley_{model}"
     return nlp
 
 
