@@ -56,7 +56,7 @@ except ImportError as error:  # pragma: no cover - the message is the point
     raise ImportError("barley.spacy needs spaCy 3.8: pip install 'barley[spacy]'") from error
 
 from barley.catalog import language_code, resolve
-from barley.conllu import DEPREL, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, Sentence
+from barley.conllu import DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, Sentence
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
 from barley.shipped import DEFAULT
@@ -66,44 +66,60 @@ SPACE = {"pos": "SPACE", "tag": "_SP", "dep": "dep"}
 """The annotation of a whitespace token (spaCy's own for whitespace)."""
 
 
-def _frame_row(token: Token) -> list[str] | None:
-    """The CoNLL-U row of the word ``token`` is (None for whitespace, or a Doc barley did not make)."""
+def _place(token: Token) -> tuple[int, int] | None:
+    """``(sentence, row)`` of the word ``token`` is in the Doc's frame; None for whitespace, or in a
+    Doc that has no frame or was retokenized since."""
     frame = token.doc._.conllu
-    place = frame["words"][token.i] if frame is not None else None
-    return None if place is None else frame["sentences"][place[0]]["rows"][place[1]]
+    if frame is None or len(frame["words"]) != len(token.doc):
+        return None
+    return frame["words"][token.i]
 
 
-def _sentence_record(span: Span) -> dict | None:
-    frame = span.doc._.conllu
-    places = [frame["words"][token.i] for token in span if frame["words"][token.i] is not None] if frame else []
-    return frame["sentences"][places[0][0]] if places else None
+def _row(token: Token) -> list[str] | None:
+    place = _place(token)
+    return None if place is None else token.doc._.conllu["sentences"][place[0]]["rows"][place[1]]
 
 
 def _multiword(token: Token) -> str | None:
-    row = _frame_row(token)
-    if row is None:
+    """The surface of the multiword token that the word ``token`` belongs to, if any."""
+    place = _place(token)
+    if place is None:
         return None
-    word = int(row[ID])
-    for other in token.doc._.conllu["sentences"][token.doc._.conllu["words"][token.i][0]]["rows"]:
-        first, dash, last = other[ID].partition("-")
+    rows = token.doc._.conllu["sentences"][place[0]]["rows"]
+    word = int(rows[place[1]][ID])
+    for row in rows:
+        first, dash, last = row[ID].partition("-")
         if dash and int(first) <= word <= int(last):
-            return other[FORM]
+            return row[FORM]
     return None
 
 
 def _column(index: int):
     def getter(token: Token) -> str | None:
-        row = _frame_row(token)
+        row = _row(token)
         return None if row is None else row[index]
     return getter
 
 
+def _sentence_of(span: Span) -> dict:
+    """The frame's record (comments, rows) of the sentence of the span's first word ({} if none)."""
+    places = (_place(token) for token in span)
+    place = next((place for place in places if place is not None), None)
+    return {} if place is None else span.doc._.conllu["sentences"][place[0]]
+
+
+def _comments(span: Span) -> list[str]:
+    return list(_sentence_of(span).get("comments", []))
+
+
+def _empty_nodes(span: Span) -> list[list[str]]:
+    return [row for row in _sentence_of(span).get("rows", []) if "." in row[ID]]
+
+
 def _register_extensions() -> None:
     extensions = [(Doc, "conllu", {"default": None}), (Token, "multiword", {"getter": _multiword}),
-                  (Token, "deps", {"getter": _column(8)}), (Token, "misc", {"getter": _column(MISC)}),
-                  (Span, "comments", {"getter": lambda span: list((_sentence_record(span) or {}).get("comments", []))}),
-                  (Span, "empty_nodes", {"getter": lambda span: [row for row in (_sentence_record(span) or {})
-                                                                  .get("rows", []) if "." in row[ID]]})]
+                  (Token, "deps", {"getter": _column(DEPS)}), (Token, "misc", {"getter": _column(MISC)}),
+                  (Span, "comments", {"getter": _comments}), (Span, "empty_nodes", {"getter": _empty_nodes})]
     for owner, name, how in extensions:
         if not owner.has_extension(name):
             owner.set_extension(name, **how)
