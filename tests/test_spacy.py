@@ -67,7 +67,8 @@ def test_a_doc_of_text_keeps_the_text_and_barleys_analysis(english):
     assert [t.text for t in doc if t.is_space] == ["  ", " ", "\n\n", "\n"] and doc[0].pos_ == "SPACE"
     assert all(t.head == t for t in words if t.dep_ == "root")
     assert str(doc[1].morph) and doc[3]._.misc == "SpaceAfter=No"
-    assert [english(blank).text for blank in ("", " \n ")] == ["", " \n "]
+    blanks = [english(blank) for blank in ("", " \n ")]
+    assert [doc.text for doc in blanks] == ["", " \n "] and [barley_spacy.to_conllu(doc) for doc in blanks] == ["", ""]
 
 
 def test_spacy_finds_the_component_through_barleys_entry_point():

@@ -332,8 +332,11 @@ class BarleyAnalyser:
 
     def __call__(self, text: str | Doc) -> Doc:
         text = text.text if isinstance(text, Doc) else text
-        if not text.strip():  # no token: the whitespace alone, as spaCy's tokenizer makes it
-            return Doc(self.vocab, words=[text] if text else [], spaces=[False] if text else [])
+        if not text.strip():  # no word: the whitespace alone, as spaCy's tokenizer makes it
+            builder = _DocBuilder()
+            if text:
+                builder.whitespace(text, 0)
+            return builder.doc(self.vocab, {"sentences": []})
         return doc_from_sentences(self.vocab, self.pipeline.parse(text))
 
 
