@@ -21,6 +21,7 @@ from barley.conllu import read
 from barley.errors import BarleyError
 from barley.model_package import build, compatible_versions
 from barley.pipeline import Pipeline
+from barley.service.models import model_specs
 
 SOURCE = Path(__file__).resolve().parents[1] / "src"
 
@@ -98,7 +99,8 @@ def test_bad_packaging_requests_are_one_line_errors(toy, tmp_path, capsys):
     assert list(tmp_path.glob("*.whl")) == []
 
 
-def test_installed_packages_are_found_by_name_without_importing_and_checked(toy, wheel, tmp_path, monkeypatch):
+def test_installed_packages_are_found_by_name_without_importing_and_checked(toy, wheel, tmp_path, monkeypatch,
+                                                                           capsys):
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(tmp_path)  # what pip does with a pure wheel
     (tmp_path / "xx_toy" / "__init__.py").write_text("raise SystemExit('imported')\n")  # finding runs no code
@@ -107,6 +109,8 @@ def test_installed_packages_are_found_by_name_without_importing_and_checked(toy,
     assert (found.origin, found.distribution, found.version) == ("installed", "xx_toy", "2.1.0")
     assert catalog.resolve("xx_toy") == str(tmp_path / "xx_toy" / "model.barley") == catalog.find("xx").path
     assert "xx_toy" in {model.name for model in catalog.models()}
+    assert model_specs(["xx_toy", "toy=xx_toy"]) == [("xx_toy", found.path), ("toy", found.path)]  # serve -m
+    assert cli.main(["info", "xx_toy"]) == 0 and "components:  tag, parse" in capsys.readouterr().out
     assert catalog.resolve(str(toy / "toy.barley")) == str(toy / "toy.barley")
     parsed = [s.to_text() for s in barley.load("xx_toy").parse(read(str(toy / "test.conllu")))]
     assert parsed == [s.to_text() for s in Pipeline.load(str(toy / "toy.barley")).parse(read(str(toy / "test.conllu")))]
