@@ -24,13 +24,13 @@ def __getattr__(name: str):
 
 def load(name_or_path: str):
     """The model ``name_or_path`` as a :class:`barley.pipeline.Pipeline`: the name of a shipped model
-    (``barley models``, e.g. ``"en_ewt"``) or the path of a model file (a pipeline, or a parser of any
+    or of an installed model package (``barley models``, e.g. ``"en_ewt"``), a language code (``"en"``) or the path of a model file (a pipeline, or a parser of any
     kind, which becomes a pipeline of one parser). ``.parse(text or sentences)`` analyses, and
     ``.pipe(texts, batch_size=..., n_process=...)`` streams many texts, as spaCy's ``nlp.pipe``."""
+    from barley.catalog import resolve
     from barley.pipeline import Pipeline
-    from barley.shipped import model_path
 
-    return Pipeline.load(model_path(name_or_path))
+    return Pipeline.load(resolve(name_or_path))
 
 
 _default_pipeline = None

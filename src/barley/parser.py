@@ -198,7 +198,11 @@ def _transform_from_json(entry: dict):
 
 def load(path: str):
     """Load a model file: a parser written by :func:`train` (of any kind), or a pipeline
-    (:mod:`barley.pipeline`, written by ``barley train --components``)."""
+    (:mod:`barley.pipeline`, written by ``barley train --components``). ``path`` may also name
+    a shipped or installed model, or a language (:mod:`barley.catalog`)."""
+    from barley.catalog import resolve
+
+    path = resolve(path)
     return model_from_files(*model_file.read(path), path)
 
 

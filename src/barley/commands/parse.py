@@ -15,6 +15,7 @@ from barley.errors import BarleyError
 from barley.model_file import read_manifest
 from barley.pipeline import NOUNS, Pipeline, component_names, components_for, require_component
 from barley.tokenizer import INPUTS
+from barley.catalog import resolve
 from barley.shipped import default_model_path
 from barley.tokenizer.reading import guess_input, text_pieces
 
@@ -47,8 +48,8 @@ def add_arguments(parser, needs: str) -> None:
     """The arguments of ``barley parse`` and ``barley tag``, whose models need a ``needs`` component."""
     parser.add_argument("input", nargs="?", default="-", metavar="IN", help="input file (default: stdin)")
     parser.add_argument("--model", "-m", "-c", metavar="MODEL", required=needs != "parse",
-                        help="model file (default: the English model that ships with barley, `barley models`)"
-                        if needs == "parse" else f"model file with a {NOUNS[needs]}")
+                        help="model file or name (default: the English model that ships with barley; `barley models` "
+                             "lists the names)" if needs == "parse" else f"model file or name, with a {NOUNS[needs]}")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
     parser.add_argument("--input", dest="input_format", choices=("auto", "conllu", *INPUTS), default="auto",
@@ -87,7 +88,7 @@ def run(args) -> int:
 
 def _parse(args) -> int:
     started = time.perf_counter()
-    args.model = args.model or default_model_path()
+    args.model = resolve(args.model) if args.model else default_model_path()
     check_output(args.output, [args.input, args.model], force=args.force)
     runs = components_for(args.needs)  # tag: the tokenizer and the tagger
     if args.input_format == "auto":  # --scheduler reads CoNLL-U files

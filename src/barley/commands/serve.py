@@ -20,8 +20,9 @@ def register(subparsers) -> None:
                     "Each model is loaded once. Listens on 127.0.0.1 unless --host says otherwise, and answers "
                     "only requests addressed to the host it listens on (127.0.0.1 and localhost for a "
                     "loopback address) unless --allow-host says otherwise.")
-    parser.add_argument("--model", "-m", action="append", metavar="[NAME=]FILE",
-                        help="a model to serve, named NAME (default: the file name); repeat for several, the first "
+    parser.add_argument("--model", "-m", action="append", metavar="[NAME=]MODEL",
+                        help="a model to serve (a file, or a model's name: `barley models`), named NAME (default: "
+                             "the file or model name); repeat for several, the first "
                              "is the default (default: the English model that ships with barley, `barley models`)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")

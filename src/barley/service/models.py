@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass, field
 
 from barley import model_file
+from barley.catalog import resolve
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
@@ -72,8 +73,9 @@ class ServedModel:
 
 
 def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
-    """``(name, path)`` of each ``--model [NAME=]PATH`` (name: the file name without extension), or of the
-    default model; a BarleyError if there is none."""
+    """``(name, path)`` of each ``--model [NAME=]MODEL`` (MODEL: a path or a model's name,
+    :mod:`barley.catalog`; NAME: by default the file name without extension, or the model's name), or of
+    the default model; a BarleyError if there is none."""
     if not given:
         given = [default_model_path()]
     specs = []
@@ -83,7 +85,7 @@ def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
             name, path = os.path.splitext(os.path.basename(spec))[0], spec
         if name in dict(specs):
             raise BarleyError(f"two models are called {name!r}", fix="name them with --model NAME=PATH")
-        specs.append((name, path))
+        specs.append((name, resolve(path)))
     return specs
 
 
