@@ -33,7 +33,7 @@ def main() -> None:
 
     from barley.conllu import read
     from barley.evaluate import evaluate
-    from barley.parser import load
+    from barley.pipeline import load
 
     torch.set_num_threads(args.threads)
     neural = load(args.model)

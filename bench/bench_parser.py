@@ -49,7 +49,8 @@ def one_training(train: str, system: str, learner: str, model: str, min_feature_
 
 def one_parse(model: str, test: str) -> dict:
     from barley.conllu import read
-    from barley.parser import evaluate_parser, load
+    from barley.parser import evaluate_parser
+    from barley.pipeline import load
 
     parser = load(model)
     sentences = list(read(test))

@@ -37,7 +37,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from barley.conllu import read, read_bytes, write
-from barley.parser import load
+from barley.pipeline import load
 from barley.service.limits import Limits
 from barley.service.process import start_server
 

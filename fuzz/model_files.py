@@ -176,7 +176,7 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
     from barley.errors import BarleyError, BarleyWarning
     from barley.model_check import loading
     from barley.model_file import read_manifest
-    from barley.parser import load
+    from barley.pipeline import load
     from barley.pipeline import Pipeline
 
     try:

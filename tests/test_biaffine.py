@@ -16,7 +16,8 @@ import pytest
 
 from barley.conllu import read
 from barley.errors import BarleyError, InputError, ModelError
-from barley.parser import evaluate_parser, load, train
+from barley.parser import evaluate_parser, train
+from barley.pipeline import load
 from barley.tree import check_tree, is_projective
 
 from toy_language import treebank

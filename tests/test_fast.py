@@ -178,7 +178,7 @@ def test_linear_learners_and_the_data_split(learner, split, treebank):
 
 def test_a_loaded_linear_model_parses_compiled_without_its_dense_matrix(treebank, tmp_path):
     from barley.fast._loop import sparse_rows
-    from barley.parser import load
+    from barley.pipeline import load
 
     train(treebank, system="arc-eager", learner="linear", log=lambda m: None).save(tmp_path / "m.barley")
     parser = load(tmp_path / "m.barley")

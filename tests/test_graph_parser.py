@@ -187,7 +187,7 @@ def test_a_sentence_over_max_words_is_refused_in_one_line(tmp_path, capsys):
     --max-words says otherwise; other parsers have no such limit to set."""
     from barley.cli import main
     from barley.graph.decoding import SECOND_ORDER_MAX_WORDS
-    from barley.parser import load
+    from barley.pipeline import load
 
     train = tmp_path / "train.conllu"
     train.write_text(_conllu(60, seed=8), encoding="utf-8")

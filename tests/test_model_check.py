@@ -17,7 +17,8 @@ import pytest
 
 from barley import model_check as check, model_file
 from barley.errors import ModelError
-from barley.parser import load, train
+from barley.parser import train
+from barley.pipeline import load
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))

@@ -13,7 +13,8 @@ from barley.conllu import read
 from barley.errors import BarleyError, InputError
 from barley.model_file import read as read_model_file
 from barley.neural.positions import load_positions, parse_positions
-from barley.parser import evaluate_parser, load, train
+from barley.parser import evaluate_parser, train
+from barley.pipeline import load
 from barley.systems import get_system, system_names
 from barley.tree import check_tree
 

@@ -15,10 +15,14 @@ __all__ = ["Sentence", "read", "write", "train", "load", "parse", "evaluate", "_
 def __getattr__(name: str):
     """``barley.load`` and ``barley.train``, imported on first use: the parser (and what
     training needs) is not loaded by commands that never parse, e.g. ``barley evaluate``."""
-    if name in ("load", "train"):
-        from barley import parser
+    if name == "load":
+        from barley.pipeline import load
 
-        return getattr(parser, name)
+        return load
+    if name == "train":
+        from barley.parser import train
+
+        return train
     raise AttributeError(f"module 'barley' has no attribute {name!r}")
 
 

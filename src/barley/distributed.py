@@ -155,7 +155,7 @@ def _parser_for(model_sha: str, model_bytes: bytes):
     """The parser of these model bytes, loaded once per worker process."""
     parser = _PARSERS.get(model_sha)
     if parser is None:
-        from barley.parser import load
+        from barley.pipeline import load
 
         with tempfile.TemporaryDirectory(prefix="barley-model-") as folder:
             path = os.path.join(folder, "model.barley")

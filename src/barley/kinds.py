@@ -3,7 +3,7 @@ bringing its options, its training, its loading and its description.
 
 Commands and experiments never ask which kind a parser is: :func:`barley.parser.train`
 hands the options to the kind named by ``parser=`` (refusing those it does not take),
-:func:`barley.parser.load` and ``barley info`` find the kind in the model's manifest.
+:func:`barley.pipeline.load` and ``barley info`` find the kind in the model's manifest.
 Adding a kind is one module defining a :class:`ParserKind` and one line in :data:`KINDS`.
 """
 

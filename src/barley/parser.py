@@ -196,21 +196,6 @@ def _transform_from_json(entry: dict):
     return transforms.from_json(entry)
 
 
-def load(path: str):
-    """Load a model file: a parser written by :func:`train` (of any kind), or a pipeline
-    (:mod:`barley.pipeline`, written by ``barley train --components``)."""
-    return model_from_files(*model_file.read(path), path)
-
-
-def model_from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
-    """A pipeline or a parser of any kind from a model file's manifest and arrays."""
-    if "pipeline" in manifest:
-        from barley.pipeline import Pipeline
-
-        return Pipeline.from_files(manifest, arrays, path)
-    return from_files(manifest, arrays, path)
-
-
 def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
     """A parser of any kind from its manifest and arrays (its ``to_files``)."""
     return kind_of(manifest, path).load(manifest, arrays, path)
@@ -507,7 +492,8 @@ def evaluate_parser(parser: Parser, data: str | Iterable[Sentence]) -> dict:
 
 def describe_transition(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a transition-based parser."""
-    from barley.commands.info import describe_transforms, describe_vocabularies
+    from barley.features.vocabulary import describe_vocabularies
+    from barley.transforms import describe_transforms
 
     training, learner, system = manifest.get("training", {}), manifest.get("learner", {}), manifest.get("system", {})
     exploration = training.get("exploration")

@@ -165,7 +165,8 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a graph-based parser."""
-    from barley.commands.info import describe_transforms, describe_vocabularies
+    from barley.features.vocabulary import describe_vocabularies
+    from barley.transforms import describe_transforms
     from barley.graph.decoding import describe as describe_decoding
 
     graph, training = manifest.get("graph", {}), manifest.get("training", {})

@@ -90,7 +90,7 @@ def load(manifest: dict, arrays: dict, path: str):
 
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a neural transition parser."""
-    from barley.commands.info import describe_transforms
+    from barley.transforms import describe_transforms
 
     system, encoder, training = manifest.get("system", {}), manifest.get("encoder", {}), manifest.get("training", {})
     exploration = training.get("exploration")

@@ -484,8 +484,6 @@ class Pipeline:
     @classmethod
     def load(cls, path: str) -> Pipeline:
         """A pipeline model file; a parser model file is read as a pipeline of one parser."""
-        from barley.parser import load
-
         return cls.of(load(path))
 
     @classmethod
@@ -494,6 +492,19 @@ class Pipeline:
         if isinstance(model, Pipeline):
             return model
         return cls([component_class("parse")(model)], {"pipeline": {"components": ["parse"], "jackknife": None}})
+
+
+def load(path: str):
+    """Load a model file: a parser written by :func:`barley.parser.train` (of any kind), or a
+    pipeline (written by ``barley train --components``)."""
+    return model_from_files(*model_file.read(path), path)
+
+
+def model_from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
+    """A pipeline or a parser of any kind from a model file's manifest and arrays."""
+    if "pipeline" in manifest:
+        return Pipeline.from_files(manifest, arrays, path)
+    return component_class("parse").from_files(manifest, arrays, path).parser
 
 
 def _prefixed(name: str, log: Callable[[str], None]) -> Callable[[str], None]:

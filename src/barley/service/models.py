@@ -15,8 +15,7 @@ from barley import model_file
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
-from barley.parser import model_from_files
-from barley.pipeline import Pipeline, require_component
+from barley.pipeline import Pipeline, model_from_files, require_component
 from barley.service.inputs import INPUT_FORMATS
 from barley.shipped import default_model_path
 

@@ -47,6 +47,11 @@ def of_manifest(manifest: dict) -> list:
     return [from_json(entry) for entry in manifest.get("transforms", [])]
 
 
+def describe_transforms(manifest: dict) -> str:
+    """The line of ``barley info`` naming the transforms of a model (every kind of parser has one)."""
+    return f"transforms:  {', '.join(t.get('name', '?') for t in manifest.get('transforms', [])) or 'none'}"
+
+
 def load_scheme(name: str) -> dict:
     """The label sets of an annotation scheme: a built-in one (``ud``, ``prague``, from
     ``transforms/schemes/NAME.toml``) or a TOML file of the same shape."""
