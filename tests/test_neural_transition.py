@@ -14,7 +14,7 @@ from barley.errors import BarleyError, InputError
 from barley.model_file import read as read_model_file
 from barley.neural.positions import load_positions, parse_positions
 from barley.parser import evaluate_parser, train
-from barley.pipeline import load
+from barley.pipeline import Pipeline
 from barley.systems import get_system, system_names
 from barley.tree import check_tree
 
@@ -94,7 +94,7 @@ def test_model_file_round_trip_parses_alike(data, tmp_path):
     parser = train(data["train"], parser="neural-transition", system="arc-eager", epochs=2, **TINY, **QUIET)
     path = str(tmp_path / "model.barley")
     parser.save(path)
-    loaded = load(path)
+    loaded = Pipeline.load(path).parser
     assert loaded.kind == "neural-transition" and loaded.system.name == "arc-eager"
     assert [(s.heads().tolist(), s.deprels()) for s in _trees(parser, data["test"])] == \
            [(s.heads().tolist(), s.deprels()) for s in _trees(loaded, data["test"])]

@@ -13,12 +13,13 @@ __all__ = ["Sentence", "read", "write", "train", "load", "parse", "evaluate", "_
 
 
 def __getattr__(name: str):
-    """``barley.load`` and ``barley.train``, imported on first use: the parser (and what
-    training needs) is not loaded by commands that never parse, e.g. ``barley evaluate``."""
+    """``barley.load`` (:meth:`barley.pipeline.Pipeline.load`: any model file, as a pipeline) and
+    ``barley.train``, imported on first use: the parser (and what training needs) is not loaded by
+    commands that never parse, e.g. ``barley evaluate``."""
     if name == "load":
-        from barley.pipeline import load
+        from barley.pipeline import Pipeline
 
-        return load
+        return Pipeline.load
     if name == "train":
         from barley.parser import train
 

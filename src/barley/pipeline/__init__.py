@@ -233,11 +233,16 @@ class Pipeline:
         if self._parser is not None:
             self._parser.stats = value
 
+    @property
+    def parser(self):
+        """The parser of its ``parse`` component (of any kind), or None without one."""
+        return self["parse"].parser if "parse" in self else None
+
     def limit_words(self, max_words: int) -> None:
         """Refuse sentences longer than ``max_words`` (``barley parse --max-words``): a limit of the
         parsers whose cost grows faster than the sentence, graph-based and biaffine
         (:mod:`barley.graph.decoding`); other parsers have none to set."""
-        parser = self["parse"].parser if "parse" in self else None
+        parser = self.parser
         if not hasattr(parser, "max_words"):
             raise BarleyError("--max-words limits graph-based and biaffine parsers, whose time and memory grow "
                               "faster than the sentence; this model has "
@@ -483,8 +488,19 @@ class Pipeline:
 
     @classmethod
     def load(cls, path: str) -> Pipeline:
-        """A pipeline model file; a parser model file is read as a pipeline of one parser."""
-        return cls.of(load(path))
+        """The one loader of model files (``barley.load``, ``barley parse`` with or without ``--jobs``,
+        the Dask workers, ``barley serve``): a pipeline model file, or a parser model file (of any kind)
+        as a pipeline of one parser, so that every entry point parses through :meth:`parse` and
+        its checks."""
+        return cls.from_model(*model_file.read(path), path)
+
+    @classmethod
+    def from_model(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Pipeline:
+        """The pipeline of a model file's manifest and arrays (:meth:`load`, for a caller that has read
+        them already): a pipeline's own, or a parser's as a pipeline of one parser."""
+        if "pipeline" in manifest:
+            return cls.from_files(manifest, arrays, path)
+        return cls.of(component_class("parse").from_files(manifest, arrays, path).parser)
 
     @classmethod
     def of(cls, model) -> Pipeline:
@@ -492,19 +508,6 @@ class Pipeline:
         if isinstance(model, Pipeline):
             return model
         return cls([component_class("parse")(model)], {"pipeline": {"components": ["parse"], "jackknife": None}})
-
-
-def load(path: str):
-    """Load a model file: a parser written by :func:`barley.parser.train` (of any kind), or a
-    pipeline (written by ``barley train --components``)."""
-    return model_from_files(*model_file.read(path), path)
-
-
-def model_from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
-    """A pipeline or a parser of any kind from a model file's manifest and arrays."""
-    if "pipeline" in manifest:
-        return Pipeline.from_files(manifest, arrays, path)
-    return component_class("parse").from_files(manifest, arrays, path).parser
 
 
 def _prefixed(name: str, log: Callable[[str], None]) -> Callable[[str], None]:

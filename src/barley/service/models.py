@@ -15,26 +15,27 @@ from barley import model_file
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
-from barley.pipeline import Pipeline, model_from_files, require_component
+from barley.pipeline import Pipeline, require_component
 from barley.service.inputs import INPUT_FORMATS
 from barley.shipped import default_model_path
 
 
 @dataclass
 class ServedModel:
-    """One loaded model. Parsing goes through a lock: a parser keeps running counts (and the
+    """One loaded model (:meth:`Pipeline.load`'s pipeline, whatever the file holds: the CLI's
+    checks apply). Parsing goes through a lock: a parser keeps running counts (and the
     transition parser batch state), so one request at a time parses with it; the server
     still accepts and reads other requests meanwhile."""
 
     name: str
     path: str
-    parser: object
+    pipeline: Pipeline
     manifest: dict
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def parse(self, sentences: list[Sentence]) -> list[Sentence]:
         with self.lock:
-            return list(self.parser.parse(sentences))
+            return list(self.pipeline.parse(sentences))
 
     def describe(self) -> dict:
         manifest = self.manifest
@@ -75,9 +76,8 @@ class ModelRegistry:
         self.models = {}
         for name, path in specs:
             manifest, arrays = model_file.read(path)  # once: the parser and its description
-            model = model_from_files(manifest, arrays, path)
-            require_component(model.names if isinstance(model, Pipeline) else ["parse"], "parse", path,
-                              ", so barley serve cannot parse with it")
+            model = Pipeline.from_model(manifest, arrays, path)
+            require_component(model.names, "parse", path, ", so barley serve cannot parse with it")
             self.models[name] = ServedModel(name, path, model, manifest)
         self.default = specs[0][0]
 
