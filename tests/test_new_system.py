@@ -44,14 +44,12 @@ class StackTops(TransitionSystem):
 
     def apply(self, state: State, move: int, label: int = -1) -> None:
         stack = state.stack
-        if move == LEFT_ARC:
-            j = stack.pop()
-            state.add_arc(j, stack.pop(), label)
-            stack.append(j)
-        elif move == RIGHT_ARC:
-            state.add_arc(stack[-2], stack.pop(), label)
-        else:
+        if move == SHIFT:
             stack.append(state.buffer.popleft())
+        else:
+            head, dependent = (stack[-1], stack[-2]) if move == LEFT_ARC else (stack[-2], stack[-1])
+            state.add_arc(head, dependent, label)
+            stack.remove(dependent)
         state.transitions += 1
 
     def is_terminal(self, state: State) -> bool:
