@@ -42,7 +42,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from barley.conllu import read, read_bytes, write
-from barley.parser import load
+from barley.pipeline import Pipeline
 from barley.service.limits import Limits
 from barley.service.process import start_server
 
@@ -206,7 +206,7 @@ def main() -> None:
             post(url, one[k % len(one)])
             latencies.append(1000 * (time.perf_counter() - started))
         latencies.sort()
-        parser = load(args.model)
+        parser = Pipeline.load(args.model)
         for k in range(args.warmup):
             list(parser.parse([next(read_bytes(one[k % len(one)].encode()))]))
         floor = []

@@ -188,7 +188,6 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
     from barley.errors import BarleyError, BarleyWarning
     from barley.model_check import loading
     from barley.model_file import read_manifest
-    from barley.parser import load
     from barley.pipeline import Pipeline
 
     try:
@@ -201,7 +200,7 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
     with warnings.catch_warnings(), mock.patch.dict(os.environ, {"BARLEY_NO_FAST": rng.choice(("", "1"))}):
         warnings.simplefilter("ignore", BarleyWarning)
         try:
-            pipeline = Pipeline.of(load(str(path)))
+            pipeline = Pipeline.load(str(path))
             parsed = list(pipeline.parse(sentences, retag=rng.random() < 0.5))
             if "tokenize" in pipeline:
                 parsed += pipeline.parse("The dog sees a cat. Every bird walked!\n\nA fox liked the owls.")

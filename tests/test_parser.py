@@ -9,11 +9,12 @@ import pytest
 
 from barley.transforms import Counts
 
+import barley
 from barley import cli
 from barley.conllu import DEPREL, HEAD, read, read_lines, write
 from barley.errors import BarleyError, InputError, ModelError
 from barley.learners import SplitLearner
-from barley.parser import evaluate_parser, load, train
+from barley.parser import evaluate_parser, train
 
 # A toy language with a fixed grammar: a parser must learn it perfectly.
 NOUNS = ["dog", "cat", "bird", "fox", "cow", "owl"]
@@ -72,14 +73,14 @@ def toy(tmp_path_factory):
 
 def test_trains_on_a_toy_language_and_parses_it_perfectly(toy):
     folder, model = toy
-    parser = load(str(model))
+    parser = barley.load(str(model))
     scores = evaluate_parser(parser, str(folder / "test.conllu"))
     assert scores["LAS"] == 100.0 and scores["LEM"] == 100.0
 
 
 def test_parsing_keeps_every_column_and_line_but_head_and_deprel(toy):
     folder, model = toy
-    parser = load(str(model))
+    parser = barley.load(str(model))
     original = list(read(folder / "test.conllu"))
     blanked = [s.copy() for s in original]
     for sentence in blanked:
@@ -90,7 +91,7 @@ def test_parsing_keeps_every_column_and_line_but_head_and_deprel(toy):
 
 def test_batched_and_one_by_one_parsing_agree(toy):
     folder, model = toy
-    parser = load(str(model))
+    parser = barley.load(str(model)).parser
     sentences = list(read(folder / "test.conllu"))
     by_batch = [s.to_text() for s in parser.parse([s.copy() for s in sentences], batch_size=16)]
     one_by_one = [s.to_text() for s in parser.parse([s.copy() for s in sentences], batch_size=1)]
@@ -110,7 +111,7 @@ def test_rare_features_can_be_left_out(toy):
 
 def test_single_root_output_when_training_trees_have_one_root(toy):
     folder, model = toy
-    parser = load(str(model))
+    parser = barley.load(str(model)).parser
     assert parser.system.single_root
     # words unknown to the model still give single-rooted trees
     rng = random.Random(3)
@@ -189,7 +190,7 @@ def test_conll_x_in_gives_conll_x_out(toy, tmp_path):
             lines.append("\t".join(word[:8] + ["_", "_"]))
         lines.append("")
     conllx.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    parsed = list(load(str(model)).parse(read(conllx)))
+    parsed = list(barley.load(str(model)).parse(read(conllx)))
     out = tmp_path / "out.conll"
     write(parsed, out)
     assert out.read_text(encoding="utf-8") == conllx.read_text(encoding="utf-8")
@@ -204,7 +205,7 @@ def test_errors_are_one_line_messages(toy, tmp_path, capsys):
     assert status == 2 and f"{bad}:2: bad feature" in capsys.readouterr().err
     (tmp_path / "junk").write_text("not a model")
     with pytest.raises(ModelError):
-        load(str(tmp_path / "junk"))
+        barley.load(str(tmp_path / "junk"))
     assert cli.main(["parse", "-m", str(tmp_path / "junk"), str(folder / "test.conllu")]) == 2
 
 
@@ -236,7 +237,7 @@ def test_other_learners_and_the_data_split_learn_the_toy_language(toy, tmp_path,
     parser = train(str(folder / "train.conllu"), learner=learner, split=split, split_threshold=100,
                    log=lambda m: None)
     parser.save(str(tmp_path / "m"))
-    scores = evaluate_parser(load(str(tmp_path / "m")), str(folder / "test.conllu"))
+    scores = evaluate_parser(barley.load(str(tmp_path / "m")), str(folder / "test.conllu"))
     assert scores["LAS"] >= 95.0
 
 
@@ -248,7 +249,7 @@ def test_epochs_reach_the_perceptron_of_the_transition_parser(toy, tmp_path, cap
                      "--oracle", "static", "--seed", "1", "-m", str(model)]) == 0
     log = capsys.readouterr().err
     assert "perceptron epoch 7/7" in log and "epoch 8/" not in log
-    assert load(str(model)).learner.epochs == 7
+    assert barley.load(str(model)).parser.learner.epochs == 7
 
 
 def test_an_option_the_learner_does_not_take_is_refused(toy, tmp_path, capsys):

@@ -11,7 +11,7 @@ import toy_language
 from barley import model_file
 from barley.conllu import DEPREL, FEATS, HEAD, LEMMA, UPOS, XPOS, read
 from barley.errors import BarleyError, InputError
-from barley.parser import Parser, load, train
+from barley.parser import Parser, train
 from barley.pipeline import COMPONENTS, Pipeline, check_options, component_class, folds, ordered
 
 
@@ -95,9 +95,8 @@ def test_a_saved_pipeline_loads_without_code_and_parses_like_before(toy, tmp_pat
 
 def test_a_parser_model_file_reads_as_a_pipeline_of_one_parser(toy, tmp_path):
     train(str(toy / "train.conllu"), log=quiet).save(str(tmp_path / "p.barley"))
-    assert isinstance(load(str(tmp_path / "p.barley")), Parser)  # barley.parser.load: the parser itself
-    for pipeline in (Pipeline.load(str(tmp_path / "p.barley")), barley.load(str(tmp_path / "p.barley"))):
-        assert isinstance(pipeline, Pipeline) and pipeline.names == ["parse"]
+    pipeline = barley.load(str(tmp_path / "p.barley"))
+    assert isinstance(pipeline, Pipeline) and pipeline.names == ["parse"] and isinstance(pipeline.parser, Parser)
 
 
 def test_a_pipeline_without_a_tagger_refuses_untagged_input_and_plain_text(toy, tmp_path):

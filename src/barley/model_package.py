@@ -105,12 +105,12 @@ def build(model: str, name: str, out_dir: str, *, version: str = "1.0.0", licenc
     ``language``: the language's code (default: read from the manifest, :func:`barley.catalog.language_code`).
     """
     from barley.catalog import resolve
-    from barley.parser import model_from_files
+    from barley.pipeline import Pipeline
 
     name, version = _checked_name(name), _checked_version(version)
     path = resolve(model)
     manifest, arrays = model_file.read(path)
-    model_from_files(manifest, arrays, path)  # validated as any model is, by the loader
+    Pipeline.from_model(manifest, arrays, path)  # validated as any model is, by the loader
     licence = licence or manifest.get("shipped", {}).get("licence")
     if not licence:
         raise BarleyError("the model's manifest states no licence", path=path,

@@ -29,16 +29,16 @@ from barley.errors import BarleyError, InputError
 from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
-from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies
+from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
 from barley.featurize import Featurizer
-from barley.kinds import ParserKind, get_kind, kind_of, options_of
+from barley.kinds import ParserKind, get_kind, in_length_batches, kind_of, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
 from barley.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
-from barley.transforms import fit_forward
-from barley.tree import check_tree, label_table
+from barley.transforms import describe_transforms, fit_forward, of_manifest, write_back
+from barley.tree import check_tree, label_ids, label_table
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
 VOCABULARY_WARNING = {"UPOS": 100, "XPOS": 1000, "FEATS": 3000, "DEPREL": 500}
@@ -93,34 +93,18 @@ class Parser:
         return self.learner.scores(ids) if split_values is None else self.learner.scores(ids, split_values)
 
     def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them in input order, streaming.
-
-        Sentences are read ``SORT_WINDOW`` batches at a time and parsed in batches of
-        similar length, so that the lockstep steps are not spent on a few long sentences.
-        """
-        window: list[Sentence] = []
-        for sentence in sentences:
-            window.append(sentence)
-            if len(window) == batch_size * SORT_WINDOW:
-                yield from self._parse_window(window, batch_size)
-                window = []
-        if window:
-            yield from self._parse_window(window, batch_size)
-
-    def _parse_window(self, window: list[Sentence], batch_size: int) -> list[Sentence]:
-        order = sorted(range(len(window)), key=lambda k: len(window[k]))
-        for start in range(0, len(order), batch_size):
-            self._parse_batch([window[k] for k in order[start:start + batch_size]])
-        return window
+        """Parse sentences (in place) and yield them in input order, streaming: in batches of
+        ``batch_size`` sentences of similar length, read ``SORT_WINDOW`` batches ahead
+        (:func:`barley.kinds.in_length_batches`)."""
+        return in_length_batches(sentences, self._parse_batch, batch_size * SORT_WINDOW,
+                                 lambda order, _: [order[start:start + batch_size]
+                                                   for start in range(0, len(order), batch_size)])
 
     def _parse_batch(self, batch: list[Sentence]) -> list[Sentence]:
         compiled = self.compiled
         results = compiled.parse_batch(batch, self.stats) if compiled else parse_batch(self, batch, self.stats)
-        for sentence, (heads, label_ids) in zip(batch, results):
-            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
-            for transform in reversed(self.transforms):
-                heads, deprels = transform.inverse(heads, deprels)
-            sentence.set_tree(heads, deprels)
+        for sentence, (heads, labels) in zip(batch, results):
+            write_back(sentence, heads, [""] + [self.labels[label] for label in labels[1:]], self.transforms)
         return batch
 
     # --- model files ------------------------------------------------------------------
@@ -185,34 +169,8 @@ class Parser:
             base = SplitLearner if learner_name == "split" else learner_class(learner_name)
             learner = base.from_arrays(learner_info["params"], check.part(arrays, "learner."), n_classes=len(table),
                                        n_features=sizes["features"])
-            transforms = [_transform_from_json(entry) for entry in manifest.get("transforms", [])]
             return cls(system, features, vocabularies, labels, root_label, table,
-                       FeatureIndex(arrays["feature_keys"]), learner, split_feature, transforms, manifest)
-
-
-def _transform_from_json(entry: dict):
-    from barley import transforms
-
-    return transforms.from_json(entry)
-
-
-def load(path: str):
-    """Load a model file: a parser written by :func:`train` (of any kind), or a pipeline
-    (:mod:`barley.pipeline`, written by ``barley train --components``). ``path`` may also name
-    a shipped or installed model, or a language (:mod:`barley.catalog`)."""
-    from barley.catalog import resolve
-
-    path = resolve(path)
-    return model_from_files(*model_file.read(path), path)
-
-
-def model_from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
-    """A pipeline or a parser of any kind from a model file's manifest and arrays."""
-    if "pipeline" in manifest:
-        from barley.pipeline import Pipeline
-
-        return Pipeline.from_files(manifest, arrays, path)
-    return from_files(manifest, arrays, path)
+                       FeatureIndex(arrays["feature_keys"]), learner, split_feature, of_manifest(manifest), manifest)
 
 
 def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
@@ -407,8 +365,7 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
                       log: Callable[[str], None]) -> Parser:
     """Instances from the static oracle, then the learner fitted on them or (dynamic oracle)
     the perceptron trained by exploration on the trees the static oracle could build."""
-    label_id = {label: i for i, label in enumerate(plan.labels)}
-    id_trees = [(heads, [-1] + [label_id[d] for d in deprels[1:]]) for heads, deprels in trees]
+    id_trees = [(heads, ids) for (heads, _), ids in zip(trees, label_ids(trees, plan.labels))]
     found = collect_instances(plan.system, plan.featurizer, plan.classes, plan.root_label, sentences, id_trees,
                               outside_class)
     action = {"nearest": "trained on the oracle's nearest tree", "skip": "skipped"}[outside_class]
@@ -511,8 +468,6 @@ def evaluate_parser(parser: Parser, data: str | Iterable[Sentence]) -> dict:
 
 def describe_transition(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a transition-based parser."""
-    from barley.commands.info import describe_transforms, describe_vocabularies
-
     training, learner, system = manifest.get("training", {}), manifest.get("learner", {}), manifest.get("system", {})
     exploration = training.get("exploration")
     return [

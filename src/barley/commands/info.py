@@ -31,14 +31,6 @@ def describe(manifest: dict, features: bool = False) -> str:
     return "\n".join(lines)
 
 
-def describe_transforms(manifest: dict) -> str:
-    return f"transforms:  {', '.join(t.get('name', '?') for t in manifest.get('transforms', [])) or 'none'}"
-
-
-def describe_vocabularies(manifest: dict) -> str:
-    return "vocabulary:  " + ", ".join(f"{name} {len(values)}" for name, values in manifest.get("vocabularies", {}).items())
-
-
 def run(args) -> int:
     args.model = resolve(args.model)
     with loading(args.model, "barley"):  # a manifest of unexpected shape: one line, not a traceback

@@ -15,8 +15,10 @@ arrays without copies, and it is what spaCy, the nearest peer, compiles its pars
 with. Rust with PyO3 would need maturin and cargo's crates at build time.
 
 The compiled path is never required: when the module was not built or cannot be
-imported, or a parser's learner has no compiled scorer (the kernel SVM), barley says
-so once and parses with the reference path. ``BARLEY_NO_FAST=1`` asks for the
+imported, a parser's system has no code here (:data:`SYSTEMS`: a new system is one
+file and one registry line, and parses before anyone writes its branches in
+``_loop.pyx``), or its learner has no compiled scorer (the kernel SVM), barley says so
+once and parses with the reference path. ``BARLEY_NO_FAST=1`` asks for the
 reference path.
 """
 
@@ -71,6 +73,10 @@ def compile_parser(parser) -> CompiledParser | None:
     model's loader should have refused already, :mod:`barley.model_check`) is a ModelError."""
     module = loop_module()
     if module is None:
+        return None
+    if parser.system.name not in SYSTEMS:
+        _say_once(f"the compiled parsing loop does not know the transition system {parser.system.name!r}: "
+                  f"parsing takes the reference path")
         return None
     scorer = _scorer(parser.learner, parser.index.size, len(parser.classes))
     if isinstance(scorer, str):

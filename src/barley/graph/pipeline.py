@@ -17,13 +17,14 @@ import numpy as np
 
 from barley import __version__, model_check as check, model_file
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
+from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.graph.decoding import check_length, default_max_words
 from barley.graph.features import Tokens
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
-from barley.tree import label_table
+from barley.transforms import describe_transforms, of_manifest, write_back
+from barley.tree import label_ids, label_table
 
 
 @dataclass
@@ -69,15 +70,12 @@ class TrainedGraphParser:
                 continue
             check_length(sentence, self.max_words,
                          f"{('first', 'second')[self.graph.options.order - 1]}-order graph-based parser")
-            heads, label_ids, moves = self.graph.parse(self.tokens(sentence))
+            heads, labels, moves = self.graph.parse(self.tokens(sentence))
             self.stats.sentences += 1
             self.stats.words += len(sentence)
             self.stats.approximation_moves += moves
             heads = [int(h) for h in heads]
-            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
-            for transform in reversed(self.transforms):
-                heads, deprels = transform.inverse(heads, deprels)
-            sentence.set_tree(heads, deprels)
+            write_back(sentence, heads, [""] + [self.labels[label] for label in labels[1:]], self.transforms)
             yield sentence
 
     def save(self, path: str) -> None:
@@ -103,8 +101,6 @@ class TrainedGraphParser:
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:
         """A parser from the manifest and arrays of :meth:`to_files`, each checked first
         (:mod:`barley.model_check`)."""
-        from barley import transforms as transform_module
-
         with check.loading(path, "graph"):
             options = GraphOptions.from_json(manifest["graph"])
             labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
@@ -112,15 +108,13 @@ class TrainedGraphParser:
             upos, xpos = (Vocabulary(check.texts(vocabularies[name], f"the {name} vocabulary"))
                           for name in ("UPOS", "XPOS"))
             graph = GraphParser.from_arrays(options, arrays, n_labels=len(labels), n_upos=len(upos))
-            transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
-            return cls(graph, labels, upos, xpos, transforms, manifest)
+            return cls(graph, labels, upos, xpos, of_manifest(manifest), manifest)
 
 
 def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
                 options: GraphOptions, transforms: Sequence = (), log: Callable[[str], None]) -> TrainedGraphParser:
     """Fit a graph-based parser on (already transformed) gold trees of ``sentences``."""
     labels, _ = label_table(trees)
-    label_id = {label: i for i, label in enumerate(labels)}
     upos, xpos = build_vocabularies(sentences, ["UPOS", "XPOS"]).values()
     words = sum(len(s) for s in sentences)
     order = {1: "first order (arcs)", 2: "second order (arcs + adjacent siblings)"}[options.order]
@@ -130,9 +124,8 @@ def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str
         + f", averaged perceptron, {options.epochs} epochs, 2^{options.dims.bit_length() - 1} hashed weights")
     log(f"vocabularies: UPOS {len(upos) - 3}, XPOS {len(xpos) - 3}, DEPREL {len(labels)}")
     parser = TrainedGraphParser(GraphParser(options, len(labels), len(upos)), labels, upos, xpos, transforms)
-    data = [(parser.tokens(sentence), np.asarray(heads, dtype=np.int64),
-             np.array([-1] + [label_id[d] for d in deprels[1:]], dtype=np.int64))
-            for sentence, (heads, deprels) in zip(sentences, trees)]
+    data = [(parser.tokens(sentence), np.asarray(heads, dtype=np.int64), np.array(ids, dtype=np.int64))
+            for sentence, (heads, _), ids in zip(sentences, trees, label_ids(trees, labels))]
     started = time.perf_counter()
     per_epoch = _seconds_per_epoch(sentences, options)
     log(f"about {per_epoch:.0f} s per epoch, {per_epoch * options.epochs:.0f} s in all")
@@ -165,7 +158,6 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a graph-based parser."""
-    from barley.commands.info import describe_transforms, describe_vocabularies
     from barley.graph.decoding import describe as describe_decoding
 
     graph, training = manifest.get("graph", {}), manifest.get("training", {})

@@ -21,7 +21,8 @@ from barley.neural.fitting import (NeuralParser, checked_common, deterministic, 
                                    log_sizes, use_pretrained)
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.neural.trees import BiaffineParseStats, best_tree
-from barley.transforms import of_manifest
+from barley.transforms import of_manifest, write_back
+from barley.tree import label_ids
 
 
 class TrainedBiaffineParser(NeuralParser):
@@ -52,7 +53,7 @@ class TrainedBiaffineParser(NeuralParser):
             heads = best_tree(self.decoding, arc, self.stats)
             nodes = np.arange(1, len(heads))
             deprels = [""] + [self.labels[label] for label in best_label[heads[1:], nodes]]
-            self.set_tree(sentence, [int(h) for h in heads], deprels)
+            write_back(sentence, [int(h) for h in heads], deprels, self.transforms)
 
     # --- model files -------------------------------------------------------------------
 
@@ -105,10 +106,9 @@ def _fit(parser: TrainedBiaffineParser, sentences: list[Sentence], trees: list, 
          training: Training, dev: list[Sentence] | None, seed: int, log: Callable[[str], None],
          evaluate: Callable) -> dict:
     model, device = parser.model, parser.device
-    label_id = {label: i for i, label in enumerate(labels)}
     encoded = [parser.vocabularies.encode(sentence) for sentence in sentences]
-    gold = [(np.asarray(heads, dtype=np.int64), np.array([-1] + [label_id[d] for d in deprels[1:]]))
-            for heads, deprels in trees]
+    gold = [(np.asarray(heads, dtype=np.int64), np.array(ids))
+            for (heads, _), ids in zip(trees, label_ids(trees, labels))]
     rng = np.random.default_rng(seed)
 
     def step(indices: list[int]) -> torch.Tensor:

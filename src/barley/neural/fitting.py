@@ -32,7 +32,7 @@ class NeuralParser:
     """A trained neural parser: its model, the encoder's vocabularies, labels and transforms.
 
     A subclass names its ``kind``, parses a batch (``_parse_batch``, writing trees back with
-    :meth:`set_tree`), gives its own manifest entries (``own_manifest``) and restores itself
+    :func:`barley.transforms.write_back`), gives its own manifest entries (``own_manifest``) and restores itself
     (``from_files``, inside :func:`barley.model_check.loading`, its weights read by
     :func:`barley.model_check.weights_of`).
     """
@@ -54,12 +54,6 @@ class NeuralParser:
 
     def _parse_batch(self, batch: list[Sentence]) -> None:
         raise NotImplementedError
-
-    def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
-        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
-        for transform in reversed(self.transforms):
-            heads, deprels = transform.inverse(heads, deprels)
-        sentence.set_tree(heads, deprels)
 
     def save(self, path: str) -> None:
         model_file.write(path, *self.to_files())

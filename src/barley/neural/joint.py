@@ -34,6 +34,7 @@ from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded,
 from barley.neural.options import BiaffineOptions, EncoderOptions
 from barley.neural.trees import BiaffineParseStats, best_tree
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, lemma_dictionaries
+from barley.transforms import write_back
 
 HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
 """The tagging heads and the column each fills (the lemma head's classes are edit rules)."""
@@ -138,10 +139,7 @@ class Annotator:
         for sentence, tree in zip(sentences, heads):
             deprels = [""] + [self.tables.labels[label] for label in labels[start:start + len(sentence)]]
             start += len(sentence)
-            tree = tree.tolist()
-            for transform in reversed(self.transforms):
-                tree, deprels = transform.inverse(tree, deprels)
-            sentence.set_tree(tree, deprels)
+            write_back(sentence, tree.tolist(), deprels, self.transforms)
 
     def _tree(self, arcs: np.ndarray) -> np.ndarray:
         arc = arcs.T.astype(np.float64)  # [head, dependent], as the decoders read it

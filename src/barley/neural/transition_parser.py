@@ -34,9 +34,9 @@ from barley.neural.options import EncoderOptions, Training, TransitionOptions
 from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
-from barley.systems.base import Action, OracleError, State, TransitionSystem, run_oracle
-from barley.training import Classes, Oracle, zero_cost_classes
-from barley.transforms import of_manifest
+from barley.systems.base import Action, State, TransitionSystem, run_oracle
+from barley.training import Classes, Oracle
+from barley.transforms import of_manifest, write_back
 
 
 def position_index(row: Callable, states: Sequence[State], waiting: list[int], offsets: np.ndarray,
@@ -86,10 +86,10 @@ class Learn(BatchScorer):
     static oracle; records per step the positions, legal and target classes (:meth:`recorded`)."""
 
     def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int,
-                 states: Sequence[State], oracles: Sequence[Oracle], dynamic: bool, p: float,
-                 rng: np.random.Generator):
+                 states: Sequence[State], oracles: Sequence[Oracle], sentences: Sequence[Sentence], dynamic: bool,
+                 p: float, rng: np.random.Generator):
         super().__init__(parser, parts, longest, states)
-        self.oracles, self.dynamic, self.p, self.rng = oracles, dynamic, p, rng
+        self.oracles, self.sentences, self.dynamic, self.p, self.rng = oracles, sentences, dynamic, p, rng
         self.indices: list[np.ndarray] = []
         self.legal: list[np.ndarray] = []
         self.targets: list[np.ndarray] = []
@@ -104,26 +104,15 @@ class Learn(BatchScorer):
         if self.dynamic:
             scores = np.where(allowed, self.scores(index), -np.inf)
             for i, k in enumerate(waiting):
-                state, costs = self.states[k], self.oracles[k].costs
-                per_move = costs(state)
-                zero = zero_cost_classes(classes, costs, state, per_move)
-                target[i, zero] = True
-                predicted = int(scores[i].argmax())
-                if target[i, predicted]:
-                    chosen.append(predicted)
-                    continue
-                self.mistakes += 1
-                if self.rng.random() < self.p and costs.explorable(state, classes.actions[predicted][0], per_move):
-                    self.explored += 1
-                    chosen.append(predicted)
-                else:
-                    chosen.append(zero[int(scores[i, zero].argmax())])
+                prediction = self.oracles[k].predict(classes, self.states[k], scores[i], int(scores[i].argmax()),
+                                                     self.p, self.rng)
+                target[i, prediction.zero] = True
+                chosen.append(prediction.to_follow)
+                self.mistakes += prediction.mistake
+                self.explored += prediction.explored
         else:
             for i, k in enumerate(waiting):
-                chosen.append(classes.of(*self.oracles[k].next(self.states[k])))
-                if not allowed[i, chosen[-1]]:
-                    raise OracleError(f"{classes.system.name} static oracle chose an illegal "
-                                      f"{classes.system.moves[classes.actions[chosen[-1]][0]]}: a bug in barley")
+                chosen.append(classes.of(*self.oracles[k].legal_next(self.states[k], legal_rows[i], self.sentences[k])))
                 target[i, chosen[-1]] = True
         self.indices.append(index)
         self.legal.append(allowed)
@@ -175,7 +164,8 @@ class NeuralTransitionParser(NeuralParser):
             stats.words += len(sentence)
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
-            self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]])
+            write_back(sentence, list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]],
+                       self.transforms)
 
     # --- model files -------------------------------------------------------------------
 
@@ -241,7 +231,8 @@ def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[in
             with torch.no_grad():
                 parts = model.parts(vectors.detach())
             states = [system.initial(len(trees[k][0]) - 1) for k in indices]
-            policy = Learn(parser, parts, longest, states, [oracles[k] for k in indices], dynamic,
+            policy = Learn(parser, parts, longest, states, [oracles[k] for k in indices],
+                           [sentences[k] for k in indices], dynamic,
                            explore_p if epoch["number"] > explore_after else 0.0, rng)
             advance(system, states, policy)
             for name in ("steps", "mistakes", "explored"):

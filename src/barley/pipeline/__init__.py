@@ -250,11 +250,16 @@ class Pipeline:
         if self._parser is not None:
             self._parser.stats = value
 
+    @property
+    def parser(self):
+        """The parser of its ``parse`` component (of any kind), or None without one."""
+        return self["parse"].parser if "parse" in self else None
+
     def limit_words(self, max_words: int) -> None:
         """Refuse sentences longer than ``max_words`` (``barley parse --max-words``): a limit of the
         parsers whose cost grows faster than the sentence, graph-based and biaffine
         (:mod:`barley.graph.decoding`); other parsers have none to set."""
-        parser = self["parse"].parser if "parse" in self else None
+        parser = self.parser
         if not hasattr(parser, "max_words"):
             raise BarleyError("--max-words limits graph-based and biaffine parsers, whose time and memory grow "
                               "faster than the sentence; this model has "
@@ -509,12 +514,25 @@ class Pipeline:
 
     @classmethod
     def load(cls, path: str) -> Pipeline:
-        """A pipeline model file; a parser model file is read as a pipeline of one parser."""
-        from barley.parser import load
+        """The one loader of model files (``barley.load``, ``barley parse`` with or without ``--jobs``,
+        the Dask workers, ``barley serve``): a pipeline model file, or a parser model file (of any kind)
+        as a pipeline of one parser, so that every entry point parses through :meth:`parse` and
+        its checks. ``path`` may also name a shipped or installed model, or a language
+        (:mod:`barley.catalog`)."""
+        from barley.catalog import resolve
 
-        pipeline = cls.of(load(path))
+        path = resolve(path)
+        pipeline = cls.from_model(*model_file.read(path), path)
         pipeline.path = path
         return pipeline
+
+    @classmethod
+    def from_model(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Pipeline:
+        """The pipeline of a model file's manifest and arrays (:meth:`load`, for a caller that has read
+        them already): a pipeline's own, or a parser's as a pipeline of one parser."""
+        if "pipeline" in manifest:
+            return cls.from_files(manifest, arrays, path)
+        return cls.of(component_class("parse").from_files(manifest, arrays, path).parser)
 
     @classmethod
     def of(cls, model) -> Pipeline:

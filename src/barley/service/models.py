@@ -16,7 +16,6 @@ from barley.catalog import resolve
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
-from barley.parser import model_from_files
 from barley.pipeline import Pipeline, require_component
 from barley.service.inputs import INPUT_FORMATS, input_formats, read_input
 from barley.service.limits import Limits
@@ -30,7 +29,8 @@ shipped model) is built before the first request, not during it."""
 
 @dataclass
 class ServedModel:
-    """One loaded model, as a pipeline. Tokenizing and parsing go through a lock: a parser keeps
+    """One loaded model, as a pipeline (:meth:`Pipeline.load`'s, whatever the file holds: the CLI's
+    checks apply). Tokenizing and parsing go through a lock: a parser keeps
     running counts (and the transition parser batch state), so one request at a time uses it;
     the server still accepts and reads other requests meanwhile."""
 
@@ -96,7 +96,7 @@ class ModelRegistry:
         self.models = {}
         for name, path in specs:
             manifest, arrays = model_file.read(path)  # once: the parser and its description
-            pipeline = Pipeline.of(model_from_files(manifest, arrays, path))
+            pipeline = Pipeline.from_model(manifest, arrays, path)
             require_component(pipeline.names, "parse", path, ", so barley serve cannot parse with it")
             self.models[name] = ServedModel(name, path, pipeline, manifest)
             self.models[name].warm_up()
