@@ -229,6 +229,10 @@ class TransitionSystem(ABC):
     exploration_oracle: bool = False
     """True when :meth:`costs` may drive training by exploration (every exact system,
     and the static–dynamic oracle of swap); see the module docstring."""
+    keeps_partial_gold: bool = False
+    """True when :meth:`move_costs` stays exact for a *partial* gold tree (heads -1 for the words
+    without a gold head): what ``barley parse --keep-arcs`` steers by (:mod:`barley.constraints`);
+    checked against brute force in ``tests/test_constraints.py``."""
 
     def costs(self, heads: Sequence[int], labels: Sequence[int]) -> Costs:
         """The dynamic oracle for one gold tree (built once per tree, like :meth:`oracle`).

@@ -147,6 +147,7 @@ class CovingtonNonProjective(Covington):
     tree_class = "any"
     dynamic_oracle = True
     exploration_oracle = True
+    keeps_partial_gold = True
     right_arc_shifts = False  # RIGHT-ARC keeps j in β
 
     def legal(self, state: CovingtonState) -> list[bool]:
@@ -237,6 +238,8 @@ class CovingtonNonProjective(Covington):
                     parent[d] = built[d]
                     continue
                 g = heads[d]
+                if g == -1:  # a partial gold tree (given arcs): d is free
+                    continue
                 far, near = (d, g) if g < d else (g, d)
                 if (far > j or (far == j and near <= last)) and (g != 0 or root_free) and forest.root(g) != d:
                     parent[d], reach[d] = g, True

@@ -1,0 +1,210 @@
+"""Given and forbidden arcs (``barley parse --keep-arcs``, :mod:`barley.constraints`): theorems as tests.
+
+* For every system that steers by its dynamic-oracle costs against a *partial* gold tree
+  (``keeps_partial_gold``), those costs equal the brute-force loss over all completions, on
+  random trees with random subsets of their arcs given and random configurations;
+* following any actions the guide allows, from the initial configuration, ends in a tree that
+  holds every given arc the system can build, with its label;
+* the buildable subset is a largest one (brute force over subsets), and graph decoders given
+  the constrained scores return a tree that holds the kept arcs and no forbidden arc;
+* bad constraints are one-line errors naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from random_trees import any_tree, draw_ints, projective_tree
+from test_dynamic_oracles import NO_SHRINK, BruteForce, key, random_configuration
+
+from barley.conllu import Sentence
+from barley.constraints import (FREE, ArcOptions, SentenceArcs, TransitionGuide, buildable,
+                                constrained_scores, write_tree)
+from barley.errors import InputError
+from barley.graph.decoding import decode
+from barley.graph.model import GraphOptions, Scores
+from barley.systems import REGISTRY, get_system
+from barley.tree import check_tree, is_projective
+
+GUIDED = sorted(name for name in REGISTRY if get_system(name).keeps_partial_gold)
+MAX_WORDS = {"covington-nonprojective": 5}
+
+
+class PartialBruteForce(BruteForce):
+    """The least number of *given* arcs lost over all completions (free words: no loss)."""
+
+    def lost(self, state) -> int:
+        return sum(state.heads[d] != h for d, h in enumerate(self.heads) if d and h != FREE)
+
+
+def random_given(draw_int, n: int, single_root: bool, tree_class: str, forbid: bool = False) -> SentenceArcs:
+    """A random tree's arcs, each given with probability 1/2 (labels 1..3 or none), the ones the
+    class cannot build left out; with ``forbid``, a few random arcs that are no given arc forbidden."""
+    heads = any_tree(draw_int, n, single_root) if draw_int(0, 1) else projective_tree(draw_int, n, single_root)
+    given = [FREE] + [h if draw_int(0, 1) else FREE for h in heads[1:]]
+    labels = [-1] + [draw_int(1, 3) if given[d] != FREE and draw_int(0, 1) else -1 for d in range(1, n + 1)]
+    words = [[str(d), "w", "_", "_", "_", "_", "_", "_", "_", "_"] for d in range(1, n + 1)]
+    arcs = SentenceArcs(given, labels, [None if label == -1 else str(label) for label in labels], set(),
+                        Sentence([], words))
+    arcs.dropped = buildable(given, tree_class)
+    if forbid:
+        for _ in range(draw_int(0, n)):
+            h, d = draw_int(0, n), draw_int(1, n)
+            if h != d and heads[d] != h and given[d] == FREE:
+                arcs.forbidden.add((h, d))
+    return arcs
+
+
+@pytest.mark.parametrize("single_root", [False, True], ids=["multi-root", "single-root"])
+@pytest.mark.parametrize("name", GUIDED)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK)
+@given(data=st.data())
+def test_partial_gold_costs_are_the_brute_force_loss(name, single_root, data):
+    system = get_system(name, single_root=single_root)
+    n = data.draw(st.integers(1, MAX_WORDS.get(name, 7)), label="n")
+    arcs = random_given(draw_ints(data), n, single_root, system.tree_class)
+    heads = arcs.kept_heads()
+    costs = system.move_costs(heads, [-1] * len(heads))
+    brute = PartialBruteForce(system, heads, [-1] * len(heads))
+    state = random_configuration(system, n, data)
+    if system.is_terminal(state):
+        return
+    here = brute.loss(state)
+    per_move = costs(state)
+    for move, ok in enumerate(system.legal(state)):
+        if ok:
+            expected = brute.loss(brute.after(state, move, 1)) - here
+            assert per_move[move] == expected, (f"{name}: {system.moves[move]} costs {per_move[move]}, brute force "
+                                                f"{expected}; given {heads}, state {key(state)}")
+
+
+def guided_parse(system, arcs: SentenceArcs, rng: random.Random) -> tuple[list[int], list[int]]:
+    """Random allowed actions from the initial configuration to the end (a model's scores are
+    arbitrary), then the system's finalize."""
+    moves = len(system.moves)
+    classes = np.array([(m, label) for m in range(moves) for label in (range(4) if system.labeled[m] else [-1])])
+    guide = TransitionGuide(system, arcs)
+    state = system.initial(arcs.n)
+    while not system.is_terminal(state):
+        allowed = guide.allowed(state, system.legal(state), classes[:, 0], classes[:, 1])
+        move, label = classes[rng.choice(np.flatnonzero(allowed).tolist())]
+        system.apply(state, int(move), int(label))
+    system.finalize(state, 0)
+    return state.heads, state.labels
+
+
+@pytest.mark.parametrize("single_root", [False, True], ids=["multi-root", "single-root"])
+@pytest.mark.parametrize("name", GUIDED)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1))
+def test_guided_parses_keep_every_buildable_given_arc(name, single_root, data, seed):
+    system = get_system(name, single_root=single_root)
+    arcs = random_given(draw_ints(data), data.draw(st.integers(1, 14), label="n"), single_root,
+                        system.tree_class, forbid=True)
+    heads, labels = guided_parse(system, arcs, random.Random(seed))
+    assert check_tree(heads, single_root) is None
+    for d, h in enumerate(arcs.kept_heads()):
+        if d and h != FREE:
+            assert heads[d] == h, f"{name}: given {h} → {d} lost; given {arcs.heads}, built {heads}"
+            assert arcs.labels[d] in (-1, labels[d]), f"{name}: the label of {d} is {labels[d]}, given {arcs.labels[d]}"
+
+
+def projective_trees(n: int) -> list[list[int]]:
+    """Every projective tree over n words (brute force over all head lists)."""
+    return [[-1, *heads] for heads in itertools.product(range(n + 1), repeat=n)
+            if check_tree([-1, *heads]) is None and is_projective([-1, *heads])]
+
+
+PROJECTIVE_TREES = {n: projective_trees(n) for n in range(1, 6)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_buildable_keeps_arcs_of_one_projective_tree_and_drops_none_needlessly(data):
+    draw = draw_ints(data)
+    n = data.draw(st.integers(1, 5))
+    heads = any_tree(draw, n, False)
+    given = [FREE] + [h if draw(0, 3) else FREE for h in heads[1:]]
+    dropped = buildable(given, "projective")
+
+    def fits(arcs: list[int]) -> bool:
+        return any(all(h == FREE or tree[d] == h for d, h in enumerate(arcs)) for tree in PROJECTIVE_TREES[n])
+
+    kept = [FREE if d in dropped else h for d, h in enumerate(given)]
+    assert fits(kept), f"kept {kept} of {given}: in no projective tree"
+    assert not dropped or not fits(given), f"dropped {dropped} of {given}, which fits a projective tree"
+    assert buildable(given, "any") == []
+
+
+@pytest.mark.parametrize("decoder", ["eisner", "mst", "eisner+npa"])
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1))
+def test_graph_decoders_keep_the_given_arcs(decoder, data, seed):
+    single_root = data.draw(st.booleans())
+    options = GraphOptions(decoder=decoder, single_root=single_root)
+    arcs = random_given(draw_ints(data), data.draw(st.integers(1, 12)), single_root,
+                        "any" if decoder == "mst" else "projective", forbid=True)
+    scores = np.random.default_rng(seed).normal(size=(arcs.n + 1, arcs.n + 1))
+    heads, _ = decode(options, Scores(None, None, None, arc=constrained_scores(scores, arcs)))
+    heads = [int(h) for h in heads]
+    assert check_tree(heads, single_root) is None
+    for d, h in enumerate(arcs.kept_heads()):
+        assert h == FREE or heads[d] == h, f"{decoder}: given {h} → {d}, decoded {heads}"
+    assert not {(heads[d], d) for d in range(1, arcs.n + 1)} & arcs.forbidden
+
+
+# --- reading the constraints --------------------------------------------------------------
+
+LABELS = ["root", "nsubj", "obj", "punct"]
+
+
+def sentence(rows: str) -> Sentence:
+    words = [line.split() for line in rows.strip().splitlines()]
+    return Sentence(["# sent_id = s1"], [[w[0], f"w{w[0]}", "_", "X", "_", "_", w[1], w[2], "_", "_"] for w in words],
+                    line=10, source="in.conllu")
+
+
+@pytest.mark.parametrize("rows, message", [
+    ("1 2 _\n2 3 _\n3 1 _", "in.conllu:11: the given arcs form a cycle: 1 → 2 → 3 → 1"),
+    ("1 0 root\n2 0 root\n3 _ _", "in.conllu:12: two given roots"),
+    ("1 _ nsubj\n2 0 root", "in.conllu:11: word 1 has a DEPREL (nsubj) but no HEAD"),
+    ("1 2 dobj\n2 0 root", "in.conllu:11: the model does not know the label 'dobj' of word 1"),
+])
+def test_bad_given_arcs_are_one_line_errors(rows, message):
+    with pytest.raises(InputError) as error:
+        ArcOptions().of(sentence(rows), LABELS)
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+
+
+def test_the_forbid_file(tmp_path):
+    from barley.constraints import ForbiddenArcs
+
+    path = tmp_path / "forbid.txt"
+    path.write_text("# forbidden\ns1 0 1\n\ns1 1 2  # a comment\n")
+    arcs = ArcOptions(keep=False, forbid=ForbiddenArcs(str(path))).of(sentence("1 _ _\n2 _ _"), LABELS)
+    assert arcs.forbidden == {(0, 1), (1, 2)}
+    for text, message in [("s1 0\n", ":1: expected SENT_ID HEAD DEPENDENT"), ("s1 2 2\n", ":1: 2 → 2 is no arc")]:
+        path.write_text(text)
+        with pytest.raises(InputError, match=message):
+            ForbiddenArcs(str(path))
+    path.write_text("s1 0 1\ns2 0 1\n")
+    options = ArcOptions(forbid=ForbiddenArcs(str(path)))
+    options.of(sentence("1 _ _\n2 _ _"), LABELS)
+    with pytest.raises(InputError, match=r"forbid.txt:2: no sentence with sent_id s2"):
+        options.done()
+    path.write_text("s1 2 1\n")
+    with pytest.raises(InputError, match="both given and forbidden"):
+        ArcOptions(forbid=ForbiddenArcs(str(path))).of(sentence("1 2 _\n2 0 _"), LABELS)
+
+
+def test_write_tree_refuses_a_lost_given_arc():
+    arcs = ArcOptions().of(sentence("1 2 nsubj\n2 0 root"), LABELS)
+    target = sentence("1 _ _\n2 _ _")
+    write_tree(target, [-1, 2, 0], ["", "nsubj", "root"], arcs=arcs)
+    with pytest.raises(AssertionError, match="not kept"):
+        write_tree(target, [-1, 0, 1], ["", "root", "nsubj"], arcs=arcs)
