@@ -294,13 +294,15 @@ def _most_non_crossing(arcs: list[tuple[int, int, int]]) -> list[int]:
     return sorted(d for _, _, d in arcs if d not in kept)
 
 
-def settle(arcs: SentenceArcs | None, tree_class: str, strict: bool, parser: str) -> None:
+def settle(arcs: SentenceArcs | None, tree_class: str, strict: bool, parser: str, transforms: Sequence = ()) -> None:
     """Leave out (``arcs.dropped``) the given arcs a parser of ``tree_class`` cannot build, saying
-    so in one line on stderr; with ``strict``, refuse instead."""
+    so in one line (a warning); with ``strict``, refuse instead. Behind ``transforms`` they only
+    steer the parse (the transformed tree need not hold them): every given arc is enforced after
+    the inverse transforms (:func:`write_tree`), so nothing is said."""
     if arcs is None:
         return
     arcs.dropped = buildable(arcs.heads, tree_class)
-    if not arcs.dropped:
+    if not arcs.dropped or transforms:
         return
     words = ", ".join(f"{arcs.heads[d]} → {d}" for d in arcs.dropped)
     sentence = arcs.sentence
@@ -426,6 +428,7 @@ def write_tree(sentence: Sentence, heads: list[int], deprels: list[str], transfo
         heads, deprels = transform.inverse(heads, deprels)
     if arcs is not None:
         if transforms:
+            arcs.dropped = []  # what the transformed tree could not hold is enforced now
             enforce(heads, deprels, arcs, single_root)
         _check_kept(heads, deprels, arcs)
     sentence.set_tree(heads, deprels)

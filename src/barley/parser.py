@@ -25,6 +25,7 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.batch import ParseStats, parse_batch
 from barley.conllu import Sentence, read
+from barley.constraints import ArcOptions, SentenceArcs, guides, require_support, settle, write_tree
 from barley.errors import BarleyError, InputError
 from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
@@ -92,35 +93,49 @@ class Parser:
         data split, :meth:`Featurizer.ids`) go to the split learner alone."""
         return self.learner.scores(ids) if split_values is None else self.learner.scores(ids, split_values)
 
-    def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE) -> Iterator[Sentence]:
+    def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE,
+              arcs: ArcOptions | None = None) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them in input order, streaming.
 
         Sentences are read ``SORT_WINDOW`` batches at a time and parsed in batches of
         similar length, so that the lockstep steps are not spent on a few long sentences.
+        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`);
+        sentences that have some are parsed by the reference path.
         """
+        require_support(self.system, arcs)
         window: list[Sentence] = []
         for sentence in sentences:
             window.append(sentence)
             if len(window) == batch_size * SORT_WINDOW:
-                yield from self._parse_window(window, batch_size)
+                yield from self._parse_window(window, batch_size, arcs)
                 window = []
         if window:
-            yield from self._parse_window(window, batch_size)
+            yield from self._parse_window(window, batch_size, arcs)
 
-    def _parse_window(self, window: list[Sentence], batch_size: int) -> list[Sentence]:
+    def _parse_window(self, window: list[Sentence], batch_size: int, arcs: ArcOptions | None) -> list[Sentence]:
         order = sorted(range(len(window)), key=lambda k: len(window[k]))
         for start in range(0, len(order), batch_size):
-            self._parse_batch([window[k] for k in order[start:start + batch_size]])
+            batch = [window[k] for k in order[start:start + batch_size]]
+            given = [arcs.of(sentence, self.labels) if arcs else None for sentence in batch]
+            free = [k for k, g in enumerate(given) if g is None]
+            if free:
+                self._parse_batch([batch[k] for k in free], [None] * len(free))
+            constrained = [k for k, g in enumerate(given) if g is not None]
+            if constrained:
+                for k in constrained:
+                    settle(given[k], self.system.tree_class, arcs.strict, f"{self.system.name} system", self.transforms)
+                self._parse_batch([batch[k] for k in constrained], [given[k] for k in constrained])
         return window
 
-    def _parse_batch(self, batch: list[Sentence]) -> list[Sentence]:
-        compiled = self.compiled
-        results = compiled.parse_batch(batch, self.stats) if compiled else parse_batch(self, batch, self.stats)
-        for sentence, (heads, label_ids) in zip(batch, results):
+    def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
+        """Parse ``batch``; sentences with ``given`` arcs by the reference path (the compiled loop
+        takes no constraints), guided by them (:class:`barley.constraints.TransitionGuide`)."""
+        compiled = self.compiled if not any(given) else None
+        results = (compiled.parse_batch(batch, self.stats) if compiled
+                   else parse_batch(self, batch, self.stats, guides(self.system, given)))
+        for sentence, (heads, label_ids), arcs in zip(batch, results, given):
             deprels = [""] + [self.labels[label] for label in label_ids[1:]]
-            for transform in reversed(self.transforms):
-                heads, deprels = transform.inverse(heads, deprels)
-            sentence.set_tree(heads, deprels)
+            write_tree(sentence, heads, deprels, self.transforms, arcs, self.system.single_root)
         return batch
 
     # --- model files ------------------------------------------------------------------
