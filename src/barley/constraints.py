@@ -49,13 +49,12 @@ FREE = -1
 class ForbiddenArcs:
     """The arcs of a ``--forbid`` file, by sentence id (see the module docstring)."""
 
-    def __init__(self, path: str):
+    def __init__(self, text: str, path: str):
+        """The arcs of ``text`` in the file format; ``path`` names it in errors."""
         self.path = path
         self.by_sentence: dict[str, list[tuple[int, int, int]]] = {}
         self.used: set[str] = set()
-        from barley.conllu import read_text
-
-        for number, text in enumerate(read_text(path).splitlines(), 1):
+        for number, text in enumerate(text.splitlines(), 1):
             fields = text.split("#", 1)[0].split()
             if not fields:
                 continue
@@ -67,6 +66,12 @@ class ForbiddenArcs:
                 raise InputError(f"{head} → {dependent} is no arc", path=path, line=number,
                                  fix="the dependent is a word 1..n, the head 0..n and another node")
             self.by_sentence.setdefault(sent_id, []).append((head, dependent, number))
+
+    @classmethod
+    def read(cls, path: str) -> ForbiddenArcs:
+        from barley.conllu import read_text
+
+        return cls(read_text(path), path)
 
     def of(self, sentence: Sentence) -> list[tuple[int, int, int]]:
         """The forbidden arcs of ``sentence``: (head, dependent, line in the file)."""
@@ -115,20 +120,6 @@ class SentenceArcs:
         for d in self.dropped:
             heads[d] = FREE
         return heads
-
-    def allowed(self) -> np.ndarray:
-        """``allowed[h, d]``: may the arc h → d appear? (n+1 × n+1; no arc into 0 or onto itself)"""
-        n = self.n
-        allowed = np.ones((n + 1, n + 1), dtype=bool)
-        allowed[:, 0] = False
-        np.fill_diagonal(allowed, False)
-        for d, h in enumerate(self.kept_heads()):
-            if d and h != FREE:
-                allowed[:, d] = False
-                allowed[h, d] = True
-        for h, d in self.forbidden:
-            allowed[h, d] = False
-        return allowed
 
     def line_of(self, word: int) -> int:
         """The line of word ``word`` in the sentence's file."""
@@ -317,20 +308,40 @@ def settle(arcs: SentenceArcs | None, tree_class: str, strict: bool, parser: str
 
 # --- graph-based parsers -----------------------------------------------------------------
 
+def decoder_class(options) -> str:
+    """The trees a graph decoder (``options.decoder``) returns: any for Chu-Liu-Edmonds; projective
+    for Eisner, and for Eisner with the non-projective approximation, whose moves never undo a
+    kept given arc but are not sure to build a crossing one."""
+    return "any" if options.decoder == "mst" else "projective"
+
+
 def constrained_scores(arc: np.ndarray, arcs: SentenceArcs, sibling: np.ndarray | None = None) -> np.ndarray:
-    """``arc[h, d]`` (float64) with every arc that contradicts a kept given arc or is forbidden
-    scored below what any tree without one can lose: a tree holding k ≥ 1 such arcs scores less
-    than every tree holding none (the spread of ``sibling``, second-order scores, is counted
-    too), so a decoder returns a tree without them whenever its class has one."""
+    """``arc[h, d]`` (float64) with every forbidden arc scored below what any tree without one can
+    lose, and every arc that contradicts a kept given arc (another head of a given word) below
+    what any tree without one can lose even with forbidden arcs: so a decoder returns a tree with
+    all kept given arcs whenever its class has one, and without forbidden arcs whenever it can
+    (the spread of ``sibling``, second-order scores, is counted too)."""
     arc = np.asarray(arc, dtype=np.float64)
     finite = arc[np.isfinite(arc)]
-    spread = float(finite.max() - finite.min()) if finite.size else 0.0
+    top, bottom = (float(finite.max()), float(finite.min())) if finite.size else (0.0, 0.0)
+    spread = top - bottom
     if sibling is not None:
         finite_sibling = sibling[np.isfinite(sibling)]
         if finite_sibling.size:
             spread += float(finite_sibling.max() - finite_sibling.min())
-    low = (float(finite.min()) if finite.size else 0.0) - (len(arc) + 1) * (spread + 1.0)
-    return np.where(arcs.allowed(), arc, np.minimum(arc, low))
+    words = len(arc) + 1
+    forbidden_score = bottom - words * (spread + 1.0)
+    contradicting_score = forbidden_score - words * (top - forbidden_score + spread + 1.0)
+    contradicting = np.zeros(arc.shape, dtype=bool)
+    for d, h in enumerate(arcs.kept_heads()):
+        if d and h != FREE:
+            contradicting[:, d] = True
+            contradicting[h, d] = False
+    forbidden = np.zeros(arc.shape, dtype=bool)
+    for h, d in arcs.forbidden:
+        forbidden[h, d] = True
+    arc = np.where(forbidden, np.minimum(arc, forbidden_score), arc)
+    return np.where(contradicting, np.minimum(arc, contradicting_score), arc)
 
 
 def labels_kept(label_ids: Sequence[int], arcs: SentenceArcs | None) -> list[int]:

@@ -168,7 +168,7 @@ def _arc_options(args):
         return None
     from barley.constraints import ArcOptions, ForbiddenArcs
 
-    return ArcOptions(keep=bool(keep), strict=bool(strict), forbid=ForbiddenArcs(forbid) if forbid else None)
+    return ArcOptions(keep=bool(keep), strict=bool(strict), forbid=ForbiddenArcs.read(forbid) if forbid else None)
 
 
 def _check_model(args, components: list[str]) -> None:

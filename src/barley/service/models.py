@@ -33,9 +33,12 @@ class ServedModel:
     manifest: dict
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def parse(self, sentences: list[Sentence]) -> list[Sentence]:
+    def parse(self, sentences: list[Sentence], arcs=None) -> list[Sentence]:
+        """``arcs``: given and forbidden arcs (:class:`barley.constraints.ArcOptions`)."""
         with self.lock:
-            return list(self.parser.parse(sentences))
+            if arcs is None:
+                return list(self.parser.parse(sentences))
+            return list(Pipeline.of(self.parser).parse(sentences, arcs=arcs))
 
     def describe(self) -> dict:
         manifest = self.manifest
