@@ -335,3 +335,21 @@ def test_the_parse_command(tmp_path, capsys):
     train(str(train_path), system="swap-eager", **QUIET).save(str(swap))
     assert cli.main(["parse", "-m", str(swap), str(given), "-o", str(out), "--keep-arcs", "-q", "--force"]) == 2
     assert "the swap-eager system has no rule yet" in capsys.readouterr().err
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_enforce_puts_the_given_arcs_into_any_tree(data):
+    """After an inverse transform the tree may have moved given words: :func:`enforce` puts every
+    given arc back (crossing ones too) and still returns a tree, with a single root if asked."""
+    from barley.constraints import enforce
+
+    draw = draw_ints(data)
+    n, single_root = data.draw(st.integers(1, 10)), data.draw(st.booleans())
+    arcs = random_given(draw, n, single_root, "any")
+    heads = any_tree(draw, n, single_root)
+    deprels = [""] + ["x"] * n
+    enforce(heads, deprels, arcs, single_root)
+    assert check_tree(heads, single_root) is None, heads
+    for d, h in enumerate(arcs.heads):
+        assert h == FREE or (heads[d] == h and deprels[d] == (arcs.deprels[d] or "x"))
