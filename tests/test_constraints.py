@@ -69,7 +69,7 @@ def test_partial_gold_costs_are_the_brute_force_loss(name, single_root, data):
     n = data.draw(st.integers(1, MAX_WORDS.get(name, 7)), label="n")
     arcs = random_given(draw_ints(data), n, single_root, system.tree_class)
     heads = arcs.kept_heads()
-    costs = system.move_costs(heads, [-1] * len(heads))
+    costs = system.given_arc_costs(heads)
     brute = PartialBruteForce(system, heads, [-1] * len(heads))
     state = random_configuration(system, n, data)
     if system.is_terminal(state):
@@ -241,6 +241,7 @@ def _model(kind: str, train_path):
                               jackknife=None, record_time=False, **QUIET)
     options = {
         "arc-eager": dict(system="arc-eager"), "arc-hybrid": dict(system="arc-hybrid"),
+        "arc-standard": dict(system="arc-standard"), "stack-projective": dict(system="stack-projective"),
         "covington-nonprojective": dict(system="covington-nonprojective"),
         "arc-eager+pseudo-projective": dict(system="arc-eager", transforms=[PseudoProjective()]),
         "graph-mst": dict(parser="graph", decoder="mst", epochs=1),
@@ -251,7 +252,7 @@ def _model(kind: str, train_path):
     return Pipeline.of(train(str(train_path), **options, **QUIET))
 
 
-KINDS = ["arc-eager", "arc-hybrid", "covington-nonprojective", "arc-eager+pseudo-projective", "graph-mst",
+KINDS = ["arc-eager", "arc-hybrid", "arc-standard", "stack-projective", "covington-nonprojective", "arc-eager+pseudo-projective", "graph-mst",
          "graph-eisner", "biaffine", "neural-transition", "joint"]
 
 

@@ -369,8 +369,7 @@ class TransitionGuide:
 
     def __init__(self, system, arcs: SentenceArcs):
         self.system, self.arcs = system, arcs
-        heads = arcs.kept_heads()
-        self.costs = system.move_costs(heads, [-1] * len(heads))
+        self.costs = system.given_arc_costs(arcs.kept_heads())
 
     def allowed(self, state, legal: Sequence[bool], class_moves: np.ndarray, class_labels: np.ndarray) -> np.ndarray:
         """Per class (move, label): may it be taken in ``state``?"""
@@ -400,9 +399,11 @@ def supports(system) -> bool:
 
 def require_support(system, options: ArcOptions | None) -> None:
     if options is not None and not supports(system):
+        from barley.systems import REGISTRY, get_system
+
+        able = [name for name in REGISTRY if supports(get_system(name))]
         raise BarleyError(f"--keep-arcs/--forbid: the {system.name} system has no rule yet for keeping given arcs",
-                          fix="use a model with arc-eager, arc-hybrid or covington-nonprojective, or a graph-based, "
-                              "biaffine or joint parser")
+                          fix=f"use a model with {', '.join(able)}, or a graph-based, biaffine or joint parser")
 
 
 # --- the output ----------------------------------------------------------------------------
