@@ -354,3 +354,34 @@ def test_enforce_puts_the_given_arcs_into_any_tree(data):
     assert check_tree(heads, single_root) is None, heads
     for d, h in enumerate(arcs.heads):
         assert h == FREE or (heads[d] == h and deprels[d] == (arcs.deprels[d] or "x"))
+
+
+@pytest.mark.parametrize("system", ["arc-eager", "arc-hybrid"])
+def test_the_compiled_loop_keeps_given_arcs_as_the_reference_path(system, tmp_path):
+    """The compiled loop's costs against the given arcs are the reference's: the same trees."""
+    from barley.batch import ParseStats, parse_batch
+    from barley.conllu import read
+    from barley.constraints import guides
+    from barley.parser import train
+
+    train_path, test_path = _toy(tmp_path)
+    parser = train(str(train_path), system=system, **QUIET)
+    if parser.compiled is None:
+        pytest.skip("the compiled loop is not built")
+    rng = random.Random(5)
+    sentences = list(read(str(test_path)))
+    given = []
+    for sentence in sentences:
+        tree = projective_tree(rng.randint, len(sentence), True)
+        for d, word in enumerate(sentence.words, 1):
+            keep = rng.random() < 0.5
+            word[6] = str(tree[d]) if keep else "_"
+            word[7] = rng.choice(parser.labels) if keep and rng.random() < 0.5 else "_"
+        given.append(ArcOptions().of(sentence, parser.labels))
+    assert parser.compiled.keeps(given)
+    compiled = parser.compiled.parse_batch(sentences, ParseStats(), given=given)
+    reference = parse_batch(parser, sentences, ParseStats(), guides(parser.system, given))
+    assert compiled == reference
+    for (heads, labels), arcs in zip(compiled, given):
+        for d, h in enumerate(arcs.kept_heads()):
+            assert h == FREE or (heads[d] == h and arcs.labels[d] in (-1, labels[d]))

@@ -128,11 +128,14 @@ class Parser:
         return window
 
     def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
-        """Parse ``batch``; sentences with ``given`` arcs by the reference path (the compiled loop
-        takes no constraints), guided by them (:class:`barley.constraints.TransitionGuide`)."""
-        compiled = self.compiled if not any(given) else None
-        results = (compiled.parse_batch(batch, self.stats) if compiled
-                   else parse_batch(self, batch, self.stats, guides(self.system, given)))
+        """Parse ``batch``, keeping the ``given`` arcs: by the compiled loop where it can
+        (:meth:`barley.fast.CompiledParser.keeps`), else by the reference path, guided by
+        :class:`barley.constraints.TransitionGuide`."""
+        compiled = self.compiled
+        if compiled and (not any(given) or compiled.keeps(given)):
+            results = compiled.parse_batch(batch, self.stats, given=given)
+        else:
+            results = parse_batch(self, batch, self.stats, guides(self.system, given))
         for sentence, (heads, label_ids), arcs in zip(batch, results, given):
             deprels = [""] + [self.labels[label] for label in label_ids[1:]]
             write_tree(sentence, heads, deprels, self.transforms, arcs, self.system.single_root)

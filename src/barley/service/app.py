@@ -9,7 +9,9 @@
     ``input`` and ``model`` in the query string. The answer is JSON: the model, the
     CoNLL-U ``result``, the same ``sentences`` structured (comments and token
     fields, the field names in ``columns``), and with ``draw`` the
-    SVG arc diagram of each sentence.
+    SVG arc diagram of each sentence. ``keep_arcs``, ``strict_arcs`` and ``forbid`` are
+    ``barley parse``'s ``--keep-arcs``, ``--strict-arcs`` and ``--forbid`` (the file's text)
+    (docs/constraints.md).
 ``GET /models``
     The models served and the default one.
 ``GET /openapi.json``
