@@ -9,13 +9,16 @@ one-line errors naming the file and the line).
 
 How each kind of parser keeps them:
 
-* graph-based and biaffine parsers (:func:`constrained_scores`): every arc that
-  contradicts a given arc (another head of a given word) or is forbidden is scored so low
-  that no tree holding one beats a tree holding none; the decoders are the tested ones;
+* graph-based and biaffine parsers, the joint network (:func:`constrained_scores`): every
+  arc that contradicts a given arc (another head of a given word) is scored so low that no
+  tree holding one beats a tree holding none, and every forbidden arc likewise short of
+  those; the decoders are the tested ones;
 * transition-based parsers (:class:`TransitionGuide`): the given arcs are a *partial* gold
   tree, and a move whose dynamic-oracle cost against it is not zero, i.e. one that would
   make a given arc unreachable (Goldberg & Nivre 2013), is not taken; a labeled move that
-  builds a given arc takes its given label.
+  builds a given arc takes its given label; a move that builds a forbidden arc is avoided
+  while another is allowed. The systems with a rule say so (``keeps_partial_gold``); the
+  others are refused (:func:`require_support`). ``docs/constraints.md`` has the table.
 
 A system or decoder that cannot build every set of given arcs (crossing arcs for a
 projective one) keeps the largest subset it can build (:func:`buildable`) and says so in
@@ -359,10 +362,10 @@ def labels_kept(label_ids: Sequence[int], arcs: SentenceArcs | None) -> list[int
 class TransitionGuide:
     """Which actions keep the given arcs of one sentence reachable, for a transition system.
 
-    The kept given arcs are a partial gold tree; the system's dynamic-oracle costs against
-    it (exact for partial trees in the systems with ``keeps_partial_gold``, checked against
-    brute force in ``tests/test_constraints.py``) give each move's count of given arcs made
-    unreachable; only moves of cost 0 are allowed. A labeled move that builds a given arc
+    The kept given arcs are a partial gold tree; the system's costs against it
+    (:meth:`~barley.systems.base.TransitionSystem.given_arc_costs`, exact in the systems with
+    ``keeps_partial_gold``, checked against brute force in ``tests/test_constraints.py``) give
+    each move's count of given arcs made unreachable; only moves of cost 0 are allowed. A labeled move that builds a given arc
     takes its given label; a move that builds a forbidden arc is avoided while another
     allowed move exists.
     """
@@ -389,6 +392,7 @@ class TransitionGuide:
 
 
 def guides(system, arcs_of: Sequence[SentenceArcs | None]) -> list[TransitionGuide | None]:
+    """Per sentence, the guide of its arcs (None for a sentence without)."""
     return [None if arcs is None else TransitionGuide(system, arcs) for arcs in arcs_of]
 
 
@@ -398,6 +402,7 @@ def supports(system) -> bool:
 
 
 def require_support(system, options: ArcOptions | None) -> None:
+    """Refuse given or forbidden arcs (``options``) for a ``system`` without a rule for them."""
     if options is not None and not supports(system):
         from barley.systems import REGISTRY, get_system
 
