@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -385,3 +386,30 @@ def test_the_compiled_loop_keeps_given_arcs_as_the_reference_path(system, tmp_pa
     for (heads, labels), arcs in zip(compiled, given):
         for d, h in enumerate(arcs.kept_heads()):
             assert h == FREE or (heads[d] == h and arcs.labels[d] in (-1, labels[d]))
+
+
+def test_behind_a_transform_even_crossing_given_arcs_are_kept(tmp_path):
+    """Behind pseudo-projective parsing the given arcs are enforced after the inverse transform,
+    so a projective system keeps crossing ones too, and says nothing about leaving them."""
+    from barley.conllu import read
+    from barley.parser import train
+    from barley.pipeline import Pipeline
+    from barley.transforms.pseudo_projective import PseudoProjective
+
+    train_path, test_path = _toy(tmp_path)
+    pipeline = Pipeline.of(train(str(train_path), system="arc-eager", transforms=[PseudoProjective()], **QUIET))
+    rng = random.Random(11)
+    sentences, wanted = [], []
+    for sentence in read(str(test_path)):
+        tree = any_tree(rng.randint, len(sentence), True)
+        given = {d: tree[d] for d in range(1, len(sentence) + 1) if rng.random() < 0.6}
+        for d, word in enumerate(sentence.words, 1):
+            word[6], word[7] = (str(given[d]), "_") if d in given else ("_", "_")
+        sentences.append(sentence)
+        wanted.append(given)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is left to the parser
+        parsed = list(pipeline.parse(sentences, arcs=ArcOptions()))
+    for sentence, given in zip(parsed, wanted):
+        heads = sentence.heads().tolist()
+        assert check_tree(heads, True) is None and all(heads[d] == h for d, h in given.items()), (heads, given)
