@@ -25,7 +25,8 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.batch import ParseStats, parse_batch
 from barley.conllu import Sentence, read
-from barley.constraints import ArcOptions, SentenceArcs, guides, require_support, settle, write_tree
+from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
+                                write_tree)
 from barley.errors import BarleyError, InputError
 from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
@@ -137,6 +138,7 @@ class Parser:
         else:
             results = parse_batch(self, batch, self.stats, guides(self.system, given))
         for sentence, (heads, label_ids), arcs in zip(batch, results, given):
+            label_ids = labels_kept(label_ids, arcs)  # a root arc that finalize built takes its given label too
             deprels = [""] + [self.labels[label] for label in label_ids[1:]]
             write_tree(sentence, heads, deprels, self.transforms, arcs, self.system.single_root)
         return batch

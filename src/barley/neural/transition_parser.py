@@ -26,7 +26,7 @@ import torch
 from barley import model_check as check
 from barley.batch import ParseStats, advance, guided_classes, legal_classes
 from barley.conllu import Sentence
-from barley.constraints import guides, require_support
+from barley.constraints import guides, labels_kept, require_support
 from barley.neural.encoder import make_batch
 from barley.neural.inputs import EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
@@ -183,7 +183,8 @@ class NeuralTransitionParser(NeuralParser):
             stats.words += len(sentence)
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
-            self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]],
+            label_ids = labels_kept(state.labels, arcs)  # a root arc that finalize built takes its given label too
+            self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in label_ids[1:]],
                           arcs, system.single_root)
 
     # --- model files -------------------------------------------------------------------
