@@ -386,3 +386,26 @@ def test_the_page_opens_on_text_and_draws_the_tree_of_a_typed_sentence(served_te
         assert not [message for message in console if "Content Security Policy" in message], console
     finally:
         browser.quit()
+
+
+def test_keep_arcs_and_forbid_fields_as_the_cli_options(served, tmp_path, capsys):
+    folder, url, _ = served
+    lines = _unparsed(folder / "test.conllu").splitlines()
+    first = next(k for k, line in enumerate(lines) if line.startswith("1\t"))
+    columns = lines[first].split("\t")
+    columns[6:8] = ["5", "obj"]  # not what the toy model says (det under the next noun)
+    lines[first] = "\t".join(columns)
+    data = "\n".join(lines) + "\n"
+    status, answer = post_json(url, data=data, keep_arcs=True)
+    assert status == 200 and answer["sentences"][0]["tokens"][0][6:8] == ["5", "obj"]
+    given = tmp_path / "given.conllu"
+    given.write_text(data, encoding="utf-8")
+    assert cli.main(["parse", "--model", str(folder / "toy.barley"), str(given), "-o", str(tmp_path / "out.conllu"),
+                     "-q", "--keep-arcs"]) == 0
+    assert answer["result"] == (tmp_path / "out.conllu").read_text(encoding="utf-8")
+    sent_id = answer["sentences"][0]["sent_id"]
+    status, answer = post_json(url, data=data, forbid=f"{sent_id} 0 1\nnowhere 0 1\n")
+    assert status == 400 and answer["error"] == "<forbid>:2: no sentence with sent_id nowhere in the input " \
+                                                "(name the sentences by their '# sent_id' comment)"
+    status, answer = post_json(url, data=data, strict_arcs=True)
+    assert status == 400 and "strict_arcs applies to the arcs that keep_arcs keeps" in answer["error"]

@@ -25,6 +25,8 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.batch import ParseStats, parse_batch
 from barley.conllu import Sentence, read
+from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
+                                write_tree)
 from barley.errors import BarleyError, InputError
 from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
@@ -37,7 +39,7 @@ from barley.learners import SplitLearner, learner_class, make_learner, rows_to_c
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
 from barley.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
-from barley.transforms import describe_transforms, fit_forward, of_manifest, write_back
+from barley.transforms import describe_transforms, fit_forward, of_manifest
 from barley.tree import check_tree, label_ids, label_table
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
@@ -92,19 +94,42 @@ class Parser:
         data split, :meth:`Featurizer.ids`) go to the split learner alone."""
         return self.learner.scores(ids) if split_values is None else self.learner.scores(ids, split_values)
 
-    def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE) -> Iterator[Sentence]:
+    def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE,
+              arcs: ArcOptions | None = None) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them in input order, streaming: in batches of
         ``batch_size`` sentences of similar length, read ``SORT_WINDOW`` batches ahead
-        (:func:`barley.kinds.in_length_batches`)."""
-        return in_length_batches(sentences, self._parse_batch, batch_size * SORT_WINDOW,
+        (:func:`barley.kinds.in_length_batches`). ``arcs``: keep the given arcs and avoid the
+        forbidden ones (:mod:`barley.constraints`)."""
+        require_support(self.system, arcs)
+        return in_length_batches(sentences, lambda batch: self._parse_with_arcs(batch, arcs), batch_size * SORT_WINDOW,
                                  lambda order, _: [order[start:start + batch_size]
                                                    for start in range(0, len(order), batch_size)])
 
-    def _parse_batch(self, batch: list[Sentence]) -> list[Sentence]:
+    def _parse_with_arcs(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
+        """The sentences of ``batch`` without given arcs parsed together, then those with them."""
+        given = [arcs.of(sentence, self.labels) if arcs else None for sentence in batch]
+        free = [k for k, g in enumerate(given) if g is None]
+        if free:
+            self._parse_batch([batch[k] for k in free], [None] * len(free))
+        constrained = [k for k, g in enumerate(given) if g is not None]
+        if constrained:
+            for k in constrained:
+                settle(given[k], self.system.tree_class, arcs.strict, f"{self.system.name} system", self.transforms)
+            self._parse_batch([batch[k] for k in constrained], [given[k] for k in constrained])
+
+    def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
+        """Parse ``batch``, keeping the ``given`` arcs: by the compiled loop where it can
+        (:meth:`barley.fast.CompiledParser.keeps`), else by the reference path, guided by
+        :class:`barley.constraints.TransitionGuide`."""
         compiled = self.compiled
-        results = compiled.parse_batch(batch, self.stats) if compiled else parse_batch(self, batch, self.stats)
-        for sentence, (heads, labels) in zip(batch, results):
-            write_back(sentence, heads, [""] + [self.labels[label] for label in labels[1:]], self.transforms)
+        if compiled and (not any(given) or compiled.keeps(given)):
+            results = compiled.parse_batch(batch, self.stats, given=given)
+        else:
+            results = parse_batch(self, batch, self.stats, guides(self.system, given))
+        for sentence, (heads, ids), arcs in zip(batch, results, given):
+            ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
+            deprels = [""] + [self.labels[label] for label in ids[1:]]
+            write_tree(sentence, heads, deprels, self.transforms, arcs, self.system.single_root)
         return batch
 
     # --- model files ------------------------------------------------------------------

@@ -17,13 +17,14 @@ import numpy as np
 
 from barley import __version__, model_check as check, model_file
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
+from barley.constraints import ArcOptions, decoder_class, settle, write_tree
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.graph.decoding import check_length, default_max_words
 from barley.graph.features import Tokens
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
-from barley.transforms import describe_transforms, of_manifest, write_back
+from barley.transforms import describe_transforms, of_manifest
 from barley.tree import label_ids, label_table
 
 
@@ -62,20 +63,25 @@ class TrainedGraphParser:
                              [ROOT] + [self.xpos.id(w[XPOS]) for w in sentence.words],
                              [w[LEMMA] for w in sentence.words], [w[FEATS] for w in sentence.words])
 
-    def parse(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them; only HEAD and DEPREL change."""
+    def parse(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them; only HEAD and DEPREL change. ``arcs``: keep
+        the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        options = self.graph.options
+        name = f"{('first', 'second')[options.order - 1]}-order graph-based parser"
         for sentence in sentences:
             if len(sentence) == 0:
                 yield sentence
                 continue
-            check_length(sentence, self.max_words,
-                         f"{('first', 'second')[self.graph.options.order - 1]}-order graph-based parser")
-            heads, labels, moves = self.graph.parse(self.tokens(sentence))
+            check_length(sentence, self.max_words, name)
+            given = arcs.of(sentence, self.labels) if arcs is not None else None
+            settle(given, decoder_class(options), arcs.strict if arcs else False, f"{name} ({options.decoder})",
+                   self.transforms)
+            heads, label_ids, moves = self.graph.parse(self.tokens(sentence), given)
             self.stats.sentences += 1
             self.stats.words += len(sentence)
             self.stats.approximation_moves += moves
-            heads = [int(h) for h in heads]
-            write_back(sentence, heads, [""] + [self.labels[label] for label in labels[1:]], self.transforms)
+            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
+            write_tree(sentence, heads, deprels, self.transforms, given, options.single_root)
             yield sentence
 
     def save(self, path: str) -> None:

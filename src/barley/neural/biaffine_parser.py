@@ -12,6 +12,7 @@ import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
+from barley.constraints import SentenceArcs, decoder_class, labels_kept
 from barley.graph.decoding import check_length, default_max_words
 from barley.graph.model import GraphOptions
 from barley.neural.biaffine_model import BiaffineModel
@@ -21,7 +22,7 @@ from barley.neural.fitting import (NeuralParser, checked_common, deterministic, 
                                    log_sizes, use_pretrained)
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.neural.trees import BiaffineParseStats, best_tree
-from barley.transforms import of_manifest, write_back
+from barley.transforms import of_manifest
 from barley.tree import label_ids
 
 
@@ -40,7 +41,10 @@ class TrainedBiaffineParser(NeuralParser):
 
     # --- parsing -----------------------------------------------------------------------
 
-    def _parse_batch(self, batch: list[Sentence]) -> None:
+    def tree_class(self) -> str:
+        return decoder_class(self.decoding)
+
+    def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> None:
         for sentence in batch:
             check_length(sentence, self.max_words, "biaffine parser")
         was_training = self.model.training
@@ -49,11 +53,12 @@ class TrainedBiaffineParser(NeuralParser):
             encoded = [self.vocabularies.encode(sentence) for sentence in batch]
             scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device))
         self.model.train(was_training)
-        for sentence, (arc, best_label) in zip(batch, scored):
-            heads = best_tree(self.decoding, arc, self.stats)
+        for sentence, (arc, best_label), arcs in zip(batch, scored, given):
+            heads = best_tree(self.decoding, arc, self.stats, arcs)
             nodes = np.arange(1, len(heads))
-            deprels = [""] + [self.labels[label] for label in best_label[heads[1:], nodes]]
-            write_back(sentence, [int(h) for h in heads], deprels, self.transforms)
+            label_ids = labels_kept([-1, *best_label[heads[1:], nodes]], arcs)
+            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
+            self.set_tree(sentence, [int(h) for h in heads], deprels, arcs, self.decoding.single_root)
 
     # --- model files -------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
+from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.errors import ModelError
 from barley.graph.model import GraphOptions
 from barley.neural import numpy_ops as ops
@@ -34,7 +35,6 @@ from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded,
 from barley.neural.options import BiaffineOptions, EncoderOptions
 from barley.neural.trees import BiaffineParseStats, best_tree
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, lemma_dictionaries
-from barley.transforms import write_back
 
 HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
 """The tagging heads and the column each fills (the lemma head's classes are edit rules)."""
@@ -116,8 +116,13 @@ class Annotator:
     transforms: Sequence = ()
     stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
 
-    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs) -> None:
-        """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``)."""
+    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs, arcs: ArcOptions | None = None) -> None:
+        """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``);
+        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        given = [arcs.of(sentence, self.tables.labels) if arcs is not None else None for sentence in sentences]
+        for sentence_arcs in given:
+            settle(sentence_arcs, decoder_class(self.decoding), arcs.strict if arcs else False, "joint parser",
+                   self.transforms)
         lengths = [len(s) for s in sentences]
         rows = np.repeat(np.arange(len(sentences)), lengths)
         nodes = np.concatenate([np.arange(1, n + 1) for n in lengths])
@@ -130,22 +135,23 @@ class Annotator:
             values = self.tables.values[name]
             for word, value in zip(words, best.tolist()):
                 word[column] = values[value]
-        heads = [self._tree(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
+        heads = [self._tree(outputs.arcs[k, :n + 1, :n + 1], given[k]) for k, n in enumerate(lengths)]
         chosen = np.concatenate([h[1:] for h in heads])
         scores = ops.biaffine_aligned(ops.with_bias(outputs.label_dep[rows, nodes]),
                                       ops.with_bias(outputs.label_head[rows, chosen]), outputs.label_weight)
         labels = scores.argmax(axis=1).tolist()
         start = 0
-        for sentence, tree in zip(sentences, heads):
-            deprels = [""] + [self.tables.labels[label] for label in labels[start:start + len(sentence)]]
+        for sentence, tree, sentence_arcs in zip(sentences, heads, given):
+            label_ids = labels_kept([-1, *labels[start:start + len(sentence)]], sentence_arcs)
+            deprels = [""] + [self.tables.labels[label] for label in label_ids[1:]]
             start += len(sentence)
-            write_back(sentence, tree.tolist(), deprels, self.transforms)
+            write_tree(sentence, tree.tolist(), deprels, self.transforms, sentence_arcs, self.decoding.single_root)
 
-    def _tree(self, arcs: np.ndarray) -> np.ndarray:
+    def _tree(self, arcs: np.ndarray, given: SentenceArcs | None = None) -> np.ndarray:
         arc = arcs.T.astype(np.float64)  # [head, dependent], as the decoders read it
         arc[:, 0] = -np.inf
         np.fill_diagonal(arc, -np.inf)
-        return best_tree(self.decoding, arc, self.stats)
+        return best_tree(self.decoding, arc, self.stats, given)
 
     def _lemmas(self, words: list[list[str]], outputs: JointOutputs) -> None:
         """A (form, UPOS) seen in training takes its most frequent lemma there, as UDPipe 1's and
@@ -179,13 +185,14 @@ class JointParser:
     def __init__(self, network, vocabularies: EncoderVocabularies, annotator: Annotator):
         self.network, self.vocabularies, self.annotator = network, vocabularies, annotator
 
-    def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """Annotate ``sentences`` in place, in batches of similar length; yield them in input order."""
-        return by_length(sentences, self._annotate, PARSE_BATCH_WORDS)
+    def process(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
+        """Annotate ``sentences`` in place, in batches of similar length; yield them in input order.
+        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        return by_length(sentences, lambda batch: self._annotate(batch, arcs), PARSE_BATCH_WORDS)
 
-    def _annotate(self, batch: list[Sentence]) -> None:
+    def _annotate(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
         padded = pad([self.vocabularies.encode(sentence) for sentence in batch])
-        self.annotator.annotate(batch, self.network.outputs(padded))
+        self.annotator.annotate(batch, self.network.outputs(padded), arcs)
 
 
 # --- the numpy network ------------------------------------------------------------------

@@ -24,8 +24,9 @@ import numpy as np
 import torch
 
 from barley import model_check as check
-from barley.batch import ParseStats, advance, legal_classes
+from barley.batch import ParseStats, advance, guided_classes, legal_classes
 from barley.conllu import Sentence
+from barley.constraints import guides, labels_kept, require_support
 from barley.neural.encoder import make_batch
 from barley.neural.inputs import EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
@@ -36,7 +37,7 @@ from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
 from barley.systems.base import Action, State, TransitionSystem, run_oracle
 from barley.training import Classes, Oracle
-from barley.transforms import of_manifest, write_back
+from barley.transforms import of_manifest
 
 
 def position_index(row: Callable, states: Sequence[State], waiting: list[int], offsets: np.ndarray,
@@ -67,9 +68,9 @@ class FollowScores(BatchScorer):
     """The parsing policy: the best-scoring legal action."""
 
     def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int,
-                 states: Sequence[State], stats: ParseStats):
+                 states: Sequence[State], stats: ParseStats, guides: Sequence | None = None):
         super().__init__(parser, parts, longest, states)
-        self.stats = stats
+        self.stats, self.guides = stats, guides
 
     def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
         classes = self.parser.classes.table
@@ -77,6 +78,7 @@ class FollowScores(BatchScorer):
         allowed = legal_classes(legal_rows, classes[:, 0])
         top = scores.argmax(axis=1)
         self.stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
+        allowed = guided_classes(allowed, waiting, legal_rows, self.states, self.guides, classes)
         self.stats.scored += len(waiting)
         return classes[np.where(allowed, scores, -np.inf).argmax(axis=1)].tolist()
 
@@ -149,23 +151,30 @@ class NeuralTransitionParser(NeuralParser):
         vectors = self.model.encoder(tensors)
         return vectors.reshape(-1, vectors.shape[-1]), vectors.shape[1]
 
-    def _parse_batch(self, batch: list[Sentence]) -> None:
+    def check_arcs(self, arcs) -> None:
+        require_support(self.system, arcs)
+
+    def tree_class(self) -> str:
+        return self.system.tree_class
+
+    def _parse_batch(self, batch: list[Sentence], given: list) -> None:
         system, stats = self.system, self.stats
         was_training = self.model.training
         self.model.eval()
         with torch.inference_mode():
             vectors, longest = self.encode(batch)
             states = [system.initial(len(sentence)) for sentence in batch]
-            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats)
+            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, guides(system, given))
             stats.forced += advance(system, states, policy)
         self.model.train(was_training)
-        for sentence, state in zip(batch, states):
+        for sentence, state, arcs in zip(batch, states, given):
             stats.sentences += 1
             stats.words += len(sentence)
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
-            write_back(sentence, list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]],
-                       self.transforms)
+            label_ids = labels_kept(state.labels, arcs)  # a root arc that finalize built takes its given label too
+            self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in label_ids[1:]],
+                          arcs, system.single_root)
 
     # --- model files -------------------------------------------------------------------
 

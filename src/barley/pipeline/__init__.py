@@ -281,14 +281,19 @@ class Pipeline:
                               fix="give tokenized sentences (CoNLL-U), or train with --components tokenize,...")
         return tokenizers[0].tokenize(text, input=input)
 
-    def parse(self, data: str | Iterable[Sentence], retag: bool = False) -> Iterator[Sentence]:
+    def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
         ``data``: a text (needs a tokenizer in the pipeline) or sentences (e.g. from
         :func:`barley.read`), annotated in place. Columns a tagger writes are kept where a
-        sentence already has them, unless ``retag``.
+        sentence already has them, unless ``retag``. ``arcs``: the arcs to keep and to avoid
+        (:class:`barley.constraints.ArcOptions`, e.g. ``ArcOptions(keep=True)`` keeps the HEAD
+        and DEPREL the sentences already have), for the component that writes the trees.
         """
         sentences = self.tokenize(data) if isinstance(data, str) else data
+        if arcs is not None and self._parser is None:
+            raise BarleyError("given or forbidden arcs need a parser, and this model has none",
+                              fix="leave out --keep-arcs and --forbid, or use a model with a parser")
         written: set[str] = set()
         for component in self.components:
             if component.consumes == "text":
@@ -297,6 +302,8 @@ class Pipeline:
             sentences = self._checked(sentences, component, written)
             if component.keeps_given and not retag:
                 sentences = self._where_missing(sentences, component)
+            elif arcs is not None and component is self._parser:
+                sentences = _all_used(component.process(sentences, arcs=arcs), arcs)
             else:
                 sentences = component.process(sentences)
             written.update(component.writes)
@@ -540,6 +547,12 @@ class Pipeline:
         if isinstance(model, Pipeline):
             return model
         return cls([component_class("parse")(model)], {"pipeline": {"components": ["parse"], "jackknife": None}})
+
+
+def _all_used(sentences: Iterable[Sentence], arcs) -> Iterator[Sentence]:
+    """``sentences``, then a refusal of forbidden arcs that named no sentence of them."""
+    yield from sentences
+    arcs.done()
 
 
 def _prefixed(name: str, log: Callable[[str], None]) -> Callable[[str], None]:

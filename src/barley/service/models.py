@@ -46,14 +46,15 @@ class ServedModel:
             list(self.pipeline.tokenize("x"))
         list(self.pipeline.parse([WARM_UP.copy()], retag=True))
 
-    def parse(self, data: bytes, input_format: str, limits: Limits) -> list[Sentence]:
-        """The sentences of a request's ``data`` in ``input_format``, analysed."""
+    def parse(self, data: bytes, input_format: str, limits: Limits, arcs=None) -> list[Sentence]:
+        """The sentences of a request's ``data`` in ``input_format``, analysed; ``arcs``: given and
+        forbidden arcs (:class:`barley.constraints.ArcOptions`)."""
         if input_format == "conllu":  # read before taking the lock: reading CoNLL-U needs no model
             sentences = read_input(data, input_format, limits, self.pipeline)
             with self.lock:
-                return list(self.pipeline.parse(sentences))
+                return list(self.pipeline.parse(sentences, arcs=arcs))
         with self.lock:
-            return list(self.pipeline.parse(read_input(data, input_format, limits, self.pipeline)))
+            return list(self.pipeline.parse(read_input(data, input_format, limits, self.pipeline), arcs=arcs))
 
     def describe(self) -> dict:
         manifest = self.manifest

@@ -47,13 +47,12 @@ def of_manifest(manifest: dict) -> list:
     return [from_json(entry) for entry in manifest.get("transforms", [])]
 
 
-def write_back(sentence, heads: list[int], deprels: list[str], transforms) -> None:
-    """A tree parsed in the transformed treebank's terms into ``sentence`` (its HEAD and DEPREL):
-    the inverse of each of ``transforms`` (fitted and applied forward in this order), the last
-    first. Every kind of parser writes its output through this."""
+def inverted(heads: list[int], deprels: list[str], transforms) -> tuple[list[int], list[str]]:
+    """A tree parsed in the transformed treebank's terms in the original's: the inverse of each of
+    ``transforms`` (fitted and applied forward in this order), the last first."""
     for transform in reversed(transforms):
         heads, deprels = transform.inverse(heads, deprels)
-    sentence.set_tree(heads, deprels)
+    return heads, deprels
 
 
 def describe_transforms(manifest: dict) -> str:
