@@ -42,11 +42,11 @@ def conllu_of(documents) -> list[list[str]]:
 
 
 def test_load_takes_a_shipped_name_or_a_path_and_gives_a_pipeline(english, tmp_path):
-    assert isinstance(english, Pipeline) and english.names == ["tokenize", "tag", "parse"]
+    assert isinstance(english, Pipeline) and english.names[0] == "tokenize"
     assert english.path == shipped.default_model_path()
-    with pytest.raises(BarleyError, match=r"no model file and no shipped model called 'nowhere'.*en_ewt"):
+    with pytest.raises(BarleyError, match=r"no model file, model name or language code 'nowhere'.*en_ewt"):
         barley.load("nowhere")
-    with pytest.raises(BarleyError, match="no model file and no shipped model"):
+    with pytest.raises(BarleyError, match="model file not found"):
         barley.load(str(tmp_path / "en_ewt"))  # a path is never taken for a name
 
 
