@@ -78,14 +78,13 @@ def main() -> None:
     from barley.commands.calibrate import calibrate
     from barley.confidence import Confidence
     from barley.conllu import read
-    from barley.parser import load
     from barley.pipeline import Pipeline
     from barley.shipped import default_model_path
 
     model = args.model or default_model_path()
     gold = list(read(args.test))
     words = sum(len(sentence) for sentence in gold)
-    pipeline = Pipeline.of(load(model))
+    pipeline = Pipeline.load(model)
     plain_wall, plain_cpu, _ = timed_parse(pipeline, gold, args.retag, args.repeat)
     pipeline.with_confidence(Confidence())
     sure_wall, sure_cpu, parsed = timed_parse(pipeline, gold, args.retag, args.repeat)

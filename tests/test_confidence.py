@@ -121,7 +121,7 @@ def test_transition_probabilities_are_probabilities_and_the_same_on_both_paths(s
     parser = train(treebank, system=system, learner="perceptron", epochs=2, log=lambda m: None)
     sentences = [s.copy() for s in treebank[:60]]
     evidence: list = []
-    reference = parse_batch(parser, sentences, ParseStats(), evidence)
+    reference = parse_batch(parser, sentences, ParseStats(), evidence=evidence)
     head, deprel = evidence[0](1.0)
     words = sum(len(s) for s in sentences)
     assert head.shape == deprel.shape == (words,)
@@ -253,6 +253,16 @@ def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(fil
     assert nll[1] <= nll[0] + 0.02  # fitted on the same data: calibrated at least about as well
 
 
+def test_confidence_with_given_arcs_is_refused_in_one_line(files, capsys):
+    """The probabilities are the model's own, not those of trees that must hold given arcs: refused."""
+    out = files / "refused.conllu"
+    assert main(["parse", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-q", "--confidence",
+                 "--keep-arcs", "-o", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert "--keep-arcs" in error and "Traceback" not in error and len(error.strip().splitlines()) == 1
+    assert not out.exists()
+
+
 def test_evaluate_reports_calibration_only_when_the_system_has_probabilities(tmp_path, capsys):
     gold = ["1\ta\ta\tX\tX\t_\t0\troot\t_\t_", "2\tb\tb\tX\tX\t_\t1\tdep\t_\t_", "3\tc\tc\tX\tX\t_\t1\tdep\t_\t_",
             "4\td\td\tX\tX\t_\t3\tdep\t_\t_", ""]
@@ -281,7 +291,6 @@ def assert_confidence(model, path) -> None:
     trees as without it, a probability for every word's head and label, the sentence's comment;
     and ``barley calibrate``'s temperature kept through the model file and read back."""
     from barley.commands.calibrate import calibrate
-    from barley.parser import model_from_files
     from barley.pipeline import Pipeline
 
     pipeline = Pipeline.of(model)
@@ -299,8 +308,7 @@ def assert_confidence(model, path) -> None:
     found = calibrate(pipeline, gold, str(path))
     pipeline.calibrated(found)
     manifest, arrays = model.to_files()
-    copy = model_from_files(manifest, arrays, "<calibrated>")
-    reloaded = Pipeline.of(copy)
+    reloaded = Pipeline.from_model(manifest, arrays, "<calibrated>")
     reloaded.with_confidence(Confidence())
     again = list(reloaded.parse([s.copy() for s in gold]))
     assert [s.heads().tolist() for s in again] == [s.heads().tolist() for s in plain]

@@ -130,13 +130,25 @@ class ArcSteps:
         return MoveSteps(moves, chosen, candidates, self.label_scores, self.label_class, self.class_moves, words)
 
 
+def guided_classes(allowed: np.ndarray, waiting: list[int], legal_rows: list[list[bool]], states: Sequence[State],
+                   guides: Sequence | None, classes: np.ndarray) -> np.ndarray:
+    """``allowed`` (waiting × classes) narrowed, for the sentences with given arcs (``guides[k]``, a
+    :class:`barley.constraints.TransitionGuide`, or None), to the actions that keep them reachable."""
+    if guides:
+        for row, k in enumerate(waiting):
+            if guides[k] is not None:
+                allowed[row] &= guides[k].allowed(states[k], legal_rows[row], classes[:, 0], classes[:, 1])
+    return allowed
+
+
 class FollowModel:
-    """The parsing policy: the best-scoring legal action of ``parser``'s classifier; with
-    ``arcs``, the steps that made arcs are kept there (confidence)."""
+    """The parsing policy: the best-scoring legal action of ``parser``'s classifier (among those
+    that keep the given arcs reachable, with ``guides``); with ``arcs``, the steps that made arcs
+    are kept there (confidence)."""
 
     def __init__(self, parser, sentences: Sequence[Sentence], states: Sequence[State], stats: ParseStats,
-                 arcs: ArcSteps | None = None):
-        self.parser, self.states, self.stats, self.arcs = parser, states, stats, arcs
+                 guides: Sequence | None = None, arcs: ArcSteps | None = None):
+        self.parser, self.states, self.stats, self.guides, self.arcs = parser, states, stats, guides, arcs
         self.table = parser.featurizer.table(sentences)
         self.class_moves = parser.classes[:, 0]
 
@@ -148,6 +160,7 @@ class FollowModel:
         allowed = legal_classes(legal_rows, self.class_moves)
         top = scores.argmax(axis=1)
         stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
+        allowed = guided_classes(allowed, waiting, legal_rows, self.states, self.guides, parser.classes)
         scores = np.where(allowed, scores, -np.inf)
         best = scores.argmax(axis=1)
         stats.unseen_choice += int((scores[np.arange(len(best)), best] <= UNSEEN / 2).sum())
@@ -158,15 +171,16 @@ class FollowModel:
 
 
 def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats,
-                evidence: list | None = None) -> list[tuple[list[int], list[int]]]:
-    """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included);
-    ``evidence`` (a list) receives the batch's confidence evidence (:class:`barley.confidence.MoveSteps`)."""
+                guides: Sequence | None = None, evidence: list | None = None) -> list[tuple[list[int], list[int]]]:
+    """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included).
+    ``guides``: per sentence, a :class:`barley.constraints.TransitionGuide` or None; ``evidence`` (a
+    list) receives the batch's confidence evidence (:class:`barley.confidence.MoveSteps`)."""
     system = parser.system
     states = [system.initial(len(s)) for s in sentences]
     stats.sentences += len(sentences)
     stats.words += sum(len(s) for s in sentences)
     arcs = None if evidence is None else ArcSteps(system, states, parser.classes[:, 0])
-    stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats, arcs))
+    stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats, guides, arcs))
     if arcs is not None:
         evidence.append(arcs.evidence())
     results = []

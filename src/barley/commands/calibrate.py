@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from barley import model_file
 from barley.atomic import check_output
 from barley.commands import add_force
 from barley.confidence import Confidence, calibration, fit_temperature
@@ -42,17 +43,16 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from barley.parser import load
-
     output = args.output or args.model
     check_output(output, [args.dev], force=args.force)
-    model = load(args.model)
-    pipeline = Pipeline.of(model)
+    manifest, arrays = model_file.read(args.model)
+    pipeline = Pipeline.from_model(manifest, arrays, args.model)
     if args.retag and "tag" not in pipeline.names:
         raise BarleyError(f"--retag: the model {args.model} has no tagger", fix="leave --retag out")
     found = calibrate(pipeline, list(read(args.dev)), args.dev, args.retag)
     pipeline.calibrated(found)
-    model.save(output)  # a parser model file stays one
+    # a parser model file stays one (a pipeline of one parser, as the loader read it)
+    (pipeline if "pipeline" in manifest else pipeline.components[0].parser).save(output)
     if not args.quiet:
         print(f"barley calibrate: temperature {found['temperature']:.4f} fitted on {found['words']} words of "
               f"{args.dev} (head negative log-likelihood {found['nll_before']:.4f} at temperature 1, "

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from barley.constraints import SentenceArcs, constrained_scores, labels_kept
 from barley.graph.decoding import decode
 from barley.graph.features import Tokens
 from barley.graph.learning import CACHE_BYTES, fit
@@ -19,19 +21,23 @@ class GraphParser(GraphModel):
     def decode(self, scores: Scores) -> tuple[np.ndarray, int]:
         return decode(self.options, scores)
 
-    def parse(self, tokens: Tokens) -> tuple[np.ndarray, np.ndarray, int]:
-        """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves."""
-        return self.parse_scored(tokens)[:3]
+    def parse(self, tokens: Tokens, arcs: SentenceArcs | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+        """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves; with
+        ``arcs``, the kept given arcs are forced and the arcs that contradict them or are forbidden
+        excluded (:func:`barley.constraints.constrained_scores`)."""
+        return self.parse_scored(tokens, arcs=arcs)[:3]
 
-    def parse_scored(self, tokens: Tokens, label_temperature: float | None = None
+    def parse_scored(self, tokens: Tokens, label_temperature: float | None = None, arcs: SentenceArcs | None = None
                      ) -> tuple[np.ndarray, np.ndarray, int, Scores]:
         """:meth:`parse`, and the scores it decoded (with the labels' probabilities at
         ``label_temperature``, if given: confidence)."""
         scores = self.parse_scores(tokens, label_temperature)
+        if arcs is not None:
+            scores = replace(scores, arc=constrained_scores(scores.arc, arcs, scores.sibling))
         heads, moves = self.decode(scores)
         labels = np.full(len(tokens), -1, dtype=np.int64)
         labels[1:] = scores.best_label[heads[1:], np.arange(1, len(tokens))]
-        return heads, labels, moves, scores
+        return heads, np.asarray(labels_kept(labels, arcs)), moves, scores
 
     def fit(self, sentences: Sequence[tuple[Tokens, np.ndarray, np.ndarray]],
             log: Callable[[str], None] = print, cache_bytes: int = CACHE_BYTES) -> None:

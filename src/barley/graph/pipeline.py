@@ -18,14 +18,16 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.confidence import Confidence, temperature_of
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
+from barley.constraints import ArcOptions, decoder_class, settle, write_tree
+from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.graph.decoding import check_length, default_max_words
 from barley.graph.features import Tokens
 from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
-from barley.tree import label_table
+from barley.transforms import describe_transforms, of_manifest
+from barley.tree import label_ids, label_table
 
 
 @dataclass
@@ -65,26 +67,28 @@ class TrainedGraphParser:
                              [ROOT] + [self.xpos.id(w[XPOS]) for w in sentence.words],
                              [w[LEMMA] for w in sentence.words], [w[FEATS] for w in sentence.words])
 
-    def parse(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them; only HEAD and DEPREL change."""
+    def parse(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them; only HEAD and DEPREL change. ``arcs``: keep
+        the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        options = self.graph.options
+        name = f"{('first', 'second')[options.order - 1]}-order graph-based parser"
         for sentence in sentences:
             if len(sentence) == 0:
                 yield sentence
                 continue
-            check_length(sentence, self.max_words,
-                         f"{('first', 'second')[self.graph.options.order - 1]}-order graph-based parser")
+            check_length(sentence, self.max_words, name)
+            given = arcs.of(sentence, self.labels) if arcs is not None else None
+            settle(given, decoder_class(options), arcs.strict if arcs else False, f"{name} ({options.decoder})",
+                   self.transforms)
             heads, label_ids, moves, scores = self.graph.parse_scored(
-                self.tokens(sentence), None if self.confidence is None else self.temperature)
+                self.tokens(sentence), None if self.confidence is None else self.temperature, given)
             self.stats.sentences += 1
             self.stats.words += len(sentence)
             self.stats.approximation_moves += moves
-            decoded, heads = heads, [int(h) for h in heads]
             deprels = [""] + [self.labels[label] for label in label_ids[1:]]
-            for transform in reversed(self.transforms):
-                heads, deprels = transform.inverse(heads, deprels)
-            sentence.set_tree(heads, deprels)
+            write_tree(sentence, heads, deprels, self.transforms, given, options.single_root)
             if self.confidence is not None:
-                self._write_confidence(sentence, scores, decoded, label_ids)
+                self._write_confidence(sentence, scores, heads, label_ids)
             yield sentence
 
     def _write_confidence(self, sentence: Sentence, scores, heads: np.ndarray, label_ids: np.ndarray) -> None:
@@ -121,8 +125,6 @@ class TrainedGraphParser:
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:
         """A parser from the manifest and arrays of :meth:`to_files`, each checked first
         (:mod:`barley.model_check`)."""
-        from barley import transforms as transform_module
-
         with check.loading(path, "graph"):
             options = GraphOptions.from_json(manifest["graph"])
             labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
@@ -130,15 +132,13 @@ class TrainedGraphParser:
             upos, xpos = (Vocabulary(check.texts(vocabularies[name], f"the {name} vocabulary"))
                           for name in ("UPOS", "XPOS"))
             graph = GraphParser.from_arrays(options, arrays, n_labels=len(labels), n_upos=len(upos))
-            transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
-            return cls(graph, labels, upos, xpos, transforms, manifest)
+            return cls(graph, labels, upos, xpos, of_manifest(manifest), manifest)
 
 
 def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
                 options: GraphOptions, transforms: Sequence = (), log: Callable[[str], None]) -> TrainedGraphParser:
     """Fit a graph-based parser on (already transformed) gold trees of ``sentences``."""
     labels, _ = label_table(trees)
-    label_id = {label: i for i, label in enumerate(labels)}
     upos, xpos = build_vocabularies(sentences, ["UPOS", "XPOS"]).values()
     words = sum(len(s) for s in sentences)
     order = {1: "first order (arcs)", 2: "second order (arcs + adjacent siblings)"}[options.order]
@@ -148,9 +148,8 @@ def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str
         + f", averaged perceptron, {options.epochs} epochs, 2^{options.dims.bit_length() - 1} hashed weights")
     log(f"vocabularies: UPOS {len(upos) - 3}, XPOS {len(xpos) - 3}, DEPREL {len(labels)}")
     parser = TrainedGraphParser(GraphParser(options, len(labels), len(upos)), labels, upos, xpos, transforms)
-    data = [(parser.tokens(sentence), np.asarray(heads, dtype=np.int64),
-             np.array([-1] + [label_id[d] for d in deprels[1:]], dtype=np.int64))
-            for sentence, (heads, deprels) in zip(sentences, trees)]
+    data = [(parser.tokens(sentence), np.asarray(heads, dtype=np.int64), np.array(ids, dtype=np.int64))
+            for sentence, (heads, _), ids in zip(sentences, trees, label_ids(trees, labels))]
     started = time.perf_counter()
     per_epoch = _seconds_per_epoch(sentences, options)
     log(f"about {per_epoch:.0f} s per epoch, {per_epoch * options.epochs:.0f} s in all")
@@ -183,7 +182,6 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a graph-based parser."""
-    from barley.commands.info import describe_transforms, describe_vocabularies
     from barley.graph.decoding import describe as describe_decoding
 
     graph, training = manifest.get("graph", {}), manifest.get("training", {})

@@ -12,6 +12,7 @@ import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
+from barley.constraints import SentenceArcs, decoder_class, labels_kept
 from barley.graph.decoding import check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
@@ -23,6 +24,7 @@ from barley.neural.fitting import (NeuralParser, checked_common, deterministic, 
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.neural.trees import BiaffineParseStats, best_tree
 from barley.transforms import of_manifest
+from barley.tree import label_ids
 
 
 class TrainedBiaffineParser(NeuralParser):
@@ -40,22 +42,27 @@ class TrainedBiaffineParser(NeuralParser):
 
     # --- parsing -----------------------------------------------------------------------
 
-    def _parse_batch(self, batch: list[Sentence]) -> None:
+    def tree_class(self) -> str:
+        return decoder_class(self.decoding)
+
+    def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> None:
         for sentence in batch:
             check_length(sentence, self.max_words, "biaffine parser")
         was_training = self.model.training
         self.model.eval()
+        given_in_order = iter(given)  # tree_scores decodes the sentences in batch order
         decode = (None if self.confidence is None
-                  else lambda arc, best_label: best_tree(self.decoding, arc, self.stats))
+                  else lambda arc, best_label: best_tree(self.decoding, arc, self.stats, next(given_in_order)))
         with torch.inference_mode():
             encoded = [self.vocabularies.encode(sentence) for sentence in batch]
             scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device), decode)
         self.model.train(was_training)
-        for sentence, (arc, best_label, *decoded) in zip(batch, scored):
-            heads = decoded[0] if decoded else best_tree(self.decoding, arc, self.stats)
+        for sentence, (arc, best_label, *decoded), arcs in zip(batch, scored, given):
+            heads = decoded[0] if decoded else best_tree(self.decoding, arc, self.stats, arcs)
             nodes = np.arange(1, len(heads))
-            deprels = [""] + [self.labels[label] for label in best_label[heads[1:], nodes]]
-            self.set_tree(sentence, [int(h) for h in heads], deprels)
+            label_ids = labels_kept([-1, *best_label[heads[1:], nodes]], arcs)
+            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
+            self.set_tree(sentence, [int(h) for h in heads], deprels, arcs, self.decoding.single_root)
         if self.confidence is not None:  # heads: the tree marginals or softmax of log P(h | d); labels at the head
             labels = np.concatenate([best_label[heads[1:], np.arange(1, len(heads))]
                                      for _, best_label, heads, _, _ in scored])
@@ -115,10 +122,9 @@ def _fit(parser: TrainedBiaffineParser, sentences: list[Sentence], trees: list, 
          training: Training, dev: list[Sentence] | None, seed: int, log: Callable[[str], None],
          evaluate: Callable) -> dict:
     model, device = parser.model, parser.device
-    label_id = {label: i for i, label in enumerate(labels)}
     encoded = [parser.vocabularies.encode(sentence) for sentence in sentences]
-    gold = [(np.asarray(heads, dtype=np.int64), np.array([-1] + [label_id[d] for d in deprels[1:]]))
-            for heads, deprels in trees]
+    gold = [(np.asarray(heads, dtype=np.int64), np.array(ids))
+            for (heads, _), ids in zip(trees, label_ids(trees, labels))]
     rng = np.random.default_rng(seed)
 
     def step(indices: list[int]) -> torch.Tensor:

@@ -28,6 +28,7 @@ import numpy as np
 
 from barley.confidence import Confidence
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
+from barley.constraints import ArcOptions, decoder_class, labels_kept, settle, write_tree
 from barley.errors import ModelError
 from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
@@ -119,12 +120,17 @@ class Annotator:
     stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
     temperature: float = 1.0
 
-    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs, confidence: Confidence | None = None
-                 ) -> None:
+    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs, arcs: ArcOptions | None = None,
+                 confidence: Confidence | None = None) -> None:
         """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``);
-        with ``confidence``, the heads' and labels' probabilities too (:class:`ArcEvidence`: the tree
+        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`); with
+        ``confidence``, the heads' and labels' probabilities too (:class:`ArcEvidence`: the tree
         marginals of the arc scores for the MST decoder, their softmax over heads for the others;
         the softmax of the label scores at the chosen head)."""
+        given = [arcs.of(sentence, self.tables.labels) if arcs is not None else None for sentence in sentences]
+        for sentence_arcs in given:
+            settle(sentence_arcs, decoder_class(self.decoding), arcs.strict if arcs else False, "joint parser",
+                   self.transforms)
         lengths = [len(s) for s in sentences]
         rows = np.repeat(np.arange(len(sentences)), lengths)
         nodes = np.concatenate([np.arange(1, n + 1) for n in lengths])
@@ -137,24 +143,23 @@ class Annotator:
             values = self.tables.values[name]
             for word, value in zip(words, best.tolist()):
                 word[column] = values[value]
-        arcs = [self._arc(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
-        heads = [best_tree(self.decoding, arc, self.stats) for arc in arcs]
+        arc_scores = [self._arc(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
+        heads = [best_tree(self.decoding, arc, self.stats, sentence_arcs)
+                 for arc, sentence_arcs in zip(arc_scores, given)]
         chosen = np.concatenate([h[1:] for h in heads])
         scores = ops.biaffine_aligned(ops.with_bias(outputs.label_dep[rows, nodes]),
                                       ops.with_bias(outputs.label_head[rows, chosen]), outputs.label_weight)
         best = scores.argmax(axis=1)
         labels = best.tolist()
         start = 0
-        for sentence, tree in zip(sentences, heads):
-            deprels = [""] + [self.tables.labels[label] for label in labels[start:start + len(sentence)]]
+        for sentence, tree, sentence_arcs in zip(sentences, heads, given):
+            label_ids = labels_kept([-1, *labels[start:start + len(sentence)]], sentence_arcs)
+            deprels = [""] + [self.tables.labels[label] for label in label_ids[1:]]
             start += len(sentence)
-            tree = tree.tolist()
-            for transform in reversed(self.transforms):
-                tree, deprels = transform.inverse(tree, deprels)
-            sentence.set_tree(tree, deprels)
+            write_tree(sentence, tree.tolist(), deprels, self.transforms, sentence_arcs, self.decoding.single_root)
         if confidence is not None:
-            confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arcs, heads,
-                                                    scores, best), self.temperature)
+            confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arc_scores,
+                                                    heads, scores, best), self.temperature)
 
     @staticmethod
     def _arc(arcs: np.ndarray) -> np.ndarray:
@@ -197,13 +202,14 @@ class JointParser:
         self.network, self.vocabularies, self.annotator = network, vocabularies, annotator
         self.confidence: Confidence | None = None  # barley parse --confidence
 
-    def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """Annotate ``sentences`` in place, in batches of similar length; yield them in input order."""
-        return by_length(sentences, self._annotate, PARSE_BATCH_WORDS)
+    def process(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
+        """Annotate ``sentences`` in place, in batches of similar length; yield them in input order.
+        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        return by_length(sentences, lambda batch: self._annotate(batch, arcs), PARSE_BATCH_WORDS)
 
-    def _annotate(self, batch: list[Sentence]) -> None:
+    def _annotate(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
         padded = pad([self.vocabularies.encode(sentence) for sentence in batch])
-        self.annotator.annotate(batch, self.network.outputs(padded), self.confidence)
+        self.annotator.annotate(batch, self.network.outputs(padded), arcs, self.confidence)
 
 
 # --- the numpy network ------------------------------------------------------------------

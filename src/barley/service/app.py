@@ -2,16 +2,19 @@
 
 ``POST /parse``
     The data and its input format, in any of three forms: a JSON object
-    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false}``; form fields
+    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false}`` (``input``: ``conllu``, the
+    default; ``text`` or ``tokenized`` with a model that has a tokenizer); form fields
     of the same names (``application/x-www-form-urlencoded``, or
     ``multipart/form-data`` with ``data`` as a file, as ``curl -F data=@file.conllu``
     sends it); or the data itself as the body (any other content type), with
     ``input`` and ``model`` in the query string. The answer is JSON: the model, the
     CoNLL-U ``result``, the same ``sentences`` structured (comments and token
     fields, the field names in ``columns``), and with ``draw`` the
-    SVG arc diagram of each sentence.
+    SVG arc diagram of each sentence. ``keep_arcs``, ``strict_arcs`` and ``forbid`` are
+    ``barley parse``'s ``--keep-arcs``, ``--strict-arcs`` and ``--forbid`` (the file's text)
+    (docs/constraints.md).
 ``GET /models``
-    The models served and the default one.
+    The models served, the default one, and the input formats each reads.
 ``GET /openapi.json``
     The OpenAPI description (no interactive docs: they would fetch scripts from the network).
 ``GET /``
@@ -49,7 +52,7 @@ from barley.errors import BarleyError
 from barley.render import svg
 from barley.service import page
 from barley.service.guards import BodyLimit, HostAndOrigin, HostCheck, SecurityHeaders
-from barley.service.inputs import INPUT_FORMATS, read_input
+from barley.service.inputs import INPUT_FORMATS
 from barley.service.limits import Limits, OverLimit
 from barley.service.models import ModelRegistry
 
@@ -58,9 +61,16 @@ KEYS = tuple(column.lower() for column in COLUMNS)
 
 class ParseRequest(BaseModel):
     data: str = Field(description="the sentences, in the input format")
-    input: str = Field("conllu", description="input format; one of: " + ", ".join(INPUT_FORMATS))
+    input: str = Field("conllu", description="input format, one of: " + ", ".join(INPUT_FORMATS) + " (text and "
+                       "tokenized with a model that has a tokenizer: GET /models says which formats each reads)")
     model: str | None = Field(None, description="a model name from GET /models (default: the default model)")
     draw: bool = Field(False, description="also return an SVG arc diagram of each sentence")
+    keep_arcs: bool = Field(False, description="keep every HEAD (and DEPREL) of the CoNLL-U data and parse the "
+                                               "other words consistently with them (barley parse --keep-arcs)")
+    strict_arcs: bool = Field(False, description="with keep_arcs: refuse given arcs the parser cannot build "
+                                                 "together, instead of keeping a largest subset")
+    forbid: str | None = Field(None, description="arcs that must not appear, one per line: SENT_ID HEAD DEPENDENT "
+                                                 "(barley parse --forbid)")
 
 
 class ParsedSentence(BaseModel):
@@ -151,11 +161,11 @@ def create_app(registry: ModelRegistry, limits: Limits = Limits(),
     return SecurityHeaders(HostAndOrigin(BodyLimit(app, limits.max_request_bytes), hosts))
 
 
-FIELDS = ("data", "input", "model", "draw")
+FIELDS = ("data", "input", "model", "draw", "keep_arcs", "strict_arcs", "forbid")
 """The fields of a parse request (:class:`ParseRequest`)."""
 
 TRUE, FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no", "")
-"""How a form or query string says ``draw`` (a JSON body says true or false)."""
+"""How a form or query string says ``draw``, ``keep_arcs`` or ``strict_arcs`` (a JSON body says true or false)."""
 
 
 def _fields(content_type: str, query: bytes, body: bytes) -> dict:
@@ -185,16 +195,37 @@ def _fields(content_type: str, query: bytes, body: bytes) -> dict:
         add([("data", body)])
     if "data" not in fields:
         raise BarleyError("the request has no data", fix="send the sentences in the data field")
-    data, draw = fields["data"], fields.get("draw", False)
-    if isinstance(draw, str):
-        if draw.lower() not in TRUE + FALSE:
-            raise BarleyError(f"the field 'draw' is {draw!r}", fix="say true or false")
-        draw = draw.lower() in TRUE
+    data = fields["data"]
     return {"data": data.encode("utf-8") if isinstance(data, str) else data, "input": fields.get("input") or "conllu",
-            "model": fields.get("model"), "draw": draw}
+            "model": fields.get("model"), "draw": _boolean(fields, "draw"),
+            "arcs": _arc_options(fields, _boolean(fields, "keep_arcs"), _boolean(fields, "strict_arcs"))}
 
 
-JSON_TYPES = {"data": (str,), "input": (str,), "model": (str, type(None)), "draw": (bool,)}
+def _boolean(fields: dict, name: str) -> bool:
+    value = fields.get(name, False)
+    if isinstance(value, str):
+        if value.lower() not in TRUE + FALSE:
+            raise BarleyError(f"the field {name!r} is {value!r}", fix="say true or false")
+        value = value.lower() in TRUE
+    return value
+
+
+def _arc_options(fields: dict, keep: bool, strict: bool):
+    """The given and forbidden arcs a request asks for (``keep_arcs``, ``strict_arcs``, ``forbid``), or None."""
+    forbid = fields.get("forbid")
+    if strict and not keep:
+        raise BarleyError("strict_arcs applies to the arcs that keep_arcs keeps", fix="add keep_arcs")
+    if keep and (fields.get("input") or "conllu") != "conllu":
+        raise BarleyError("keep_arcs keeps the HEAD and DEPREL of CoNLL-U data", fix="send CoNLL-U (input conllu)")
+    if not keep and not forbid:
+        return None
+    from barley.constraints import ArcOptions, ForbiddenArcs
+
+    return ArcOptions(keep=keep, strict=strict, forbid=ForbiddenArcs(forbid, "<forbid>") if forbid else None)
+
+
+JSON_TYPES = {"data": (str,), "input": (str,), "model": (str, type(None)), "draw": (bool,), "keep_arcs": (bool,),
+              "strict_arcs": (bool,), "forbid": (str, type(None))}
 """The JSON types each field may take."""
 
 
@@ -292,7 +323,7 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     times quicker to write and to read than with one object per token."""
     fields = _fields(content_type, query, body)
     model = registry.get(fields["model"])
-    sentences = model.parse(read_input(fields["data"], fields["input"], limits))
+    sentences = model.parse(fields["data"], fields["input"], limits, fields["arcs"])
     answer = {"model": model.name, "input": fields["input"],
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}

@@ -80,6 +80,7 @@ class Swap(StackProjective):
     attaches = (("Stack", 1), ("Stack", 0), None, None)
     tree_class = "any"
     exploration_oracle = True  # the static–dynamic oracle (module docstring)
+    keeps_partial_gold = False  # stack-projective's rule for given arcs knows no SWAP
 
     def legal(self, state: State) -> list[bool]:
         stack = state.stack
