@@ -221,6 +221,8 @@ def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
         assert cli.main([command, "-q", "-m", str(model), str(text), "-o", str(tmp_path / f"{command}.conllu")]) == 0
         parsed = list(read(str(tmp_path / f"{command}.conllu")))
         assert parsed and all(word[3] != "_" and word[6] != "_" for sentence in parsed for word in sentence.words)
+    assert cli.main(["parse", "-q", "--retag", "-m", str(model), str(toy / "dev.conllu"), "-o",
+                     str(tmp_path / "retagged.conllu")]) == 0  # the joint network predicts the tags anyway
     assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "-m",
                      str(tmp_path / "other.barley"), "--resume"]) != 0
     assert "no checkpoint to resume from" in capsys.readouterr().err

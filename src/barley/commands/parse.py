@@ -14,7 +14,7 @@ from barley.confidence import Confidence
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
-from barley.pipeline import NOUNS, Pipeline, component_names, components_for, require_component
+from barley.pipeline import NOUNS, Pipeline, component_names, components_for, does, require_component
 from barley.tokenizer import INPUTS
 from barley.catalog import resolve
 from barley.shipped import default_model_path
@@ -199,6 +199,6 @@ def _arc_options(args):
 def _check_model(args, components: list[str]) -> None:
     """Refuse a model that lacks the component the command runs (``args.needs``), saying what it does."""
     require_component(components, args.needs, args.model)
-    if args.needs == "parse" and args.retag and "tag" not in components:
+    if args.needs == "parse" and args.retag and not does(components, "tag"):
         raise BarleyError(f"--retag: the model {args.model} has no tagger",
                           fix="leave --retag out, or train a model with --components tag,parse")

@@ -176,6 +176,11 @@ JOBS = {"joint": ("tag", "parse")}
 tags and parses (a model with it is a tagger and a parser to ``barley tag``, ``parse`` and ``serve``)."""
 
 
+def does(components: list[str], job: str) -> bool:
+    """Whether a model with ``components`` does ``job`` (``tokenize``, ``tag`` or ``parse``)."""
+    return any(job in JOBS.get(name, (name,)) for name in components)
+
+
 def components_for(job: str) -> list[str]:
     """The component kinds that run for ``job`` (``tokenize``, ``tag`` or ``parse``): those whose
     jobs come no later than it (``barley tag`` leaves a parser out, not the joint network)."""
@@ -187,7 +192,7 @@ def require_component(components: list[str], needs: str, path: str, purpose: str
     """A BarleyError if a model with ``components`` lacks ``needs``, saying what the model does and
     which command runs it (``barley parse``, ``barley tag`` and ``barley serve`` refuse alike);
     ``purpose`` ends the message (e.g. ", so barley serve cannot parse with it")."""
-    if any(needs in JOBS.get(name, (name,)) for name in components):
+    if does(components, needs):
         return
     last = components[-1] if components else None
     raise BarleyError(f"the model has no {NOUNS[needs]} (its components: {', '.join(components) or 'none'}){purpose}",
