@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from barley.graph.decoding import decode
+from barley.graph.decoding import decode, decode_k_best
 from barley.graph.features import Tokens
 from barley.graph.learning import CACHE_BYTES, fit
 from barley.graph.model import GraphModel, Scores
@@ -23,11 +23,22 @@ class GraphParser(GraphModel):
         """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves."""
         scores = self.parse_scores(tokens)
         heads, moves = self.decode(scores)
-        labels = np.full(len(tokens), -1, dtype=np.int64)
-        labels[1:] = scores.best_label[heads[1:], np.arange(1, len(tokens))]
-        return heads, labels, moves
+        return heads, _best_labels(scores, heads), moves
+
+    def parse_k_best(self, tokens: Tokens, k: int) -> list[tuple[float, np.ndarray, np.ndarray]]:
+        """The ``k`` best trees (first order, :func:`barley.graph.decoding.decode_k_best`) as
+        (score, heads, label ids), each arc with its best label, as in :meth:`parse`."""
+        scores = self.parse_scores(tokens)
+        return [(score, heads, _best_labels(scores, heads)) for score, heads in decode_k_best(self.options, scores.arc, k)]
 
     def fit(self, sentences: Sequence[tuple[Tokens, np.ndarray, np.ndarray]],
             log: Callable[[str], None] = print, cache_bytes: int = CACHE_BYTES) -> None:
         """Train on (tokens, gold heads, gold label ids) triples (:func:`barley.graph.learning.fit`)."""
         fit(self, sentences, log, cache_bytes)
+
+
+def _best_labels(scores: Scores, heads: np.ndarray) -> np.ndarray:
+    """The label id of each node's arc: the best label of its (head, dependent) pair; entry 0: -1."""
+    labels = np.full(len(heads), -1, dtype=np.int64)
+    labels[1:] = scores.best_label[heads[1:], np.arange(1, len(heads))]
+    return labels

@@ -18,11 +18,12 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
-from barley.graph.decoding import check_length, default_max_words
+from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.features import Tokens
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
+from barley.nbest import EMPTY_TREE, analyses
 from barley.tree import label_table
 
 
@@ -54,6 +55,7 @@ class TrainedGraphParser:
         self.manifest = manifest or {}
         self.stats = GraphParseStats()
         self.max_words = default_max_words(graph.options)  # barley parse --max-words
+        self.nbest: int | None = None  # barley parse --nbest
 
     def tokens(self, sentence: Sentence) -> Tokens:
         return Tokens.encode([w[FORM] for w in sentence.words],
@@ -62,23 +64,41 @@ class TrainedGraphParser:
                              [w[LEMMA] for w in sentence.words], [w[FEATS] for w in sentence.words])
 
     def parse(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them; only HEAD and DEPREL change."""
+        """Parse sentences (in place) and yield them; only HEAD and DEPREL change. With ``nbest``
+        set (``barley parse --nbest``), yield the k best analyses of each (:mod:`barley.nbest`)."""
         for sentence in sentences:
             if len(sentence) == 0:
-                yield sentence
+                yield from [sentence] if self.nbest is None else analyses(sentence, [EMPTY_TREE], self._set_tree)
                 continue
             check_length(sentence, self.max_words,
                          f"{('first', 'second')[self.graph.options.order - 1]}-order graph-based parser")
-            heads, label_ids, moves = self.graph.parse(self.tokens(sentence))
             self.stats.sentences += 1
             self.stats.words += len(sentence)
+            if self.nbest is not None:
+                ranked = [(score, heads, self._deprels(label_ids))
+                          for score, heads, label_ids in self.graph.parse_k_best(self.tokens(sentence), self.nbest)]
+                yield from analyses(sentence, ranked, self._set_tree)
+                continue
+            heads, label_ids, moves = self.graph.parse(self.tokens(sentence))
             self.stats.approximation_moves += moves
-            heads = [int(h) for h in heads]
-            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
-            for transform in reversed(self.transforms):
-                heads, deprels = transform.inverse(heads, deprels)
-            sentence.set_tree(heads, deprels)
+            self._set_tree(sentence, heads, self._deprels(label_ids))
             yield sentence
+
+    def _deprels(self, label_ids: np.ndarray) -> list[str]:
+        return [""] + [self.labels[label] for label in label_ids[1:]]
+
+    def _set_tree(self, sentence: Sentence, heads: np.ndarray, deprels: list[str]) -> None:
+        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
+        heads = [int(h) for h in heads]
+        for transform in reversed(self.transforms):
+            heads, deprels = transform.inverse(heads, deprels)
+        sentence.set_tree(heads, deprels)
+
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only)."""
+        if k is not None:
+            check_k_best(self.graph.options)
+        self.nbest = k
 
     def save(self, path: str) -> None:
         model_file.write(path, *self.to_files())

@@ -5,18 +5,19 @@ where the best heads already form a tree (:mod:`barley.neural.trees`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
-from barley.graph.decoding import check_length, default_max_words
+from barley.graph.decoding import check_k_best, check_length, decode_k_best, default_max_words
 from barley.graph.model import GraphOptions
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.encoder import make_batch
-from barley.neural.inputs import EncoderVocabularies
+from barley.nbest import EMPTY_TREE, analyses
+from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
                                    log_sizes, use_pretrained)
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
@@ -36,8 +37,26 @@ class TrainedBiaffineParser(NeuralParser):
         self.decoding = decoding
         self.stats = BiaffineParseStats()
         self.max_words = default_max_words(decoding)  # barley parse --max-words
+        self.nbest: int | None = None  # barley parse --nbest
+        self._analyses: dict[int, list[Sentence]] = {}  # with nbest: each parsed sentence's, by id()
 
     # --- parsing -----------------------------------------------------------------------
+
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only)."""
+        if k is not None:
+            check_k_best(self.decoding)
+        self.nbest = k
+
+    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them in input order; with ``nbest`` set, the k best
+        analyses of each (:mod:`barley.nbest`)."""
+        parsed = super().parse(sentences, batch_words)
+        if self.nbest is None:
+            return parsed
+        return (analysis for sentence in parsed
+                for analysis in self._analyses.pop(id(sentence), None) or analyses(sentence, [EMPTY_TREE],
+                                                                                   self.set_tree))
 
     def _parse_batch(self, batch: list[Sentence]) -> None:
         for sentence in batch:
@@ -49,10 +68,23 @@ class TrainedBiaffineParser(NeuralParser):
             scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device))
         self.model.train(was_training)
         for sentence, (arc, best_label) in zip(batch, scored):
+            if self.nbest is not None:
+                self._analyses[id(sentence)] = analyses(sentence, self._k_best(arc, best_label), self.set_tree)
+                continue
             heads = best_tree(self.decoding, arc, self.stats)
-            nodes = np.arange(1, len(heads))
-            deprels = [""] + [self.labels[label] for label in best_label[heads[1:], nodes]]
-            self.set_tree(sentence, [int(h) for h in heads], deprels)
+            self.set_tree(sentence, [int(h) for h in heads], self._deprels(best_label, heads))
+
+    def _k_best(self, arc: np.ndarray, best_label: np.ndarray) -> list[tuple[float, list[int], list[str]]]:
+        """The ``nbest`` best trees of a sentence's scores as (score, heads, deprels), each arc with its best label."""
+        self.stats.sentences += 1
+        self.stats.words += len(arc) - 1
+        self.stats.decoded += 1
+        return [(score, [int(h) for h in heads], self._deprels(best_label, heads))
+                for score, heads in decode_k_best(self.decoding, arc, self.nbest)]
+
+    def _deprels(self, best_label: np.ndarray, heads: np.ndarray) -> list[str]:
+        """Each word's label: the best of its arc (``best_label[head, dependent]``); entry 0: ""."""
+        return [""] + [self.labels[label] for label in best_label[heads[1:], np.arange(1, len(heads))]]
 
     # --- model files -------------------------------------------------------------------
 

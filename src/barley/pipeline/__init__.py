@@ -245,6 +245,23 @@ class Pipeline:
                               fix="leave --max-words out")
         parser.max_words = max_words
 
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only), for parsers
+        with k-best decoding (first-order graph-based and biaffine, :mod:`barley.nbest`); any
+        other is refused in one line."""
+        parser = self._parser
+        inner = getattr(parser, "parser", parser)
+        if k is not None and not 1 <= k:
+            raise BarleyError(f"nbest must be at least 1, not {k}", fix="e.g. --nbest 5")
+        if not hasattr(inner, "set_nbest"):
+            if k is None:
+                return
+            kind = getattr(inner, "kind", None) or {"parse": "transition-based", "joint": "joint"}.get(parser.name)
+            raise BarleyError(f"--nbest: {f'the {kind} parser of this model' if parser is not None else 'this model (no parser)'} "
+                              f"has no k-best decoding; first-order graph-based and biaffine parsers have",
+                              fix="leave --nbest out, or parse with a graph-based or biaffine model")
+        inner.set_nbest(k)
+
     # --- running ---------------------------------------------------------------------
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
@@ -259,13 +276,17 @@ class Pipeline:
                               fix="give tokenized sentences (CoNLL-U), or train with --components tokenize,...")
         return tokenizers[0].tokenize(text, input=input)
 
-    def parse(self, data: str | Iterable[Sentence], retag: bool = False) -> Iterator[Sentence]:
+    def parse(self, data: str | Iterable[Sentence], retag: bool = False, nbest: int | None = None
+              ) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
         ``data``: a text (needs a tokenizer in the pipeline) or sentences (e.g. from
         :func:`barley.read`), annotated in place. Columns a tagger writes are kept where a
-        sentence already has them, unless ``retag``.
+        sentence already has them, unless ``retag``. ``nbest``: yield the k best analyses of
+        each sentence (:meth:`set_nbest`), the first of them the sentence itself; it holds
+        for the parser from this call on, so read one such stream before the next.
         """
+        self.set_nbest(nbest)
         sentences = self.tokenize(data) if isinstance(data, str) else data
         written: set[str] = set()
         for component in self.components:
