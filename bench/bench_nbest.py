@@ -3,6 +3,9 @@ each K takes (``barley parse --nbest K``).
 
 Usage: python bench/bench_nbest.py MODEL GOLD [--k 1,2,5,10,20] [--decoders eisner,mst] [--json OUT]
 
+MODEL: a graph-based, biaffine or joint model (the joint one tags too: its trees are scored as
+they come, on its own tags).
+
 For each decoder (the model's first-order scores decoded projectively by k-best Eisner, or
 non-projectively by k-best spanning trees, whatever decoder the model was trained with) and each
 K, parses GOLD with its own tags into the K best analyses per sentence, then prints the LAS of the
@@ -24,8 +27,9 @@ from barley.pipeline import Pipeline
 
 
 def set_decoder(parser, decoder: str) -> None:
-    """Decode the model's scores with ``decoder`` (the graph-based parser's options or the biaffine's)."""
-    options = parser.graph.options if hasattr(parser, "graph") else parser.decoding
+    """Decode the model's scores with ``decoder`` (the options of a graph-based, biaffine or joint parser)."""
+    options = (parser.graph.options if hasattr(parser, "graph") else
+               parser.annotator.decoding if hasattr(parser, "annotator") else parser.decoding)
     options.decoder = decoder
 
 
@@ -45,9 +49,10 @@ def main() -> None:
     arguments.add_argument("--json", metavar="OUT")
     args = arguments.parse_args()
     pipeline = Pipeline.load(args.model)
-    parser = pipeline["parse"].parser
+    component = next(c for c in pipeline.components if "HEAD" in c.writes)
+    parser = component.parser
     rows = []
-    print(f"model {args.model} ({parser.kind}), gold {args.gold}; load average {os.getloadavg()[0]:.1f}")
+    print(f"model {args.model} ({getattr(parser, 'kind', component.name)}), gold {args.gold}; load average {os.getloadavg()[0]:.1f}")
     print(f"{'decoder':8} {'K':>3} {'analyses':>8} {'LAS@1':>6} {'oracle LAS':>10} {'oracle UAS':>10} "
           f"{'parse s':>8} {'1-best s':>8} {'ms/sent':>7}")
     for decoder in args.decoders.split(","):

@@ -15,7 +15,7 @@ one sentence are those whose ``sent_id`` is the same before the last ``#``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +44,14 @@ def analyses(sentence: Sentence, ranked: Sequence[tuple[float, list[int], list[s
                          f"# score = {score:.4f}", *kept]
         copy.bom = sentence.bom and rank == 1
     return copies
+
+
+def expanded(parsed: Iterable[Sentence], found: dict[int, list[Sentence]],
+             set_tree: Callable[[Sentence, list[int], list[str]], None]) -> Iterator[Sentence]:
+    """Each sentence of ``parsed`` followed by its other analyses: those of ``found`` (by the
+    sentence's id(), taken out), or for a sentence the parser skipped (no words) its one analysis."""
+    for sentence in parsed:
+        yield from found.pop(id(sentence), None) or analyses(sentence, [EMPTY_TREE], set_tree)
 
 
 def _key(comment: str) -> str:

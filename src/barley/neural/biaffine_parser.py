@@ -12,16 +12,16 @@ import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
-from barley.graph.decoding import check_k_best, check_length, decode_k_best, default_max_words
+from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.model import GraphOptions
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.encoder import make_batch
-from barley.nbest import EMPTY_TREE, analyses
+from barley.nbest import analyses, expanded
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
                                    log_sizes, use_pretrained)
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
-from barley.neural.trees import BiaffineParseStats, best_tree
+from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.transforms import of_manifest
 
 
@@ -54,9 +54,7 @@ class TrainedBiaffineParser(NeuralParser):
         parsed = super().parse(sentences, batch_words)
         if self.nbest is None:
             return parsed
-        return (analysis for sentence in parsed
-                for analysis in self._analyses.pop(id(sentence), None) or analyses(sentence, [EMPTY_TREE],
-                                                                                   self.set_tree))
+        return expanded(parsed, self._analyses, self.set_tree)
 
     def _parse_batch(self, batch: list[Sentence]) -> None:
         for sentence in batch:
@@ -76,11 +74,8 @@ class TrainedBiaffineParser(NeuralParser):
 
     def _k_best(self, arc: np.ndarray, best_label: np.ndarray) -> list[tuple[float, list[int], list[str]]]:
         """The ``nbest`` best trees of a sentence's scores as (score, heads, deprels), each arc with its best label."""
-        self.stats.sentences += 1
-        self.stats.words += len(arc) - 1
-        self.stats.decoded += 1
         return [(score, [int(h) for h in heads], self._deprels(best_label, heads))
-                for score, heads in decode_k_best(self.decoding, arc, self.nbest)]
+                for score, heads in k_best_trees(self.decoding, arc, self.nbest, self.stats)]
 
     def _deprels(self, best_label: np.ndarray, heads: np.ndarray) -> list[str]:
         """Each word's label: the best of its arc (``best_label[head, dependent]``); entry 0: ""."""
