@@ -140,10 +140,16 @@ def test_parsers_without_k_best_refuse_nbest_in_one_line(files, model, message, 
     assert not output.exists()
 
 
-def test_nbest_is_refused_with_jobs_and_must_be_positive(files, capsys):
+def test_nbest_with_jobs_writes_the_same_bytes_and_k_must_be_positive(files, capsys):
+    folder = files["folder"]
+    for jobs in ("1", "2"):
+        assert main(["parse", "-q", "-m", files["mst"], files["test"], "--nbest", "3", "--jobs", jobs,
+                     "-o", str(folder / f"jobs{jobs}.conllu")]) == 0
+    assert (folder / "jobs1.conllu").read_bytes() == (folder / "jobs2.conllu").read_bytes()
     capsys.readouterr()
-    assert main(["parse", "-q", "-m", files["eisner"], files["test"], "--nbest", "3", "--jobs", "2"]) == 2
-    assert "--nbest parses in one process" in capsys.readouterr().err
+    assert main(["parse", "-q", "-m", files["transition"], files["test"], "--nbest", "3", "--jobs", "2",
+                 "-o", str(folder / "refused.conllu")]) == 2
+    assert "has no k-best decoding" in capsys.readouterr().err and not (folder / "refused.conllu").exists()
     with pytest.raises(SystemExit):
         main(["parse", "-m", files["eisner"], files["test"], "--nbest", "0"])
 

@@ -98,9 +98,8 @@ def _parse(args) -> int:
     if args.input_format == "auto":  # --scheduler reads CoNLL-U files
         cluster = args.scheduler or args.out_dir or args.shard_mb is not None
         args.input_format = "conllu" if cluster else guess_input(args.input)
-    if args.nbest is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
-        raise BarleyError("--nbest parses in one process (not yet with --jobs or --scheduler)",
-                          fix="leave out --jobs and --scheduler")
+    if args.nbest is not None and (args.scheduler or args.out_dir or args.shard_mb is not None):
+        raise BarleyError("--nbest is not yet taken with --scheduler", fix="parse with --jobs instead")
     if args.scheduler or args.out_dir or args.shard_mb is not None:
         if args.input_format != "conllu" or args.retag or args.max_words is not None:
             raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "
@@ -119,7 +118,8 @@ def _parse(args) -> int:
         _check_model(args, component_names(read_manifest(args.model)))
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
         stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
-                           input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words)
+                           input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words,
+                           nbest=args.nbest)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
