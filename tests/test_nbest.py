@@ -162,6 +162,21 @@ def test_analyses_replace_the_comments_of_an_earlier_k_best_file():
     assert out[0].words[0][7] == "dep"
 
 
+def test_trees_that_the_inverse_transforms_make_one_are_written_once():
+    sentence = Sentence([], [["1", "x", "_", "X", "_", "_", "_", "_", "_", "_"],
+                             ["2", "y", "_", "X", "_", "_", "_", "_", "_", "_"]], line=3)
+
+    def decoded(s: Sentence, heads: list[int], deprels: list[str]) -> None:
+        s.set_tree(heads, [label.split("|")[0] for label in deprels])  # as a lifted label read back
+
+    ranked = [(3.0, [-1, 0, 1], ["", "root", "dep|x"]), (2.0, [-1, 0, 1], ["", "root", "dep|y"]),
+              (1.0, [-1, 2, 0], ["", "dep", "root"])]
+    out = analyses(sentence, ranked, decoded)
+    assert [s.comments[:3] for s in out] == [["# sent_id = line-3#1", "# nbest = 1/2", "# score = 3.0000"],
+                                             ["# sent_id = line-3#2", "# nbest = 2/2", "# score = 1.0000"]]
+    assert out[0] is sentence and [s.heads().tolist() for s in out] == [[-1, 0, 1], [-1, 2, 0]]
+
+
 def test_the_python_api_and_the_biaffine_parser_take_nbest(tmp_path):
     pytest.importorskip("torch", reason="the biaffine parser needs PyTorch (pip install 'barley[neural]')")
     from barley.parser import train

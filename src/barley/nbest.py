@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from barley.conllu import Sentence
+from barley.conllu import DEPREL, HEAD, Sentence
 from barley.errors import InputError
 from barley.evaluate import Evaluation, Source, _name, _sentences, _show, evaluate
 
@@ -34,16 +34,24 @@ def analyses(sentence: Sentence, ranked: Sequence[tuple[float, list[int], list[s
              set_tree: Callable[[Sentence, list[int], list[str]], None]) -> list[Sentence]:
     """One sentence per (score, heads, deprels) of ``ranked`` (best first): ``sentence`` itself
     (parsed in place, as without k-best) and copies of it, each tree put in by ``set_tree``
-    (which undoes the parser's transforms), each with the comments of the module docstring."""
+    (which undoes the parser's transforms), each with the comments of the module docstring.
+    Two trees that the inverse transforms make one (a pseudo-projective encoding read back)
+    are written once, the better."""
     name = sentence.sent_id or f"line-{sentence.line}"
     kept = [comment for comment in sentence.comments if _key(comment) not in NBEST_KEYS]
-    copies = [sentence] + [sentence.copy() for _ in ranked[1:]]
-    for rank, (copy, (score, heads, deprels)) in enumerate(zip(copies, ranked), 1):
+    written, seen = [], set()
+    for score, heads, deprels in ranked:
+        copy = sentence.copy() if written else sentence
         set_tree(copy, heads, deprels)
-        copy.comments = [f"# sent_id = {name}#{rank}", f"# nbest = {rank}/{len(ranked)}",
+        tree = tuple((word[HEAD], word[DEPREL]) for word in copy.words)
+        if tree not in seen:
+            seen.add(tree)
+            written.append((copy, score))
+    for rank, (copy, score) in enumerate(written, 1):
+        copy.comments = [f"# sent_id = {name}#{rank}", f"# nbest = {rank}/{len(written)}",
                          f"# score = {score:.4f}", *kept]
         copy.bom = sentence.bom and rank == 1
-    return copies
+    return [copy for copy, _ in written]
 
 
 def expanded(parsed: Iterable[Sentence], found: dict[int, list[Sentence]],
