@@ -35,8 +35,9 @@ def register(subparsers) -> None:
     parser.add_argument("--nbest", type=_positive, metavar="K",
                         help="write the K best analyses of each sentence (fewer where fewer trees exist), best "
                              "first, each with sent_id ID#rank, '# nbest = rank/count' and '# score' (the tree's "
-                             "score); each arc takes its best label. First-order graph-based and biaffine "
-                             "parsers (--decoder eisner or mst); `barley evaluate` scores the file's oracle")
+                             "score); each arc takes its best label. First-order graph-based, biaffine and joint "
+                             "parsers (decoder eisner or mst; docs/graph.md); `barley evaluate` scores the file's "
+                             "oracle")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
                              "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
