@@ -19,9 +19,11 @@ use it with a single root: the best tree of a part (some arcs required, some for
 taken out, and the rest of the part is cut into one part per arc of the tree not yet required —
 forbid that arc, require the ones before it — so that no tree is in two parts and none is lost.
 The best tree of each part is found by Chu-Liu-Edmonds on the scores with the forbidden arcs and
-the other heads of the required arcs' dependents at -inf (Lawler 1972); Camerini et al. and
-Zmigrod et al. find the best "next" arc to forbid in one O(n²) pass instead, so this costs
-O(k n³) time where theirs costs O(k n²), with the same trees.
+the other heads of the required arcs' dependents at -inf (Lawler 1972) — or is every word's best
+head, where those make a tree — and only for the parts whose upper bound (the sum of each word's
+best head left) comes first in the queue; Camerini et al. and Zmigrod et al. find the best "next"
+arc to forbid in one O(n²) pass instead, so this costs up to O(k n³) time where theirs costs
+O(k n²), with the same trees.
 
 Trees with an impossible arc (score -inf) are never returned, so there are fewer than k when
 fewer trees are possible.
@@ -39,6 +41,7 @@ import numpy as np
 from barley.graph.eisner import first_order_charts, without_root_heads
 from barley.graph.mst import chu_liu_edmonds
 from barley.graph.scoring import tree_score
+from barley.tree import check_tree
 
 NEG = -np.inf
 
@@ -197,52 +200,99 @@ def _recursion_depth(depth: int):
 def spanning_trees_k_best(arc: np.ndarray, k: int, single_root: bool = True) -> list[tuple[float, np.ndarray]]:
     """The ``k`` highest-scoring trees (projective or not) under ``arc[h, d]``, best first, as
     (score, heads) pairs (heads as :func:`barley.graph.mst.chu_liu_edmonds`); fewer when fewer
-    trees are possible."""
+    trees are possible.
+
+    Best first over the parts: a part enters the queue with an upper bound of its best tree's
+    score (its parent's best, and the sum of its columns' best heads), and its best tree is
+    found only when that bound comes first; a tree comes out when its exact score comes first,
+    so the parts that cannot reach the k best are never decoded.
+    """
     size = arc.shape[0]
     if size == 1:
         return [(0.0, np.full(1, -1, dtype=np.int64))][:k]
-    arc = np.asarray(arc, dtype=np.float64)
-    order = itertools.count()  # among equal scores, the part made first comes out first
-    parts: list = []
+    arc = np.array(arc, dtype=np.float64)
+    arc[:, 0] = NEG
+    np.fill_diagonal(arc, NEG)
+    order = itertools.count()  # among equal keys, the part queued first comes out first
+    parts: list = []  # (-score or -bound, order, best tree or None for a bound, required, forbidden)
 
-    def add(required: dict[int, int], forbidden: frozenset[tuple[int, int]]) -> None:
+    def decode(required: dict[int, int], forbidden: frozenset[tuple[int, int]]) -> None:
         found = _best_in_part(arc, required, forbidden, single_root)
         if found is not None:
             heapq.heappush(parts, (-found[0], next(order), found[1], required, forbidden))
 
-    add({}, frozenset())
+    decode({}, frozenset())
     trees = []
     while parts and len(trees) < k:
-        score, _, heads, required, forbidden = heapq.heappop(parts)
-        trees.append((-score, heads))
+        key, _, heads, required, forbidden = heapq.heappop(parts)
+        if heads is None:
+            decode(required, forbidden)
+            continue
+        trees.append((-key, heads))
         if len(trees) == k:
             break
-        required = dict(required)
-        for dependent in range(1, size):
-            if dependent in required:
-                continue
-            arc_of = (int(heads[dependent]), dependent)
-            add(dict(required), forbidden | {arc_of})
-            required[dependent] = arc_of[0]
+        for bound, part_required, part_forbidden in _parts_after(arc, heads, required, forbidden, single_root):
+            if bound > NEG:
+                heapq.heappush(parts, (-min(bound, -key), next(order), None, part_required, part_forbidden))
     return trees
+
+
+def _constrained(arc: np.ndarray, required: dict[int, int], forbidden: frozenset[tuple[int, int]],
+                 single_root: bool) -> np.ndarray:
+    """``arc`` with -inf for the forbidden arcs (head, dependent) and for every other head of the
+    required arcs' dependents (dependent → head), and of node 0 when it is a required head."""
+    scores = arc.copy()
+    for dependent, head in required.items():
+        _require(scores, head, dependent, single_root)
+    for head, dependent in forbidden:
+        scores[head, dependent] = NEG
+    return scores
+
+
+def _require(scores: np.ndarray, head: int, dependent: int, single_root: bool) -> None:
+    keep = scores[head, dependent]
+    scores[:, dependent] = NEG
+    if head == 0 and single_root:
+        scores[0, :] = NEG
+    scores[head, dependent] = keep
+
+
+def _parts_after(arc: np.ndarray, heads: np.ndarray, required: dict[int, int],
+                 forbidden: frozenset[tuple[int, int]], single_root: bool):
+    """The parts that the rest of a part makes once its best tree ``heads`` is out: for each arc of
+    the tree not yet required, in order, the part without it and with the ones before it; each with
+    an upper bound of its trees' scores, the sum over dependents of their best head left."""
+    scores = _constrained(arc, required, forbidden, single_root)
+    best = scores.max(axis=0)
+    total = best[1:].sum()
+    required = dict(required)
+    for dependent in range(1, len(heads)):
+        if dependent in required:
+            continue
+        head = int(heads[dependent])
+        column = scores[:, dependent].copy()
+        column[head] = NEG
+        yield total - best[dependent] + column.max(), dict(required), forbidden | {(head, dependent)}
+        _require(scores, head, dependent, single_root)
+        required[dependent] = head
+        if head == 0 and single_root:
+            best = scores.max(axis=0)
+        else:
+            best[dependent] = scores[head, dependent]
+        total = best[1:].sum()
 
 
 def _best_in_part(arc: np.ndarray, required: dict[int, int], forbidden: frozenset[tuple[int, int]],
                   single_root: bool) -> tuple[float, np.ndarray] | None:
     """The best tree with the ``required`` arcs (dependent → head) and without the ``forbidden``
-    ones (head, dependent), and its score under ``arc``; None when the part holds no tree."""
-    scores = arc.copy()
-    for dependent, head in required.items():
-        keep = scores[head, dependent]
-        scores[:, dependent] = NEG
-        scores[head, dependent] = keep
-        if head == 0 and single_root:
-            scores[0, :] = NEG
-            scores[0, dependent] = keep
-    for head, dependent in forbidden:
-        scores[head, dependent] = NEG
-    heads = chu_liu_edmonds(scores, single_root)
+    ones (head, dependent), and its score; None when the part holds no tree. Where every word's
+    best head already makes a tree, that is the best tree; else Chu-Liu-Edmonds finds it."""
+    scores = _constrained(arc, required, forbidden, single_root)
+    heads = scores.argmax(axis=0)
+    heads[0] = -1
+    if check_tree(heads, single_root) is not None:
+        heads = chu_liu_edmonds(scores, single_root)
     score = tree_score(heads, scores)
     if not score > NEG or (single_root and np.count_nonzero(heads == 0) != 1):
         return None
-    return tree_score(heads, arc), heads
+    return score, heads
