@@ -9,6 +9,7 @@ score under the model, the first being the 1-best parse.
 from __future__ import annotations
 
 import json
+import urllib.parse
 
 import numpy as np
 import pytest
@@ -196,3 +197,32 @@ def test_the_python_api_and_the_biaffine_parser_take_nbest(tmp_path):
         scores = [float(_comment(s, "score")) for s in group]
         assert scores == sorted(scores, reverse=True) and scores[0] <= 0.0  # log-probabilities
     assert len(list(pipeline.parse(list(read(path))[:6]))) == 6  # nbest holds until the next call sets it
+
+
+def test_the_service_takes_nbest(files):
+    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+    from barley.errors import BarleyError
+    from barley.service.app import _answer
+    from barley.service.limits import Limits
+    from barley.service.models import ModelRegistry
+
+    registry = ModelRegistry([("graph", files["mst"]), ("transition", files["transition"])])
+    data = open(files["test"], encoding="utf-8").read()
+
+    def answer(**fields) -> dict:
+        return json.loads(_answer(registry, Limits(), "application/json", b"", json.dumps(fields).encode()))
+
+    ranked = answer(data=data, nbest=3)["sentences"]
+    assert len(ranked) == 3 * 12 + 1 and ranked[1]["sent_id"] == "toy-0#2"
+    assert "# nbest = 2/3" in ranked[1]["comments"]
+    assert len(answer(data=data)["sentences"]) == 13  # the next request without nbest: one each
+    form = _answer(registry, Limits(), "application/x-www-form-urlencoded", b"nbest=2",
+                   urllib.parse.urlencode({"data": data}).encode())
+    assert len(json.loads(form)["sentences"]) == 2 * 12 + 1
+    for wrong, message in [(0, "the field 'nbest' is 0"), (True, "the field 'nbest' is true or false"),
+                           ("2", "the field 'nbest' is a string"), (101, "the field 'nbest' is 101")]:
+        with pytest.raises(BarleyError, match=message):
+            answer(data=data, nbest=wrong)
+    with pytest.raises(BarleyError, match="the transition-based parser of this model has no k-best decoding"):
+        answer(data=data, nbest=2, model="transition")
+    assert len(answer(data=data, model="transition")["sentences"]) == 13

@@ -33,8 +33,12 @@ class ServedModel:
     manifest: dict
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def parse(self, sentences: list[Sentence]) -> list[Sentence]:
+    def parse(self, sentences: list[Sentence], nbest: int | None = None) -> list[Sentence]:
+        """The analyses of ``sentences``; with ``nbest``, the k best of each (:meth:`Pipeline.parse`)."""
         with self.lock:
+            if isinstance(self.parser, Pipeline):
+                return list(self.parser.parse(sentences, nbest=nbest))
+            Pipeline.of(self.parser).set_nbest(nbest)  # a parser without k-best refuses, in one line
             return list(self.parser.parse(sentences))
 
     def describe(self) -> dict:
