@@ -293,7 +293,10 @@ def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: st
     parser.stats = type(parser.stats)()
     with collecting_rarely():  # in Dask's workers too, which inherit nothing from `barley parse`
         sentences = read_bytes(data, name, first_line, newline)
-        parsed = parser.parse(sentences, retag=True, nbest=nbest) if retag else parser.parse(sentences, nbest=nbest)
+        options = {"retag": True} if retag else {}
+        if nbest is not None:  # a pipeline's option (a parser from a Dask worker's loader has none)
+            options["nbest"] = nbest
+        parsed = parser.parse(sentences, **options)
         text = "".join(sentence.to_text() for sentence in parsed)
     return text.encode("utf-8"), parser.stats
 
