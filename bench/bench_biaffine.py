@@ -33,10 +33,10 @@ def main() -> None:
 
     from barley.conllu import read
     from barley.evaluate import evaluate
-    from barley.parser import load
+    from barley.pipeline import Pipeline
 
     torch.set_num_threads(args.threads)
-    neural = load(args.model)
+    neural = Pipeline.load(args.model).parser
     gold = list(read(args.test))
     copies = [s.copy() for s in gold]
     spent: dict[str, float] = {}

@@ -49,9 +49,10 @@ def one_training(train: str, system: str, learner: str, model: str, min_feature_
 
 def one_parse(model: str, test: str) -> dict:
     from barley.conllu import read
-    from barley.parser import evaluate_parser, load
+    from barley.parser import evaluate_parser
+    from barley.pipeline import Pipeline
 
-    parser = load(model)
+    parser = Pipeline.load(model)
     sentences = list(read(test))
     started, cpu_started = time.perf_counter(), time.process_time()
     scores = evaluate_parser(parser, sentences)

@@ -3,8 +3,8 @@
 The byte fuzzers (``targets.py``) feed the loader arbitrary bytes, which rarely get past the
 zip and the JSON. This one starts from real tiny models of every kind (:data:`FIXTURES`:
 transition parsers with every learner and the data split, graph parsers of both orders,
-the biaffine and the neural transition parser, a tokenize + tag + parse pipeline), trained
-here on the toy language of ``tests/toy_language.py``, and rewrites what they hold through
+the biaffine and the neural transition parser, a tokenize + tag + parse pipeline, a neural
+tokenizer + joint pipeline), trained here on the toy language of ``tests/toy_language.py``, and rewrites what they hold through
 barley's own writer (:func:`barley.model_file.write`): array values (special values,
 indices out of range, NaN), dtypes (converted, or relabelled: the same bytes read as
 another type), shapes and lengths, arrays dropped, added or swapped; manifest entries
@@ -86,6 +86,17 @@ def _pipeline(data: str):
                                    "parse": {"system": "arc-hybrid", "learner": "perceptron"}}, **QUIET)
 
 
+def _neural_pipeline(data: str):
+    """A neural tokenizer and the joint network, the shape of the default English model, tiny."""
+    from barley.pipeline import Pipeline
+
+    return Pipeline.train(data, ["tokenize", "joint"], jackknife=None, record_time=False,
+                          options={"tokenize": {"tokenizer": "neural", "char_dim": 4, "class_dim": 2, "chunk_dim": 4,
+                                                "hidden": 8, "window": 32, "context": 4, "epochs": 1},
+                                   "joint": dict(form_dim=8, char_dim=4, char_hidden=4, lstm_hidden=8, lstm_layers=1,
+                                                 arc_mlp=8, label_mlp=8, epochs=1, batch_words=200)}, **QUIET)
+
+
 def _pseudo_projective():
     from barley.transforms.pseudo_projective import PseudoProjective
 
@@ -105,6 +116,7 @@ FIXTURES = {
     "neural-transition": lambda data: _train(data, parser="neural-transition", system="arc-eager", hidden=8,
                                              **NEURAL),
     "pipeline": _pipeline,
+    "pipeline-neural": _neural_pipeline,
 }
 """Tiny models of every kind and component: name → function(treebank path) → model."""
 
@@ -176,7 +188,6 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
     from barley.errors import BarleyError, BarleyWarning
     from barley.model_check import loading
     from barley.model_file import read_manifest
-    from barley.parser import load
     from barley.pipeline import Pipeline
 
     try:
@@ -189,7 +200,7 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
     with warnings.catch_warnings(), mock.patch.dict(os.environ, {"BARLEY_NO_FAST": rng.choice(("", "1"))}):
         warnings.simplefilter("ignore", BarleyWarning)
         try:
-            pipeline = Pipeline.of(load(str(path)))
+            pipeline = Pipeline.load(str(path))
             parsed = list(pipeline.parse(sentences, retag=rng.random() < 0.5))
             if "tokenize" in pipeline:
                 parsed += pipeline.parse("The dog sees a cat. Every bird walked!\n\nA fox liked the owls.")

@@ -41,7 +41,7 @@ def conllu(data: bytes) -> None:
 
 def model(data: bytes) -> None:
     """The model-file loader: the first byte chooses raw bytes, or a real model whose manifest is the rest."""
-    from barley.parser import load
+    from barley.pipeline import Pipeline
 
     if data[:1] == b"M" and SEED_MODEL:  # structured: a valid zip around a fuzzed manifest
         buffer = io.BytesIO()
@@ -49,7 +49,7 @@ def model(data: bytes) -> None:
             archive.writestr("manifest.json", data[1:])
             archive.writestr("arrays.npz", seed.read("arrays.npz"))
         data = buffer.getvalue()
-    load(_scratch("fuzz.barley", data))
+    Pipeline.load(_scratch("fuzz.barley", data))
 
 
 def features(data: bytes) -> None:

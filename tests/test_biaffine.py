@@ -16,7 +16,8 @@ import pytest
 
 from barley.conllu import read
 from barley.errors import BarleyError, InputError, ModelError
-from barley.parser import evaluate_parser, load, train
+from barley.parser import evaluate_parser, train
+from barley.pipeline import Pipeline
 from barley.tree import check_tree, is_projective
 
 from toy_language import treebank
@@ -203,7 +204,7 @@ def test_training_is_deterministic(data, tmp_path):
         path = tmp_path / f"model{run}.barley"
         parser.save(str(path))
         paths.append(path)
-        parsed = [s.to_text() for s in load(str(path)).parse(read(data["test"]))]
+        parsed = [s.to_text() for s in Pipeline.load(str(path)).parse(read(data["test"]))]
         if run == 0:
             first = parsed
     assert paths[0].read_bytes() == paths[1].read_bytes()
@@ -222,7 +223,7 @@ def test_a_saved_model_parses_as_the_trained_one_and_loading_runs_no_code(traine
     monkeypatch.setattr(torch, "load", forbidden)
     monkeypatch.setattr(pickle, "loads", forbidden)
     monkeypatch.setattr(pickle, "load", forbidden)
-    loaded = load(path)
+    loaded = Pipeline.load(path)
     assert [s.to_text() for s in loaded.parse(read(data["test"]))] == expected
     with zipfile.ZipFile(path) as archive:
         names = archive.namelist()
@@ -239,7 +240,7 @@ def test_a_damaged_model_is_a_clear_error(trained, tmp_path):
     path = str(tmp_path / "damaged.barley")
     model_file.write(path, manifest, arrays)
     with pytest.raises(ModelError, match="damaged.barley: array 'weights.arc_attention.weight' is missing"):
-        load(path)
+        Pipeline.load(path)
 
 
 @pytest.mark.parametrize("kind,option", [("transition", {"lstm_hidden": 64}), ("graph", {"device": "cpu"}),
@@ -310,5 +311,5 @@ def test_in_a_pipeline_with_its_options(data, tmp_path):
                               jackknife=None, seed=2, **QUIET)
     path = str(tmp_path / "pipeline.barley")
     pipeline.save(path)
-    sentences = list(load(path).parse(read(data["test"])))
+    sentences = list(Pipeline.load(path).parse(read(data["test"])))
     assert len(sentences) == 25 and all(check_tree(s.heads(), single_root=True) is None for s in sentences)

@@ -178,17 +178,17 @@ def test_linear_learners_and_the_data_split(learner, split, treebank):
 
 def test_a_loaded_linear_model_parses_compiled_without_its_dense_matrix(treebank, tmp_path):
     from barley.fast._loop import sparse_rows
-    from barley.parser import load
+    from barley.pipeline import Pipeline
 
     train(treebank, system="arc-eager", learner="linear", log=lambda m: None).save(tmp_path / "m.barley")
-    parser = load(tmp_path / "m.barley")
+    parser = Pipeline.load(tmp_path / "m.barley").parser
     sentences = random_treebank(4, 30)
     trees = _trees(parser, sentences)
     assert parser.compiled is not None and parser.learner._weights is None  # the stored rows served
     rows = parser.learner.sparse_rows()
     for ours, from_dense in zip(rows, sparse_rows(np.ascontiguousarray(parser.learner.weights))):
         assert np.array_equal(ours, from_dense)
-    assert _trees(load(tmp_path / "m.barley"), sentences) == trees
+    assert _trees(Pipeline.load(tmp_path / "m.barley"), sentences) == trees
     assert_same(parser, sentences)  # the reference path, on the dense matrix built on demand
 
 

@@ -84,6 +84,23 @@ def test_chu_liu_edmonds_finds_the_best_tree(case):
 
 
 @settings(max_examples=150, deadline=None)
+@given(scores)
+def test_chu_liu_edmonds_on_a_scorer_s_scores_takes_the_unique_best_heads_when_they_are_a_tree(case):
+    """Scores as a trained scorer gives them (a tree's arcs far above noise): the best heads are
+    often already a single-rooted tree, which the decoder returns without contracting."""
+    n, seed, single_root = case
+    rng = np.random.default_rng(seed)
+    arc = rng.normal(0.0, 1.0, size=(n + 1, n + 1))
+    planted = [-1, *(int(rng.integers(0, d)) if d > 1 else 0 for d in range(1, n + 1))]
+    for word in range(1, n + 1):
+        arc[planted[word], word] += rng.uniform(0.0, 6.0)
+    heads = chu_liu_edmonds(arc, single_root=single_root)
+    candidates = _all_trees(n, False, single_root)
+    assert tuple(heads) in candidates
+    assert tree_score(heads, arc) == pytest.approx(max(tree_score(t, arc) for t in candidates))
+
+
+@settings(max_examples=150, deadline=None)
 @given(scores, st.integers(1, 3))
 def test_chu_liu_edmonds_finds_a_best_tree_among_ties(case, values):
     n, seed, single_root = case

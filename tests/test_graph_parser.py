@@ -187,7 +187,7 @@ def test_a_sentence_over_max_words_is_refused_in_one_line(tmp_path, capsys):
     --max-words says otherwise; other parsers have no such limit to set."""
     from barley.cli import main
     from barley.graph.decoding import SECOND_ORDER_MAX_WORDS
-    from barley.parser import load
+    from barley.pipeline import Pipeline
 
     train = tmp_path / "train.conllu"
     train.write_text(_conllu(60, seed=8), encoding="utf-8")
@@ -197,7 +197,7 @@ def test_a_sentence_over_max_words_is_refused_in_one_line(tmp_path, capsys):
     assert main(["train", "--train", str(train), "--parser", "graph", "--order", "2", "--epochs", "1",
                  "--model", second]) == 0
     assert main(["train", "--train", str(train), "--model", transition]) == 0
-    assert load(second).max_words == SECOND_ORDER_MAX_WORDS
+    assert Pipeline.load(second).parser.max_words == SECOND_ORDER_MAX_WORDS
     longest = max(len(s) for s in read_conllu(test))
     for jobs in ("1", "2"):
         capsys.readouterr()

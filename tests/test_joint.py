@@ -215,6 +215,12 @@ def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
     assert cli.main(["info", str(model)]) == 0
     info = capsys.readouterr().out
     assert "[joint]" in info and "lemma rules" in info and "epoch" in info
+    text = tmp_path / "text.txt"
+    text.write_text("The dog sees a cat. Every bird walked!\n")
+    for command in ("parse", "tag"):  # the joint network is the tagger and the parser of the model
+        assert cli.main([command, "-q", "-m", str(model), str(text), "-o", str(tmp_path / f"{command}.conllu")]) == 0
+        parsed = list(read(str(tmp_path / f"{command}.conllu")))
+        assert parsed and all(word[3] != "_" and word[6] != "_" for sentence in parsed for word in sentence.words)
     assert cli.main(["train", "--components", "tokenize,joint", "-i", str(toy / "train.conllu"), "-m",
                      str(tmp_path / "other.barley"), "--resume"]) != 0
     assert "no checkpoint to resume from" in capsys.readouterr().err

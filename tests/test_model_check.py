@@ -17,7 +17,8 @@ import pytest
 
 from barley import model_check as check, model_file
 from barley.errors import ModelError
-from barley.parser import load, train
+from barley.parser import train
+from barley.pipeline import Pipeline
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
@@ -159,7 +160,7 @@ def test_lying_model_files_are_refused_at_load_time(case, linear, tmp_path):
     edit, message = ITEM_5[case]
     model = _edited(linear, tmp_path / "edited.barley", edit)
     with pytest.raises(ModelError) as error:
-        load(str(model))
+        Pipeline.load(str(model))
     assert str(error.value).startswith(f"{model}: ") and message in str(error.value), str(error.value)
 
 
@@ -248,7 +249,7 @@ def test_what_the_fuzzer_found_is_refused(case, every_kind, tmp_path):
     kind, edit, message = FOUND_BY_FUZZING[case]
     model = _edited(every_kind[kind], tmp_path / "edited.barley", edit)
     with pytest.raises(ModelError, match=message):
-        load(str(model))
+        Pipeline.load(str(model))
 
 
 def test_every_kind_loads_and_parses_untouched(every_kind, toy):
@@ -265,7 +266,7 @@ def test_the_compiled_loop_refuses_tables_that_bypass_the_loader(linear, toy):
 
     if loop_module() is None:
         pytest.skip("the compiled loop is not built here")
-    parser = load(str(linear))
+    parser = Pipeline.load(str(linear)).parser
     parser.learner.classes = parser.learner.classes.copy()
     parser.learner.classes[-1] = 10 ** 9  # after loading: only the loop's check stands in the way
     with pytest.raises(ModelError, match=r"compiled parsing loop refuses .*class columns holds values outside"):

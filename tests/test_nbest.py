@@ -9,9 +9,9 @@ score under the model, the first being the 1-best parse.
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 
-import numpy as np
 import pytest
 
 from barley.cli import main
@@ -221,8 +221,32 @@ def test_the_service_takes_nbest(files):
     assert len(json.loads(form)["sentences"]) == 2 * 12 + 1
     for wrong, message in [(0, "the field 'nbest' is 0"), (True, "the field 'nbest' is true or false"),
                            ("2", "the field 'nbest' is a string"), (101, "the field 'nbest' is 101")]:
-        with pytest.raises(BarleyError, match=message):
+        with pytest.raises(BarleyError, match=re.escape(message)):
             answer(data=data, nbest=wrong)
     with pytest.raises(BarleyError, match="the transition-based parser of this model has no k-best decoding"):
         answer(data=data, nbest=2, model="transition")
     assert len(answer(data=data, model="transition")["sentences"]) == 13
+
+
+def test_nbest_with_given_or_forbidden_arcs_is_refused_in_one_line(files, capsys):
+    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+    from barley.constraints import ArcOptions
+    from barley.errors import BarleyError
+    from barley.service.app import _answer
+    from barley.service.limits import Limits
+    from barley.service.models import ModelRegistry
+
+    message = "the k best trees (nbest) are not yet parsed around given or forbidden arcs"
+    output = files["folder"] / "refused.conllu"
+    capsys.readouterr()
+    assert main(["parse", "-q", "-m", files["mst"], files["test"], "-o", str(output), "--nbest", "3",
+                 "--keep-arcs"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and message in error, error
+    assert not output.exists()
+    with pytest.raises(BarleyError, match=re.escape(message)):
+        Pipeline.load(files["mst"]).parse(read(files["test"]), arcs=ArcOptions(keep=True), nbest=2)
+    registry = ModelRegistry([("graph", files["mst"])])
+    body = json.dumps({"data": open(files["test"], encoding="utf-8").read(), "nbest": 2, "keep_arcs": True})
+    with pytest.raises(BarleyError, match=re.escape(message)):
+        _answer(registry, Limits(), "application/json", b"", body.encode())

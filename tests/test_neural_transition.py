@@ -13,7 +13,8 @@ from barley.conllu import read
 from barley.errors import BarleyError, InputError
 from barley.model_file import read as read_model_file
 from barley.neural.positions import load_positions, parse_positions
-from barley.parser import evaluate_parser, load, train
+from barley.parser import evaluate_parser, train
+from barley.pipeline import Pipeline
 from barley.systems import get_system, system_names
 from barley.tree import check_tree
 
@@ -93,7 +94,7 @@ def test_model_file_round_trip_parses_alike(data, tmp_path):
     parser = train(data["train"], parser="neural-transition", system="arc-eager", epochs=2, **TINY, **QUIET)
     path = str(tmp_path / "model.barley")
     parser.save(path)
-    loaded = load(path)
+    loaded = Pipeline.load(path).parser
     assert loaded.kind == "neural-transition" and loaded.system.name == "arc-eager"
     assert [(s.heads().tolist(), s.deprels()) for s in _trees(parser, data["test"])] == \
            [(s.heads().tolist(), s.deprels()) for s in _trees(loaded, data["test"])]
@@ -196,3 +197,22 @@ def test_parse_with_jobs_gives_the_one_process_output(data, tmp_path):
                         "-o", str(output)], check=True, timeout=120)
         outputs.append(output.read_bytes())
     assert outputs[0] == outputs[1] and outputs[0]
+
+
+@pytest.mark.parametrize("parser", ["transition", "neural-transition"])
+def test_a_static_oracle_choosing_an_illegal_move_is_reported_with_the_sentence_file_and_line(data, parser,
+                                                                                              monkeypatch):
+    """A bug in an oracle (here: one that always asks for a move illegal at the start) names where it
+    happened, for the transition parser and the neural one alike (one rule: Oracle.legal_next)."""
+    import barley.training
+    from barley.systems.base import OracleError
+
+    system = get_system("arc-eager")
+    illegal = system.legal(system.initial(3)).index(False)
+    monkeypatch.setattr(barley.training.Oracle, "next", property(lambda oracle: lambda state: (illegal, -1)))
+    lines = {sentence.line for sentence in read(data["train"])}
+    options = {"epochs": 1, **TINY} if parser == "neural-transition" else {}
+    with pytest.raises(OracleError, match=rf"arc-eager oracle chose illegal {system.moves[illegal]} in "
+                                          rf"{data['train']}:(\d+)$") as raised:
+        train(data["train"], parser=parser, system="arc-eager", oracle="static", **options, **QUIET)
+    assert int(str(raised.value).rpartition(":")[2]) in lines  # where a sentence starts

@@ -91,7 +91,7 @@ def test_parsing_keeps_every_column_and_line_but_head_and_deprel(toy):
 
 def test_batched_and_one_by_one_parsing_agree(toy):
     folder, model = toy
-    parser = barley.load(str(model))
+    parser = barley.load(str(model)).parser
     sentences = list(read(folder / "test.conllu"))
     by_batch = [s.to_text() for s in parser.parse([s.copy() for s in sentences], batch_size=16)]
     one_by_one = [s.to_text() for s in parser.parse([s.copy() for s in sentences], batch_size=1)]
@@ -111,7 +111,7 @@ def test_rare_features_can_be_left_out(toy):
 
 def test_single_root_output_when_training_trees_have_one_root(toy):
     folder, model = toy
-    parser = barley.load(str(model))
+    parser = barley.load(str(model)).parser
     assert parser.system.single_root
     # words unknown to the model still give single-rooted trees
     rng = random.Random(3)
@@ -249,7 +249,7 @@ def test_epochs_reach_the_perceptron_of_the_transition_parser(toy, tmp_path, cap
                      "--oracle", "static", "--seed", "1", "-m", str(model)]) == 0
     log = capsys.readouterr().err
     assert "perceptron epoch 7/7" in log and "epoch 8/" not in log
-    assert barley.load(str(model)).learner.epochs == 7
+    assert barley.load(str(model)).parser.learner.epochs == 7
 
 
 def test_an_option_the_learner_does_not_take_is_refused(toy, tmp_path, capsys):

@@ -95,9 +95,8 @@ def test_a_saved_pipeline_loads_without_code_and_parses_like_before(toy, tmp_pat
 
 def test_a_parser_model_file_reads_as_a_pipeline_of_one_parser(toy, tmp_path):
     train(str(toy / "train.conllu"), log=quiet).save(str(tmp_path / "p.barley"))
-    assert isinstance(barley.load(str(tmp_path / "p.barley")), Parser)
-    pipeline = Pipeline.load(str(tmp_path / "p.barley"))
-    assert pipeline.names == ["parse"]
+    pipeline = barley.load(str(tmp_path / "p.barley"))
+    assert isinstance(pipeline, Pipeline) and pipeline.names == ["parse"] and isinstance(pipeline.parser, Parser)
 
 
 def test_a_pipeline_without_a_tagger_refuses_untagged_input_and_plain_text(toy, tmp_path):
@@ -199,7 +198,8 @@ def test_the_service_describes_a_pipeline_model_from_one_reading(toy, tmp_path):
     assert pipeline["components"] == ["tag", "parse"] and pipeline["parser"] == "transition"
     assert pipeline["system"] == "arc-eager" and pipeline["training"]["sentences"] == 150
     assert parser["components"] == ["parse"] and parser["system"] == "arc-eager" and parser["decoder"] is None
-    assert isinstance(registry.get("p").parser, Pipeline)
+    assert registry.get("p").pipeline.names == ["tag", "parse"] and registry.get("parser").pipeline.names == ["parse"]
+    assert pipeline["input_formats"] == parser["input_formats"] == ["conllu"]  # neither has a tokenizer
 
 
 def test_evaluate_text_scores_the_pipeline_from_raw_text(toy):

@@ -1,6 +1,7 @@
 """``barley serve`` as a person uses it: a server started on 127.0.0.1 (a free port), the REST API
 through an HTTP client, 200 requests 20 at a time, and the web page in headless chromium, under
-its own Content-Security-Policy. (How long the requests take: bench/bench_serve.py.)"""
+its own Content-Security-Policy; CoNLL-U with a toy model, and text typed into the page with the
+shipped model. (How long the requests take: bench/bench_serve.py.)"""
 
 from __future__ import annotations
 
@@ -206,10 +207,24 @@ def test_serve_without_a_model_serves_the_shipped_one_or_says_how_to_give_one(tm
 
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
+NEEDS_CHROMIUM = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER),
+    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
 
 
-@pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+def headless_chromium(webdriver, downloads: Path):
+    """Chromium without a window, its console kept (where CSP reports what it blocks), downloading to ``downloads``."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,900"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                              "download.prompt_for_download": False})
+    return webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+
+
+@NEEDS_CHROMIUM
 def test_the_page_in_headless_chromium_draws_the_tree(served, request, tmp_path):
     webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
     from selenium.webdriver.common.by import By
@@ -217,18 +232,13 @@ def test_the_page_in_headless_chromium_draws_the_tree(served, request, tmp_path)
 
     folder, url, _ = served
     downloads = tmp_path / "downloads"
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,900"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: where CSP reports what it blocks
-    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
-                                              "download.prompt_for_download": False})
-    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    browser = headless_chromium(webdriver, downloads)
     try:
         browser.get(url + "/")
         WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#input option"))
-        assert browser.find_element(By.ID, "input").get_attribute("value") == "conllu"
+        assert browser.find_element(By.ID, "input").get_attribute("value") == "conllu"  # a model without tokenizer
+        assert [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#input option")] == ["conllu"]
+        assert browser.find_element(By.ID, "data").get_attribute("value").startswith("# sent_id = example-1")
         sentence = _unparsed((folder / "test.conllu")).split("\n\n")[0] + "\n"
         box = browser.find_element(By.ID, "data")
         browser.execute_script("arguments[0].value = arguments[1];", box, sentence)
@@ -257,3 +267,145 @@ def test_the_page_in_headless_chromium_draws_the_tree(served, request, tmp_path)
         assert browser.execute_script("return document.styleSheets[0].cssRules.length") > 5  # its style applied
     finally:
         browser.quit()
+
+
+# --- text, with the shipped model (it has a tokenizer) -------------------------------------------
+
+TEXT = "A hearing is scheduled on the issue today. It was moved from Monday.\n"
+TEXT_LIMITS = {"--max-sentence-words": 20, "--max-request-words": 60}
+
+
+@pytest.fixture(scope="module")
+def served_text(tmp_path_factory):
+    """``barley serve`` without --model (the shipped model, which has a tokenizer), with small word limits."""
+    from barley import shipped
+
+    try:
+        shipped.default_model_path()
+    except Exception as error:  # an installation without its model: test_shipped says so
+        pytest.skip(str(error))
+    workdir = tmp_path_factory.mktemp("serve-text")
+    limits = [str(part) for option in TEXT_LIMITS.items() for part in option]
+    try:
+        server, url = start_server(limits, timeout=120, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    yield url, workdir
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def test_text_and_tokenized_text_are_parsed_as_the_cli_parses_them(served_text, tmp_path, capsys):
+    url, _ = served_text
+    status, models = request(url + "/models")
+    assert status == 200 and models["models"][0]["input_formats"] == ["text", "tokenized", "conllu"]
+    assert models["input_formats"] == ["text", "tokenized", "conllu"]
+    for input_format, data in [("text", TEXT), ("tokenized", "A hearing is scheduled .\nIt was moved !\n")]:
+        status, answer = post_json(url, data=data, input=input_format, draw=True)
+        assert status == 200 and answer["input"] == input_format, answer
+        source = tmp_path / f"{input_format}.txt"
+        source.write_text(data, encoding="utf-8")
+        assert cli.main(["parse", "--input", input_format, str(source), "-o", str(tmp_path / "out.conllu"), "-q"]) == 0
+        assert answer["result"] == (tmp_path / "out.conllu").read_text(encoding="utf-8")
+        assert len(answer["sentences"]) == len(answer["svg"]) == 2
+    words = [token[1] for token in answer["sentences"][0]["tokens"]]
+    assert words == ["A", "hearing", "is", "scheduled", "."]
+    status, answer = request(url + "/parse?input=text", TEXT.encode(), "text/plain")  # the raw body, too
+    assert status == 200 and len(answer["sentences"]) == 2
+    status, answer = post_json(url, data=_unparsed_text("1\tHearing\t_\t_\t_\t_\t_\t_\t_\t_\n\n"))
+    assert status == 200 and answer["input"] == "conllu"  # the default input format is still CoNLL-U
+
+
+def test_text_meets_the_same_guards_after_tokenization(served_text):
+    url, workdir = served_text
+    long_sentence = " ".join(["word"] * 25) + ".\n"
+    status, answer = post_json(url, data=TEXT + long_sentence, input="text")
+    assert status == 413 and answer["error"].startswith("<request>: a sentence of 26 words (sentence 3), over the "
+                                                        "limit of 20 words per sentence"), answer
+    status, answer = post_json(url, data="Short ones here. " * 20, input="text")
+    assert status == 413 and "more than 60 words, the limit per request" in answer["error"]
+    status, answer = request(url + "/parse?input=text", b"A good start \xff.", "text/plain")
+    assert status == 400 and answer["error"].startswith("<request>:1: invalid UTF-8 at byte offset 13: byte(s) ff")
+    status, answer = post_json(url, data="x", input="words")
+    assert status == 400 and answer["error"].startswith("input format 'words' is not supported by this model")
+    assert "text, tokenized, conllu" in answer["error"]
+    status, answer = post_json(url, data="<script>alert(1)</script> & <b>bold</b>.", input="text", draw=True)
+    assert status == 200 and "<script>" not in "".join(answer["svg"]) and "&lt;script&gt;" in "".join(answer["svg"])
+    assert list(workdir.iterdir()) == []
+
+
+def test_a_model_without_tokenizer_refuses_text_and_says_why(served):
+    _, url, _ = served
+    status, answer = post_json(url, data="A hearing.", input="text")
+    assert status == 400 and answer["error"] == (
+        "input format 'text' is not supported by this model (it needs a model with a tokenizer) (its input formats "
+        "are: conllu (GET /models lists each model's))")
+
+
+def drawn_words(browser) -> list[str]:
+    """The forms of the drawn words (each word's text holds its form, then its tag in a tspan)."""
+    return browser.execute_script("return [...document.querySelectorAll('#trees svg.barley-tree text.word')]"
+                                  ".map(word => word.firstChild.textContent)")
+
+
+@NEEDS_CHROMIUM
+def test_the_page_opens_on_text_and_draws_the_tree_of_a_typed_sentence(served_text, tmp_path):
+    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    url, _ = served_text
+    browser = headless_chromium(webdriver, tmp_path)
+    try:
+        browser.get(url + "/")
+        WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#input option"))
+        box = browser.find_element(By.ID, "data")
+        assert browser.find_element(By.ID, "input").get_attribute("value") == "text"
+        assert box.get_attribute("value") == "A hearing is scheduled on the issue today.\n"  # the example
+        box.clear()
+        box.send_keys("The cat sat on the mat.")
+        box.send_keys(Keys.CONTROL, Keys.ENTER)  # as the page says: Ctrl+Enter parses
+        WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#trees svg.barley-tree"))
+        words = drawn_words(browser)
+        arcs = browser.find_elements(By.CSS_SELECTOR, "#trees svg.barley-tree g.arc")
+        assert words == ["The", "cat", "sat", "on", "the", "mat", "."] and len(arcs) == len(words)
+        heads = [int(arc.get_attribute("data-head")) for arc in arcs]
+        assert heads.count(0) == 1  # one root: a tree was drawn, not just the words
+        assert "sat" in browser.find_element(By.ID, "conllu").get_attribute("textContent")
+        Select(browser.find_element(By.ID, "input")).select_by_value("tokenized")
+        assert box.get_attribute("value") == "The cat sat on the mat."  # what was typed stays
+        box.clear()
+        box.send_keys("Dogs bark .")
+        browser.find_element(By.ID, "parse").click()
+        WebDriverWait(browser, 30).until(lambda b: drawn_words(b) == ["Dogs", "bark", "."])
+        box.clear()
+        Select(browser.find_element(By.ID, "input")).select_by_value("conllu")
+        assert box.get_attribute("value").startswith("# sent_id = example-1")  # an empty box gets the example
+        console = [entry["message"] for entry in browser.get_log("browser")]
+        assert not [message for message in console if "Content Security Policy" in message], console
+    finally:
+        browser.quit()
+
+
+def test_keep_arcs_and_forbid_fields_as_the_cli_options(served, tmp_path, capsys):
+    folder, url, _ = served
+    lines = _unparsed(folder / "test.conllu").splitlines()
+    first = next(k for k, line in enumerate(lines) if line.startswith("1\t"))
+    columns = lines[first].split("\t")
+    columns[6:8] = ["5", "obj"]  # not what the toy model says (det under the next noun)
+    lines[first] = "\t".join(columns)
+    data = "\n".join(lines) + "\n"
+    status, answer = post_json(url, data=data, keep_arcs=True)
+    assert status == 200 and answer["sentences"][0]["tokens"][0][6:8] == ["5", "obj"]
+    given = tmp_path / "given.conllu"
+    given.write_text(data, encoding="utf-8")
+    assert cli.main(["parse", "--model", str(folder / "toy.barley"), str(given), "-o", str(tmp_path / "out.conllu"),
+                     "-q", "--keep-arcs"]) == 0
+    assert answer["result"] == (tmp_path / "out.conllu").read_text(encoding="utf-8")
+    sent_id = answer["sentences"][0]["sent_id"]
+    status, answer = post_json(url, data=data, forbid=f"{sent_id} 0 1\nnowhere 0 1\n")
+    assert status == 400 and answer["error"] == "<forbid>:2: no sentence with sent_id nowhere in the input " \
+                                                "(name the sentences by their '# sent_id' comment)"
+    status, answer = post_json(url, data=data, strict_arcs=True)
+    assert status == 400 and "strict_arcs applies to the arcs that keep_arcs keeps" in answer["error"]

@@ -343,12 +343,11 @@ def test_a_bug_is_a_json_500_and_a_traceback_in_the_log(service):
     from barley.service.app import create_app
     from barley.service.models import ModelRegistry
 
-    class Broken:
-        def parse(self, sentences):
-            raise RuntimeError("a bug")
+    def broken(sentences, retag=False):
+        raise RuntimeError("a bug")
 
     registry = ModelRegistry([("toy", str(service.folder / "toy.barley"))])
-    registry.models["toy"].parser = Broken()
+    registry.models["toy"].pipeline.parse = broken
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
              "path": "/parse", "raw_path": b"/parse", "query_string": b"", "root_path": "",
              "headers": [(b"host", b"127.0.0.1:8080"), (b"content-type", b"text/plain")],

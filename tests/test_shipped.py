@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import barley
-from barley import cli, shipped
+from barley import catalog, cli, shipped
 from barley.conllu import read_bytes
 from barley.errors import InputError
 from barley.pipeline import Pipeline
@@ -31,9 +31,10 @@ def default():
 
 
 def test_the_default_model_is_a_whole_pipeline_with_its_card():
-    (model,) = [m for m in shipped.shipped_models() if m.name == shipped.DEFAULT]
+    (model,) = [m for m in catalog.models() if m.name == shipped.DEFAULT]
     card = model.card
-    assert card["default"] and card["components"] == ["tokenize", "tag", "parse"]
+    assert card["default"] and card["origin"] == "shipped" and card["components"] == ["tokenize", "tag", "parse"]
+    assert card["language_code"] == "en" and catalog.resolve("en") == catalog.resolve(shipped.DEFAULT) == model.path
     assert (card["language"], card["treebank"], card["licence"]) == ("English", "UD_English-EWT", "CC BY-SA 4.0")
     assert card["treebank_version"].count(".") == 1 and card["barley_version"] == barley.__version__
     assert card["bytes"] <= 25 * 2**20  # the wheel holds it as it is (already compressed)

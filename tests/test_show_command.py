@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -78,3 +81,25 @@ def test_compare_with_other_words_is_refused(files, tmp_path, capsys):
     other.write_text(SENTENCE.replace("hearing", "meeting"), encoding="utf-8")
     assert cli.main(["show", str(gold), "--compare", str(other)]) == 2
     assert "word 2 is 'meeting' but the gold word is 'hearing'" in capsys.readouterr().err
+
+
+def test_without_a_file_it_reads_standard_input_as_with_a_dash(files, tmp_path):
+    """``barley parse ... | barley show``: the drawing of standard input is the drawing of the file;
+    with nothing piped in (a terminal) it says how to give a file instead of waiting."""
+    gold, _ = files
+    environment = {**os.environ, "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "barley", "show"]
+    of_file = subprocess.run([*command, str(gold)], capture_output=True, text=True, env=environment)
+    for arguments in ([], ["-"]):
+        with open(gold, "rb") as piped:
+            of_stdin = subprocess.run(command + arguments, stdin=piped, capture_output=True, text=True,
+                                      env=environment)
+        assert of_stdin.returncode == 0 and of_stdin.stdout == of_file.stdout and "(root)" in of_file.stdout
+    primary, secondary = os.openpty()  # standard input a terminal, with nothing typed
+    try:
+        typed = subprocess.run(command, stdin=secondary, capture_output=True, text=True, env=environment, timeout=60)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert typed.returncode == 2 and typed.stderr.count("\n") == 1
+    assert "no FILE given, and standard input is a terminal" in typed.stderr and "| barley show" in typed.stderr

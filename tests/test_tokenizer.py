@@ -181,6 +181,23 @@ def test_same_data_and_seed_give_the_same_model_bytes(treebank, tmp_path):
     assert files[0] == files[1]
 
 
+def test_every_kind_trains_through_one_call_and_the_linear_kind_does_not_read_dev(treebank, tmp_path):
+    import inspect
+
+    from barley.pipeline.tokenize import KINDS
+
+    signatures = {kind: list(inspect.signature(cls.train).parameters) for kind, (cls, _) in KINDS.items()}
+    assert len({tuple(names) for names in signatures.values()}) == 1, signatures
+    files = []
+    for dev in (None, list(read(str(treebank)))[:50]):
+        component = TokenizeComponent.train(list(read(str(treebank))), {"tokenizer": "linear", "bits": 16}, seed=4,
+                                            log=quiet, dev=dev)
+        path = tmp_path / f"{'no' if dev is None else 'with'}-dev.barley"
+        Pipeline([component], {"pipeline": {"components": ["tokenize"]}}).save(str(path))
+        files.append(path.read_bytes())
+    assert files[0] == files[1]
+
+
 def test_a_saved_model_tokenizes_the_same(tokenizer, model):
     text = "Maria vio el libro. Juan come!"
     loaded = Pipeline.load(str(model))["tokenize"]

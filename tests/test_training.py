@@ -8,11 +8,11 @@ import re
 import numpy as np
 import pytest
 
-import barley
 from barley import cli
 from barley.batch import advance
 from barley.commands.info import describe
 from barley.errors import BarleyError
+import barley
 from barley.parser import default_oracle, evaluate_parser, train
 from barley.systems import REGISTRY, get_system, run_oracle
 from barley.training import (AFTER_TWO_EPOCHS, EVERY_MISTAKE, Classes, Exploration, FollowOracle, Oracle,
@@ -64,7 +64,7 @@ def test_exploration_learns_the_toy_language_and_is_recorded(toy, tmp_path, name
                    explore_after=1, explore_p=0.9, epochs=4, log=lambda m: None,
                    record_time=False)
     parser.save(str(model))
-    loaded = barley.load(str(model))
+    loaded = barley.load(str(model)).parser
     assert loaded.manifest["oracle"] == "dynamic"
     assert loaded.manifest["training"]["exploration"] == {"after": 1, "p": 0.9}
     assert "(oracle dynamic, exploring after 1 epochs with p 0.9" in describe(loaded.manifest)
@@ -163,5 +163,5 @@ def test_the_perceptron_trains_with_the_rich_features_by_name(toy, tmp_path):
     parser = train(str(toy / "train.conllu"), learner="perceptron", features="rich", epochs=3, log=lambda m: None)
     assert parser.features.text == rich_model("arc-eager").text
     parser.save(str(tmp_path / "m.barley"))
-    assert barley.load(str(tmp_path / "m.barley")).features.text == rich_model("arc-eager").text
+    assert barley.load(str(tmp_path / "m.barley")).parser.features.text == rich_model("arc-eager").text
     assert evaluate_parser(parser, str(toy / "test.conllu"))["LAS"] >= 90.0

@@ -13,13 +13,24 @@ __all__ = ["Sentence", "read", "write", "train", "load", "parse", "evaluate", "_
 
 
 def __getattr__(name: str):
-    """``barley.load`` and ``barley.train``, imported on first use: the parser (and what
-    training needs) is not loaded by commands that never parse, e.g. ``barley evaluate``."""
-    if name in ("load", "train"):
+    """``barley.train``, imported on first use: what training needs is not loaded by commands
+    that never train, e.g. ``barley evaluate``."""
+    if name == "train":
         from barley import parser
 
-        return getattr(parser, name)
+        return parser.train
     raise AttributeError(f"module 'barley' has no attribute {name!r}")
+
+
+def load(name_or_path: str):
+    """The model ``name_or_path`` as a :class:`barley.pipeline.Pipeline`: the name of a shipped model
+    or of an installed model package (``barley models``, e.g. ``"en_ewt"``), a language code (``"en"``) or the path of a model file (a pipeline, or a parser of any
+    kind, which becomes a pipeline of one parser). ``.parse(text or sentences)`` analyses, and
+    ``.pipe(texts, batch_size=..., n_process=...)`` streams many texts, as spaCy's ``nlp.pipe``."""
+    from barley.catalog import resolve
+    from barley.pipeline import Pipeline
+
+    return Pipeline.load(resolve(name_or_path))
 
 
 _default_pipeline = None

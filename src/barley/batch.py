@@ -92,11 +92,24 @@ def legal_classes(legal_rows: list[list[bool]], class_moves: np.ndarray) -> np.n
                        count=len(legal_rows) * move_count).reshape(-1, move_count)[:, class_moves]
 
 
-class FollowModel:
-    """The parsing policy: the best-scoring legal action of ``parser``'s classifier."""
+def guided_classes(allowed: np.ndarray, waiting: list[int], legal_rows: list[list[bool]], states: Sequence[State],
+                   guides: Sequence | None, classes: np.ndarray) -> np.ndarray:
+    """``allowed`` (waiting × classes) narrowed, for the sentences with given arcs (``guides[k]``, a
+    :class:`barley.constraints.TransitionGuide`, or None), to the actions that keep them reachable."""
+    if guides:
+        for row, k in enumerate(waiting):
+            if guides[k] is not None:
+                allowed[row] &= guides[k].allowed(states[k], legal_rows[row], classes[:, 0], classes[:, 1])
+    return allowed
 
-    def __init__(self, parser, sentences: Sequence[Sentence], states: Sequence[State], stats: ParseStats):
-        self.parser, self.states, self.stats = parser, states, stats
+
+class FollowModel:
+    """The parsing policy: the best-scoring legal action of ``parser``'s classifier (among those
+    that keep the given arcs reachable, with ``guides``)."""
+
+    def __init__(self, parser, sentences: Sequence[Sentence], states: Sequence[State], stats: ParseStats,
+                 guides: Sequence | None = None):
+        self.parser, self.states, self.stats, self.guides = parser, states, stats, guides
         self.table = parser.featurizer.table(sentences)
         self.class_moves = parser.classes[:, 0]
 
@@ -108,6 +121,7 @@ class FollowModel:
         allowed = legal_classes(legal_rows, self.class_moves)
         top = scores.argmax(axis=1)
         stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
+        allowed = guided_classes(allowed, waiting, legal_rows, self.states, self.guides, parser.classes)
         scores = np.where(allowed, scores, -np.inf)
         best = scores.argmax(axis=1)
         stats.unseen_choice += int((scores[np.arange(len(best)), best] <= UNSEEN / 2).sum())
@@ -115,13 +129,15 @@ class FollowModel:
         return parser.classes[best].tolist()
 
 
-def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats) -> list[tuple[list[int], list[int]]]:
-    """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included)."""
+def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats,
+                guides: Sequence | None = None) -> list[tuple[list[int], list[int]]]:
+    """Parse ``sentences`` greedily in lockstep; heads and label ids per sentence (node 0 included).
+    ``guides``: per sentence, a :class:`barley.constraints.TransitionGuide` or None."""
     system = parser.system
     states = [system.initial(len(s)) for s in sentences]
     stats.sentences += len(sentences)
     stats.words += sum(len(s) for s in sentences)
-    stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats))
+    stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats, guides))
     results = []
     for state in states:
         stats.transitions += state.transitions

@@ -148,25 +148,26 @@ def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
 
 # --- on the workers ------------------------------------------------------------------------
 
-_PARSERS: dict[str, object] = {}
+_PIPELINES: dict[str, object] = {}
 
 
-def _parser_for(model_sha: str, model_bytes: bytes):
-    """The parser of these model bytes, loaded once per worker process."""
-    parser = _PARSERS.get(model_sha)
-    if parser is None:
-        from barley.parser import load
+def _pipeline_for(model_sha: str, model_bytes: bytes):
+    """The pipeline of these model bytes (:meth:`barley.pipeline.Pipeline.load`, the loader of every
+    entry point), loaded once per worker process."""
+    pipeline = _PIPELINES.get(model_sha)
+    if pipeline is None:
+        from barley.pipeline import Pipeline
 
         with tempfile.TemporaryDirectory(prefix="barley-model-") as folder:
             path = os.path.join(folder, "model.barley")
             with open(path, "wb") as handle:
                 handle.write(model_bytes)
-            parser = load(path)
-        _PARSERS.clear()  # one model at a time per worker
-        _PARSERS[model_sha] = parser
+            pipeline = Pipeline.load(path)
+        _PIPELINES.clear()  # one model at a time per worker
+        _PIPELINES[model_sha] = pipeline
         freeze_loaded()
         one_thread()
-    return parser
+    return pipeline
 
 
 def _read_shard(shard: Shard) -> bytes:
@@ -214,8 +215,8 @@ def parse_shard(model_bytes: bytes, model_sha: str, shard: Shard) -> dict:
     if _finished(record, model_sha, input_sha, shard.output):
         return {**record, "skipped": True}
     started = time.perf_counter()
-    parser = _parser_for(model_sha, model_bytes)
-    text, stats = parse_bytes(parser, data, shard.source, shard.first_line, shard.newline)
+    pipeline = _pipeline_for(model_sha, model_bytes)
+    text, stats = parse_bytes(pipeline, data, shard.source, shard.first_line, shard.newline)
     os.makedirs(os.path.dirname(os.path.abspath(shard.output)), exist_ok=True)
     with atomic_output(shard.output, flush_to_disk=False) as handle:  # checked against its record when used
         handle.write(text)

@@ -40,7 +40,6 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import zip_longest
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,8 +49,6 @@ from barley.errors import InputError
 from barley.tree import check_tree, is_planar, nonprojective_arcs
 
 LENGTH_BINS = ((1, 1), (2, 3), (4, 6), (7, 10), (11, math.inf))
-if TYPE_CHECKING:  # evaluate_conll18 takes Source, _percent and _show from here
-    from barley.evaluate_conll18 import Conll18Evaluation
 
 PUNCT_MODES = {"upos": "excluded: words with gold UPOS PUNCT",
                "form": "excluded: words whose gold FORM is all Unicode punctuation (CoNLL-X eval.pl)"}
@@ -258,8 +255,10 @@ def mcnemar(first: np.ndarray, second: np.ndarray) -> McNemar:
     return McNemar(b, c, float(stats.chi2.sf(statistic, 1)), "chi-square with continuity correction")
 
 
-def format_report(evaluation: Evaluation, gold: str, system: str, conll18: Conll18Evaluation | None = None) -> str:
-    """The text report of ``barley evaluate``; with ``conll18``, its LAS beside barley's and its table at the end."""
+def format_report(evaluation: Evaluation, gold: str, system: str, conll18_las: float | None = None) -> str:
+    """The text report of ``barley evaluate``; with ``conll18_las`` (the CoNLL 2018 shared task's LAS F1 of
+    the same files, :mod:`barley.evaluate_conll18`, whose table the command prints after it), that LAS
+    beside barley's."""
     scores = evaluation.as_dict()
     lines = [f"gold:   {gold}", f"system: {system}", f"punctuation: {scores['punctuation']}",
              f"{scores['sentences']} sentences, {scores['tokens']} scored words", ""]
@@ -267,8 +266,8 @@ def format_report(evaluation: Evaluation, gold: str, system: str, conll18: Conll
                       ("LASu", "correct head and universal DEPREL (before ':')"), ("LA", "correct DEPREL"),
                       ("UEM", "sentences with all heads correct"),
                       ("LEM", "sentences with all heads and DEPRELs correct")):
-        if key == "LAS" and conll18 is not None:  # like with like: published figures give the shared task's LAS
-            what += (f"; LAS (CoNLL 2018) {_show(conll18.scores['LAS'].f1)}: universal DEPREL, every word, "
+        if key == "LAS" and conll18_las is not None:  # like with like: published figures give the shared task's LAS
+            what += (f"; LAS (CoNLL 2018) {_show(conll18_las)}: universal DEPREL, every word, "
                      "as published figures")
         lines.append(f"{key:<13}{_show(scores[key]):>7}  {what}")
     lines.append(f"{'NP recall':<13}{_show(scores['NP_recall']):>7}  {scores['NP_gold_correct']} of "
@@ -289,10 +288,6 @@ def format_report(evaluation: Evaluation, gold: str, system: str, conll18: Conll
     for name, row in scores["by_relation"].items():
         lines.append(f"{name:<{width}}{row['gold']:>8}{row['system']:>8}{_show(row['recall']):>8}"
                      f"{_show(row['precision']):>8}")
-    if conll18 is not None:
-        from barley.evaluate_conll18 import format_conll18
-
-        lines += ["", format_conll18(conll18)]
     return "\n".join(lines)
 
 

@@ -3,14 +3,14 @@ bringing its options, its training, its loading and its description.
 
 Commands and experiments never ask which kind a parser is: :func:`barley.parser.train`
 hands the options to the kind named by ``parser=`` (refusing those it does not take),
-:func:`barley.parser.load` and ``barley info`` find the kind in the model's manifest.
+:func:`barley.pipeline.load` and ``barley info`` find the kind in the model's manifest.
 Adding a kind is one module defining a :class:`ParserKind` and one line in :data:`KINDS`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from barley.errors import BarleyError, ModelError
@@ -85,3 +85,28 @@ def kind_of(manifest: dict, path: str | None = None) -> ParserKind:
 def all_kind_options() -> frozenset[str]:
     """Every option that some kind of parser takes."""
     return frozenset().union(*(get_kind(name).options for name in KINDS))
+
+
+def in_length_batches(sentences: Iterable, parse_batch: Callable[[list], object], window: int,
+                      batches: Callable[[list[int], list[int]], list[list[int]]]) -> Iterator:
+    """Parse ``sentences`` in place and yield them in input order, streaming: read ``window`` at a
+    time, order each window's sentences by length (stably), cut that order into batches
+    (``batches(order, lengths)``: lists of indices into the window) and give each batch to
+    ``parse_batch``, so that similar lengths go together (fewer lockstep steps spent on a few long
+    sentences, less padding). Every kind of parser parses through this, with its own batches."""
+    pending: list = []
+    for sentence in sentences:
+        pending.append(sentence)
+        if len(pending) == window:
+            yield from _parsed_window(pending, parse_batch, batches)
+            pending = []
+    if pending:
+        yield from _parsed_window(pending, parse_batch, batches)
+
+
+def _parsed_window(window: list, parse_batch: Callable[[list], object],
+                   batches: Callable[[list[int], list[int]], list[list[int]]]) -> list:
+    lengths = [len(sentence) for sentence in window]
+    for batch in batches(sorted(range(len(window)), key=lengths.__getitem__), lengths):
+        parse_batch([window[k] for k in batch])
+    return window

@@ -263,19 +263,28 @@ def _start_worker(model: str | None, components: tuple[str, ...] | None, parent:
 
 
 def one_thread() -> None:
-    """A worker process is one core's share of the work: PyTorch (a neural model's) gets one thread.
-    More would compete with the other workers; and its thread pool, if inherited through fork,
-    would wait for threads that the child does not have (a neural model under --jobs hung)."""
+    """A worker process is one core's share of the work: PyTorch (a neural model's) and the BLAS under
+    numpy (the numpy engine's matrix products) get one thread each. More would compete with the other
+    workers; and PyTorch's thread pool, if inherited through fork, would wait for threads that the
+    child does not have (a neural model under --jobs hung)."""
+    from threadpoolctl import threadpool_limits  # scikit-learn's dependency, so barley's
+
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
+    threadpool_limits(1)
+
+
+def worker_pipeline():
+    """The pipeline of this worker process (see :func:`loaded_for_workers`); if loading it failed, the error."""
+    if isinstance(_parser, BarleyError):
+        raise _parser
+    return _parser
 
 
 def _parse_block(data: bytes, first_line: int, name: str, newline: str | None, retag: bool,
                  max_words: int | None, nbest: int | None) -> tuple[bytes, object]:
-    if isinstance(_parser, BarleyError):
-        raise _parser
-    return parse_bytes(_parser, data, name, first_line, newline, retag, max_words, nbest)
+    return parse_bytes(worker_pipeline(), data, name, first_line, newline, retag, max_words, nbest)
 
 
 def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None,
@@ -326,7 +335,6 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
     each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
     """
-    global _parser
     from barley.pipeline import Pipeline
 
     name = "<stdin>" if source == "-" else source
@@ -337,12 +345,9 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
         pipeline = pipeline.only(components)
     if pipeline is not None:
         pipeline.set_nbest(nbest)  # a parser without k-best is refused here, not in every worker
-    if fork:
-        _parser = pipeline  # the forked workers find it loaded
-        freeze_loaded()  # and the collector leaves its objects alone, so their memory stays shared
     stats = None
     done_bytes = 0
-    try:
+    with loaded_for_workers(pipeline if fork else None):
         with contextlib.ExitStack() as stack:
             if input == "conllu":
                 cut = blocks(stack.enter_context(open_bytes(source)), block_bytes, name=name)
@@ -368,11 +373,25 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
                 stats = add_stats(stats, block_stats)
                 if progress:
                     progress(done_bytes)
-    finally:
-        if fork:
-            _parser = None
-            gc.unfreeze()
     return stats
+
+
+@contextlib.contextmanager
+def loaded_for_workers(pipeline) -> Iterator[None]:
+    """Within it, worker processes forked from this one find ``pipeline`` loaded (:func:`worker_pipeline`),
+    its memory shared, not copied: the collector leaves the objects loaded so far alone (a collection
+    would write to every one of them, and so copy their pages). None: the workers load the model."""
+    global _parser
+    if pipeline is None:
+        yield
+        return
+    _parser = pipeline
+    freeze_loaded()
+    try:
+        yield
+    finally:
+        _parser = None
+        gc.unfreeze()
 
 
 @contextlib.contextmanager

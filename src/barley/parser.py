@@ -25,20 +25,22 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.batch import ParseStats, parse_batch
 from barley.conllu import Sentence, read
+from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
+                                write_tree)
 from barley.errors import BarleyError, InputError
 from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
-from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies
+from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
 from barley.featurize import Featurizer
-from barley.kinds import ParserKind, get_kind, kind_of, options_of
+from barley.kinds import ParserKind, get_kind, in_length_batches, kind_of, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
 from barley.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
-from barley.transforms import fit_forward
-from barley.tree import check_tree, label_table
+from barley.transforms import describe_transforms, fit_forward, of_manifest
+from barley.tree import check_tree, label_ids, label_table
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
 VOCABULARY_WARNING = {"UPOS": 100, "XPOS": 1000, "FEATS": 3000, "DEPREL": 500}
@@ -92,35 +94,42 @@ class Parser:
         data split, :meth:`Featurizer.ids`) go to the split learner alone."""
         return self.learner.scores(ids) if split_values is None else self.learner.scores(ids, split_values)
 
-    def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them in input order, streaming.
+    def parse(self, sentences: Iterable[Sentence], batch_size: int = BATCH_SIZE,
+              arcs: ArcOptions | None = None) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them in input order, streaming: in batches of
+        ``batch_size`` sentences of similar length, read ``SORT_WINDOW`` batches ahead
+        (:func:`barley.kinds.in_length_batches`). ``arcs``: keep the given arcs and avoid the
+        forbidden ones (:mod:`barley.constraints`)."""
+        require_support(self.system, arcs)
+        return in_length_batches(sentences, lambda batch: self._parse_with_arcs(batch, arcs), batch_size * SORT_WINDOW,
+                                 lambda order, _: [order[start:start + batch_size]
+                                                   for start in range(0, len(order), batch_size)])
 
-        Sentences are read ``SORT_WINDOW`` batches at a time and parsed in batches of
-        similar length, so that the lockstep steps are not spent on a few long sentences.
-        """
-        window: list[Sentence] = []
-        for sentence in sentences:
-            window.append(sentence)
-            if len(window) == batch_size * SORT_WINDOW:
-                yield from self._parse_window(window, batch_size)
-                window = []
-        if window:
-            yield from self._parse_window(window, batch_size)
+    def _parse_with_arcs(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
+        """The sentences of ``batch`` without given arcs parsed together, then those with them."""
+        given = [arcs.of(sentence, self.labels) if arcs else None for sentence in batch]
+        free = [k for k, g in enumerate(given) if g is None]
+        if free:
+            self._parse_batch([batch[k] for k in free], [None] * len(free))
+        constrained = [k for k, g in enumerate(given) if g is not None]
+        if constrained:
+            for k in constrained:
+                settle(given[k], self.system.tree_class, arcs.strict, f"{self.system.name} system", self.transforms)
+            self._parse_batch([batch[k] for k in constrained], [given[k] for k in constrained])
 
-    def _parse_window(self, window: list[Sentence], batch_size: int) -> list[Sentence]:
-        order = sorted(range(len(window)), key=lambda k: len(window[k]))
-        for start in range(0, len(order), batch_size):
-            self._parse_batch([window[k] for k in order[start:start + batch_size]])
-        return window
-
-    def _parse_batch(self, batch: list[Sentence]) -> list[Sentence]:
+    def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
+        """Parse ``batch``, keeping the ``given`` arcs: by the compiled loop where it can
+        (:meth:`barley.fast.CompiledParser.keeps`), else by the reference path, guided by
+        :class:`barley.constraints.TransitionGuide`."""
         compiled = self.compiled
-        results = compiled.parse_batch(batch, self.stats) if compiled else parse_batch(self, batch, self.stats)
-        for sentence, (heads, label_ids) in zip(batch, results):
-            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
-            for transform in reversed(self.transforms):
-                heads, deprels = transform.inverse(heads, deprels)
-            sentence.set_tree(heads, deprels)
+        if compiled and (not any(given) or compiled.keeps(given)):
+            results = compiled.parse_batch(batch, self.stats, given=given)
+        else:
+            results = parse_batch(self, batch, self.stats, guides(self.system, given))
+        for sentence, (heads, ids), arcs in zip(batch, results, given):
+            ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
+            deprels = [""] + [self.labels[label] for label in ids[1:]]
+            write_tree(sentence, heads, deprels, self.transforms, arcs, self.system.single_root)
         return batch
 
     # --- model files ------------------------------------------------------------------
@@ -185,30 +194,8 @@ class Parser:
             base = SplitLearner if learner_name == "split" else learner_class(learner_name)
             learner = base.from_arrays(learner_info["params"], check.part(arrays, "learner."), n_classes=len(table),
                                        n_features=sizes["features"])
-            transforms = [_transform_from_json(entry) for entry in manifest.get("transforms", [])]
             return cls(system, features, vocabularies, labels, root_label, table,
-                       FeatureIndex(arrays["feature_keys"]), learner, split_feature, transforms, manifest)
-
-
-def _transform_from_json(entry: dict):
-    from barley import transforms
-
-    return transforms.from_json(entry)
-
-
-def load(path: str):
-    """Load a model file: a parser written by :func:`train` (of any kind), or a pipeline
-    (:mod:`barley.pipeline`, written by ``barley train --components``)."""
-    return model_from_files(*model_file.read(path), path)
-
-
-def model_from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
-    """A pipeline or a parser of any kind from a model file's manifest and arrays."""
-    if "pipeline" in manifest:
-        from barley.pipeline import Pipeline
-
-        return Pipeline.from_files(manifest, arrays, path)
-    return from_files(manifest, arrays, path)
+                       FeatureIndex(arrays["feature_keys"]), learner, split_feature, of_manifest(manifest), manifest)
 
 
 def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
@@ -403,8 +390,7 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
                       log: Callable[[str], None]) -> Parser:
     """Instances from the static oracle, then the learner fitted on them or (dynamic oracle)
     the perceptron trained by exploration on the trees the static oracle could build."""
-    label_id = {label: i for i, label in enumerate(plan.labels)}
-    id_trees = [(heads, [-1] + [label_id[d] for d in deprels[1:]]) for heads, deprels in trees]
+    id_trees = [(heads, ids) for (heads, _), ids in zip(trees, label_ids(trees, plan.labels))]
     found = collect_instances(plan.system, plan.featurizer, plan.classes, plan.root_label, sentences, id_trees,
                               outside_class)
     action = {"nearest": "trained on the oracle's nearest tree", "skip": "skipped"}[outside_class]
@@ -507,8 +493,6 @@ def evaluate_parser(parser: Parser, data: str | Iterable[Sentence]) -> dict:
 
 def describe_transition(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a transition-based parser."""
-    from barley.commands.info import describe_transforms, describe_vocabularies
-
     training, learner, system = manifest.get("training", {}), manifest.get("learner", {}), manifest.get("system", {})
     exploration = training.get("exploration")
     return [

@@ -4,46 +4,25 @@ A shipped model is an ordinary pipeline model file whose manifest also carries a
 ``shipped`` entry written by ``scripts/build_default_model.py``: its language, the
 treebank and treebank version it was trained on, and the licence it carries (the
 treebank's). ``barley parse`` and ``barley serve`` without ``--model``,
-and :func:`barley.parse`, use :data:`DEFAULT`; ``barley models`` lists them all.
-Listing reads the manifests only (never the arrays).
+and :func:`barley.parse`, use :data:`DEFAULT`; ``barley models`` lists them all
+(:mod:`barley.catalog`).
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from barley.errors import BarleyError
-from barley.model_file import read_manifest
 
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 DEFAULT = "en_ewt"
 """The name (file name without ``.barley``) of the model used when none is given."""
 
 
-@dataclass(frozen=True)
-class ShippedModel:
-    name: str
-    path: str
-    manifest: dict
-
-    @property
-    def card(self) -> dict:
-        """What ``barley models`` shows: where it comes from, what it holds, how well it does."""
-        shipped = self.manifest.get("shipped", {})
-        return {"name": self.name, "default": self.name == DEFAULT, "path": self.path,
-                **{key: shipped.get(key) for key in ("language", "treebank", "treebank_version", "licence")},
-                "components": self.manifest.get("pipeline", {}).get("components", []),
-                "bytes": os.path.getsize(self.path),
-                "barley_version": self.manifest.get("barley_version"),
-                "scores": {key: self.manifest[key] for key in ("test_raw_text", "dev") if key in self.manifest}}
-
-
-def shipped_models() -> list[ShippedModel]:
-    """Every model file in the package's ``models`` folder, by name."""
-    paths = sorted(MODELS_DIR.glob("*.barley"))
-    return [ShippedModel(path.stem, str(path), read_manifest(path)) for path in paths]
+def shipped_models() -> list[tuple[str, str]]:
+    """``(name, path)`` of every model file in the package's ``models`` folder, by name
+    (:mod:`barley.catalog` lists them with the installed ones)."""
+    return [(path.stem, str(path)) for path in sorted(MODELS_DIR.glob("*.barley"))]
 
 
 def default_model_path() -> str:

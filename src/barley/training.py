@@ -70,6 +70,20 @@ def perceptron_exploration(system: TransitionSystem) -> Exploration:
     return EVERY_MISTAKE if system.dynamic_oracle else AFTER_TWO_EPOCHS
 
 
+@dataclass(frozen=True)
+class Prediction:
+    """The dynamic oracle's answer to a model's prediction in one configuration (Parsito's
+    ``predict(state, predicted) → (best, to_follow)``): the zero-cost classes, the best-scoring
+    of them (what to learn towards), the class to follow, and whether the prediction cost
+    something (a mistake) and was followed all the same (explored)."""
+
+    zero: list[int]
+    best: int
+    to_follow: int
+    mistake: bool
+    explored: bool
+
+
 class Oracle:
     """The oracles of one gold tree, each built once, when first asked (they precompute
     what they need): the static oracle for :class:`FollowOracle`, the costs for :class:`Explore`.
@@ -89,6 +103,30 @@ class Oracle:
     @cached_property
     def costs(self) -> Costs:
         return self.system.costs(self.heads, self.labels)
+
+    def legal_next(self, state: State, legal: Sequence[bool], sentence: Sentence) -> Action:
+        """The static oracle's action in ``state``, which ``legal`` (per move) must allow: an
+        illegal one is a bug, reported with the sentence's file and line."""
+        move, label = self.next(state)
+        if not legal[move]:
+            raise OracleError(f"{self.system.name} oracle chose illegal {self.system.moves[move]} in "
+                              f"{sentence.source}:{sentence.line}")
+        return move, label
+
+    def predict(self, classes: Classes, state: State, scores: np.ndarray, predicted: int, p: float,
+                rng: np.random.Generator) -> Prediction:
+        """The exploration rule of every learner (Goldberg & Nivre 2012, Algorithm 3 with
+        CHOOSE_NEXT_EXP): a zero-cost ``predicted`` class is followed; a costly one with
+        probability ``p`` where the costs allow exploring its move, else the best-scoring
+        (``scores`` per class) zero-cost class."""
+        costs = self.costs
+        per_move = costs(state)
+        zero = zero_cost_classes(classes, costs, state, per_move)
+        best = zero[int(scores[zero].argmax())]
+        if predicted in zero:
+            return Prediction(zero, best, predicted, mistake=False, explored=False)
+        explored = bool(rng.random() < p and costs.explorable(state, classes.actions[predicted][0], per_move))
+        return Prediction(zero, best, predicted if explored else best, mistake=True, explored=explored)
 
 
 @dataclass
@@ -154,11 +192,7 @@ class FollowOracle:
         actions = []
         for k, legal in zip(waiting, legal_rows):
             state = self.states[k]
-            move, label = self.oracles[k].next(state)
-            if not legal[move]:
-                sentence = self.sentences[k]
-                raise OracleError(f"{self.system.name} oracle chose illegal {self.system.moves[move]} in "
-                                  f"{sentence.source}:{sentence.line}")
+            move, label = self.oracles[k].legal_next(state, legal, self.sentences[k])
             self.rows[k].append(self.row(state))
             self.instance_classes[k].append(self.classes.of(move, label))
             actions.append((move, label))
@@ -230,10 +264,6 @@ class Explore:
         self.unseen: list[np.ndarray] = []  # keys of the features not in the index yet
         self.targets = np.zeros(len(classes.table), dtype=bool)  # classes ever learned towards
 
-    def zero_cost(self, k: int, per_move: list[int | None]) -> list[int]:
-        """The classes that are zero-cost actions in configuration ``k`` (``per_move``: its costs)."""
-        return zero_cost_classes(self.classes, self.oracles[k].costs, self.states[k], per_move)
-
     def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
         keys, _ = self.featurizer.keys([self.featurizer.row(self.states[k]) for k in waiting],
                                        self.table.offsets[waiting], self.table)
@@ -244,23 +274,16 @@ class Explore:
         for i, k in enumerate(waiting):
             active = indices[indptr[i]:indptr[i + 1]]
             scores = online.scores(active)
-            costs = self.oracles[k].costs
-            per_move = costs(self.states[k])
-            legal, zero = self.classes.legal(legal_rows[i]), self.zero_cost(k, per_move)
+            legal = self.classes.legal(legal_rows[i])
             predicted = int(legal[scores[legal].argmax()])
-            best = zero[int(scores[zero].argmax())]
-            self.targets[best] = True
-            chosen = predicted
-            if predicted not in zero:
-                online.update(active, best, predicted)
+            prediction = self.oracles[k].predict(self.classes, self.states[k], scores, predicted, self.p, self.rng)
+            self.targets[prediction.best] = True
+            if prediction.mistake:
+                online.update(active, prediction.best, predicted)
                 self.mistakes += 1
-                move = self.classes.actions[predicted][0]
-                if self.rng.random() < self.p and costs.explorable(self.states[k], move, per_move):
-                    self.explored += 1
-                else:
-                    chosen = best
+                self.explored += prediction.explored
             online.step += 1
-            actions.append(self.classes.actions[chosen])
+            actions.append(self.classes.actions[prediction.to_follow])
         self.steps += len(waiting)
         return actions
 

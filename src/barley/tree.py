@@ -370,3 +370,9 @@ def label_table(trees: Sequence[tuple[Heads, Sequence[str]]]) -> tuple[list[str]
     labels = list(dict.fromkeys(label for _, deprels in trees for label in deprels[1:]))
     roots = Counter(deprels[d] for heads, deprels in trees for d in range(1, len(heads)) if heads[d] == 0)
     return labels, labels.index(roots.most_common(1)[0][0])
+
+
+def label_ids(trees: Sequence[tuple[Heads, Sequence[str]]], labels: Sequence[str]) -> list[list[int]]:
+    """Each tree's DEPREL as ids into ``labels`` (e.g. :func:`label_table`'s), node 0's -1."""
+    label_id = {label: i for i, label in enumerate(labels)}
+    return [[-1] + [label_id[d] for d in deprels[1:]] for _, deprels in trees]

@@ -85,7 +85,7 @@ def run(args) -> int:
                                  "scores": other.as_dict(), **test.as_dict()}
         print(json.dumps(scores, ensure_ascii=False))
         return 0
-    print(format_report(result, args.gold, args.system, conll18))
+    print(format_report(result, args.gold, args.system, conll18.scores["LAS"].f1) + "\n\n" + format_conll18(conll18))
     if other:
         print("\n" + format_comparison(result, other, test, args.compare))
     return 0

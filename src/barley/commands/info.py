@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from barley.catalog import resolve
 from barley.kinds import kind_of
 from barley.model_check import loading
 from barley.model_file import read_manifest
@@ -10,7 +11,7 @@ from barley.model_file import read_manifest
 def register(subparsers) -> None:
     parser = subparsers.add_parser("info", help="describe a model file",
                                    description="Print the manifest of a barley model file.")
-    parser.add_argument("model", metavar="MODEL", help="model file")
+    parser.add_argument("model", metavar="MODEL", help="model file or name (`barley models`)")
     parser.add_argument("--features", action="store_true", help="also print the feature model")
     parser.set_defaults(func=run)
 
@@ -30,15 +31,8 @@ def describe(manifest: dict, features: bool = False) -> str:
     return "\n".join(lines)
 
 
-def describe_transforms(manifest: dict) -> str:
-    return f"transforms:  {', '.join(t.get('name', '?') for t in manifest.get('transforms', [])) or 'none'}"
-
-
-def describe_vocabularies(manifest: dict) -> str:
-    return "vocabulary:  " + ", ".join(f"{name} {len(values)}" for name, values in manifest.get("vocabularies", {}).items())
-
-
 def run(args) -> int:
+    args.model = resolve(args.model)
     with loading(args.model, "barley"):  # a manifest of unexpected shape: one line, not a traceback
         text = describe(read_manifest(args.model), args.features)
     print(text)

@@ -13,8 +13,9 @@ from barley.commands import add_force
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
-from barley.pipeline import COMPONENTS, NOUNS, Pipeline, component_names, require_component
+from barley.pipeline import NOUNS, Pipeline, component_names, components_for, require_component
 from barley.tokenizer import INPUTS
+from barley.catalog import resolve
 from barley.shipped import default_model_path
 from barley.tokenizer.reading import guess_input, text_pieces
 
@@ -46,6 +47,14 @@ def register(subparsers) -> None:
     parser.add_argument("--shard-mb", type=int, metavar="MB",
                         help="with --scheduler: cut files larger than this into shards of about this size (default: "
                              "64, halved down to 1 until the inputs make 8 shards per worker thread)")
+    parser.add_argument("--keep-arcs", action="store_true",
+                        help="keep every HEAD (and DEPREL, where given) of the CoNLL-U input and parse the other "
+                             "words consistently with them (docs/constraints.md)")
+    parser.add_argument("--strict-arcs", action="store_true",
+                        help="with --keep-arcs: refuse a sentence whose given arcs the parser cannot build together "
+                             "(crossing arcs for a projective parser) instead of keeping a largest subset")
+    parser.add_argument("--forbid", metavar="FILE",
+                        help="arcs that must not appear: one per line, 'SENT_ID HEAD DEPENDENT' (docs/constraints.md)")
     parser.set_defaults(func=run, needs="parse")
 
 
@@ -53,8 +62,8 @@ def add_arguments(parser, needs: str) -> None:
     """The arguments of ``barley parse`` and ``barley tag``, whose models need a ``needs`` component."""
     parser.add_argument("input", nargs="?", default="-", metavar="IN", help="input file (default: stdin)")
     parser.add_argument("--model", "-m", "-c", metavar="MODEL", required=needs != "parse",
-                        help="model file (default: the English model that ships with barley, `barley models`)"
-                        if needs == "parse" else f"model file with a {NOUNS[needs]}")
+                        help="model file or name (default: the English model that ships with barley; `barley models` "
+                             "lists the names)" if needs == "parse" else f"model file or name, with a {NOUNS[needs]}")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
     parser.add_argument("--input", dest="input_format", choices=("auto", "conllu", *INPUTS), default="auto",
@@ -93,14 +102,18 @@ def run(args) -> int:
 
 def _parse(args) -> int:
     started = time.perf_counter()
-    args.model = args.model or default_model_path()
+    args.model = resolve(args.model) if args.model else default_model_path()
     check_output(args.output, [args.input, args.model], force=args.force)
-    runs = list(COMPONENTS)[:list(COMPONENTS).index(args.needs) + 1]  # tag: the tokenizer and the tagger
+    runs = components_for(args.needs)  # tag: the tokenizer and the tagger
     if args.input_format == "auto":  # --scheduler reads CoNLL-U files
         cluster = args.scheduler or args.out_dir or args.shard_mb is not None
         args.input_format = "conllu" if cluster else guess_input(args.input)
     if args.nbest is not None and (args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--nbest is not yet taken with --scheduler", fix="parse with --jobs instead")
+    arcs = _arc_options(args)
+    if arcs is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
+        raise BarleyError("--keep-arcs and --forbid parse in one process (not yet with --jobs or --scheduler)",
+                          fix="leave out --jobs and --scheduler")
     if args.scheduler or args.out_dir or args.shard_mb is not None:
         if args.input_format != "conllu" or args.retag or args.max_words is not None:
             raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "
@@ -143,7 +156,7 @@ def _parse(args) -> int:
         sentences = read(args.input)
     else:
         sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
-    write(counting(pipeline.parse(sentences, retag=args.retag, nbest=args.nbest)), args.output)
+    write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest)), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started
         words = counted["words"] if args.nbest is None else pipeline.stats.words  # the input's, not K times over
@@ -151,6 +164,21 @@ def _parse(args) -> int:
         print(f"barley {args.needs}: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s",
               file=sys.stderr)
     return 0
+
+
+def _arc_options(args):
+    """The given and forbidden arcs asked for (``--keep-arcs``, ``--strict-arcs``, ``--forbid``), or None."""
+    keep, strict, forbid = (getattr(args, name, None) for name in ("keep_arcs", "strict_arcs", "forbid"))
+    if strict and not keep:
+        raise BarleyError("--strict-arcs applies to the arcs that --keep-arcs keeps", fix="add --keep-arcs")
+    if keep and args.input_format != "conllu":
+        raise BarleyError(f"--keep-arcs keeps the HEAD and DEPREL of CoNLL-U input, not of {args.input_format}",
+                          fix="give CoNLL-U input (--input conllu), or leave out --keep-arcs")
+    if not keep and not forbid:
+        return None
+    from barley.constraints import ArcOptions, ForbiddenArcs
+
+    return ArcOptions(keep=bool(keep), strict=bool(strict), forbid=ForbiddenArcs.read(forbid) if forbid else None)
 
 
 def _check_model(args, components: list[str]) -> None:

@@ -13,13 +13,16 @@ DEFAULTS = Limits()
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "serve", help="a local web page and REST API for parsing (needs barley[serve])",
-        description="Serve models over HTTP: a web page at / (paste CoNLL-U, see the trees, download the result), "
-                    "POST /parse (JSON, form or raw body; JSON back), GET /models and GET /openapi.json. "
+        description="Serve models over HTTP: a web page at / (type a text, or paste tokenized text or CoNLL-U; see "
+                    "the trees, download the result), POST /parse (JSON, form or raw body; input text or tokenized "
+                    "with a model that has a tokenizer, else conllu; JSON back), GET /models (each model's input "
+                    "formats) and GET /openapi.json. "
                     "Each model is loaded once. Listens on 127.0.0.1 unless --host says otherwise, and answers "
                     "only requests addressed to the host it listens on (127.0.0.1 and localhost for a "
                     "loopback address) unless --allow-host says otherwise.")
-    parser.add_argument("--model", "-m", action="append", metavar="[NAME=]FILE",
-                        help="a model to serve, named NAME (default: the file name); repeat for several, the first "
+    parser.add_argument("--model", "-m", action="append", metavar="[NAME=]MODEL",
+                        help="a model to serve (a file, or a model's name: `barley models`), named NAME (default: "
+                             "the file or model name); repeat for several, the first "
                              "is the default (default: the English model that ships with barley, `barley models`)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")

@@ -29,7 +29,8 @@ def register(subparsers) -> None:
                     "as brackets on the left, colour on a terminal unless NO_COLOR is set), or as an SVG arc "
                     "diagram or a self-contained HTML page. With --compare, the trees of SYSTEM are drawn "
                     "under those of FILE (the gold standard) with wrong heads and labels marked.")
-    parser.add_argument("file", metavar="FILE", help="CoNLL-U or CoNLL-X file ('-' for stdin)")
+    parser.add_argument("file", metavar="FILE", nargs="?",
+                        help="CoNLL-U or CoNLL-X file (default, or '-': standard input, e.g. from barley parse)")
     parser.add_argument("--sentence", "-s", action="append", metavar="ID|N",
                         help="draw only this sentence: its sent_id, or its number N (1 = the first); "
                              "repeat for several (default: all)")
@@ -45,6 +46,11 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    if args.file is None:
+        if sys.stdin.isatty():  # nothing piped in: waiting for typed CoNLL-U would look like a hang
+            raise BarleyError("no FILE given, and standard input is a terminal",
+                              fix="give a CoNLL-U file, or pipe one in: barley parse --input text FILE | barley show")
+        args.file = "-"
     check_output(args.output, [args.file, args.compare], force=args.force)
     pairs = list(select(_pairs(args.file, args.compare), args.sentence, args.file))
     if args.format == "svg" and len(pairs) != 1:

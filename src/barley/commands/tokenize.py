@@ -6,6 +6,7 @@ import sys
 import time
 
 from barley.atomic import check_output
+from barley.catalog import resolve
 from barley.commands import add_force
 from barley.conllu import write
 from barley.pipeline import Pipeline
@@ -21,7 +22,8 @@ def register(subparsers) -> None:
                     "rebuilds the input exactly: SpaceAfter=No, SpacesAfter and SpacesBefore in MISC; "
                     "# text holds the sentence with each run of whitespace as one space.")
     parser.add_argument("input", nargs="?", default="-", metavar="IN", help="UTF-8 text file (default: stdin)")
-    parser.add_argument("--model", "-m", required=True, metavar="MODEL", help="model file with a tokenizer")
+    parser.add_argument("--model", "-m", required=True, metavar="MODEL",
+                        help="model file or name (`barley models`) with a tokenizer")
     parser.add_argument("--input", dest="input_format", choices=INPUTS, default="text",
                         help="text: paragraphs separated by blank lines (default); tokenized: one sentence "
                              "per line, tokens separated by spaces (only multiword tokens are expanded)")
@@ -33,6 +35,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     started = time.perf_counter()
+    args.model = resolve(args.model)
     check_output(args.output, [args.input, args.model], force=args.force)
     pipeline = Pipeline.load(args.model)
     counts = {"sentences": 0, "words": 0}

@@ -15,8 +15,10 @@ arrays without copies, and it is what spaCy, the nearest peer, compiles its pars
 with. Rust with PyO3 would need maturin and cargo's crates at build time.
 
 The compiled path is never required: when the module was not built or cannot be
-imported, or a parser's learner has no compiled scorer (the kernel SVM), barley says
-so once and parses with the reference path. ``BARLEY_NO_FAST=1`` asks for the
+imported, a parser's system has no code here (:data:`SYSTEMS`: a new system is one
+file and one registry line, and parses before anyone writes its branches in
+``_loop.pyx``), or its learner has no compiled scorer (the kernel SVM), barley says so
+once and parses with the reference path. ``BARLEY_NO_FAST=1`` asks for the
 reference path.
 """
 
@@ -39,6 +41,8 @@ only in their oracles."""
 BASES = {"Stack": 0, "Input": 1, "Lambda1": 2, "Lambda2": 3, "Inactive": 4}
 FUNCTIONS = {"head": 1, "ldep": 2, "rdep": 3, "lsib": 4, "rsib": 5, "pred": 6, "succ": 7}
 VALUE_KINDS = {"DEPREL": 0, "LDEPS": 1, "RDEPS": 2}
+GUIDED_SYSTEMS = ("arc-eager", "arc-hybrid")
+"""The systems whose given arcs the loop keeps (their dynamic-oracle costs, compiled)."""
 COUNTERS = ("transitions", "forced", "scored", "illegal_top", "unseen_choice")
 """What the loop counts, in the order of its ``counts`` (fields of ``ParseStats``)."""
 
@@ -72,6 +76,10 @@ def compile_parser(parser) -> CompiledParser | None:
     module = loop_module()
     if module is None:
         return None
+    if parser.system.name not in SYSTEMS:
+        _say_once(f"the compiled parsing loop does not know the transition system {parser.system.name!r}: "
+                  f"parsing takes the reference path")
+        return None
     scorer = _scorer(parser.learner, parser.index.size, len(parser.classes))
     if isinstance(scorer, str):
         _say_once(f"{scorer}: parsing takes the reference path")
@@ -98,15 +106,35 @@ class CompiledParser:
             index_tables(parser.index, featurizer.extractor.template_spaces(featurizer.sizes)), scorer,
             parser.classes[:, 0], parser.classes[:, 1], len(parser.labels))
 
-    def parse_batch(self, sentences: Sequence, stats, trace: list | None = None) -> list[tuple[list[int], list[int]]]:
+    def keeps(self, given: Sequence) -> bool:
+        """Can the loop keep these given arcs (per sentence, a ``SentenceArcs`` or None)? For
+        arc-eager and arc-hybrid, without forbidden arcs (:func:`keep_given_arcs` in the loop)."""
+        return (self.parser.system.name in GUIDED_SYSTEMS
+                and not any(arcs is not None and arcs.forbidden for arcs in given))
+
+    def parse_batch(self, sentences: Sequence, stats, trace: list | None = None,
+                    given: Sequence | None = None) -> list[tuple[list[int], list[int]]]:
         """Like :func:`barley.batch.parse_batch`; ``trace`` (a list) receives, per sentence,
-        the list of its transitions ``(move, label, row)`` (row None for a forced one)."""
+        the list of its transitions ``(move, label, row)`` (row None for a forced one);
+        ``given``: per sentence, the arcs to keep (a :class:`barley.constraints.SentenceArcs` or
+        None), where :meth:`keeps` says the loop can."""
         table = self.parser.featurizer.table(sentences)
         feats = table.feats if table.feats is not None else np.full((1, 1), -1, dtype=np.int64)
         heads = np.empty(len(table.tokens), dtype=np.int64)
         labels = np.empty(len(table.tokens), dtype=np.int64)
         counts = np.zeros(len(COUNTERS), dtype=np.int64)
-        self.program.parse(table.tokens, feats, table.offsets, heads, labels, counts, self.parser.root_label, trace)
+        given_heads = given_labels = None
+        if given is not None and any(arcs is not None for arcs in given):
+            given_heads = np.full(len(table.tokens), -1, dtype=np.int64)
+            given_labels = np.full(len(table.tokens), -1, dtype=np.int64)
+            for start, arcs in zip(table.offsets.tolist(), given):
+                if arcs is not None:
+                    kept = arcs.kept_heads()
+                    given_heads[start:start + len(kept)] = kept
+                    given_labels[start:start + len(kept)] = [label if h != -1 else -1
+                                                             for label, h in zip(arcs.labels, kept)]
+        self.program.parse(table.tokens, feats, table.offsets, heads, labels, counts, self.parser.root_label, trace,
+                           given_heads, given_labels)
         stats.sentences += len(sentences)
         stats.words += int(table.offsets[-1]) - len(sentences)
         for name, count in zip(COUNTERS, counts.tolist()):

@@ -258,6 +258,76 @@ cdef void legal_moves(int system, bint single_root, State* s, bint* legal) noexc
         legal[4] = s.bl > 0 and not s.switched
 
 
+cdef enum:
+    GONE = 0
+    ON_STACK = 1
+    IN_BUFFER = 2
+
+
+cdef inline int place(int* where, long long node) noexcept nogil:
+    return GONE if node < 0 else where[node]
+
+
+cdef void keep_given_arcs(int system, bint single_root, State* s, const long long* given,
+                          const long long* given_label, int* where, bint* legal, int* label_of) noexcept nogil:
+    """For arc-eager and arc-hybrid: the legal moves narrowed to those of dynamic-oracle cost 0
+    against the given arcs (``given[d]``: d's given head, -1 if none), the costs of
+    ``move_costs`` in ``barley/systems/arc_eager.py`` and ``arc_hybrid.py`` with partial gold
+    (:class:`barley.constraints.TransitionGuide`, the reference); ``label_of[m]``: the label a
+    labeled move m must take (the given label of the arc it builds), -1 if any."""
+    cdef int i = s.stack[s.sp - 1] if s.sp else -1  # arc-eager's i, arc-hybrid's s0
+    cdef int j = s.buffer[s.bl - 1] if s.bl else -1  # β's front
+    cdef int s1 = s.stack[s.sp - 2] if s.sp >= 2 else -1
+    cdef int d, k, of_i_in_buffer = 0, of_j_on_stack = 0, roots_in_buffer = 0
+    cdef long long h
+    cdef bint from_stack
+    for k in range(s.n + 2):
+        where[k] = GONE
+    for k in range(s.sp):
+        where[s.stack[k]] = ON_STACK
+    for k in range(s.bl):
+        where[s.buffer[k]] = IN_BUFFER
+    for k in range(MAX_MOVES):
+        label_of[k] = -1
+    for d in range(1, s.n + 1):
+        h = given[d]
+        if h < 0:
+            continue
+        if h == i and where[d] == IN_BUFFER:
+            of_i_in_buffer += 1
+        if h == j and where[d] == ON_STACK and (system == SYS_ARC_HYBRID or s.heads[d] == -1):
+            of_j_on_stack += 1
+        if h == 0 and where[d] == IN_BUFFER and d != j:
+            roots_in_buffer += 1
+    if system == SYS_ARC_EAGER:  # LEFT-ARC, RIGHT-ARC, REDUCE, SHIFT
+        from_stack = j >= 0 and place(where, given[j]) == ON_STACK and (
+            given[j] != 0 or can_attach_to_root(s, single_root))
+        if legal[0]:
+            h = given[i]
+            legal[0] = of_i_in_buffer == 0 and not (h >= 0 and h != j and where[h] == IN_BUFFER)
+            label_of[0] = given_label[i] if h == j else -1
+        if legal[1]:
+            h = given[j]
+            legal[1] = (of_j_on_stack == 0 and not (h >= 0 and h != i and (where[h] == IN_BUFFER or from_stack))
+                        and not (single_root and i == 0 and roots_in_buffer > 0))
+            label_of[1] = given_label[j] if h == i else -1
+        if legal[2]:
+            legal[2] = of_i_in_buffer == 0
+        if legal[3]:
+            legal[3] = of_j_on_stack == 0 and not from_stack
+    elif system == SYS_ARC_HYBRID:  # SHIFT, LEFT-ARC, RIGHT-ARC
+        if legal[0]:
+            h = given[j]
+            legal[0] = of_j_on_stack == 0 and not (h >= 0 and h != i and where[h] == ON_STACK)
+        h = given[i] if i >= 0 else -1
+        if legal[1]:
+            legal[1] = of_i_in_buffer == 0 and not (h >= 0 and h != j and (where[h] == IN_BUFFER or h == s1))
+            label_of[1] = given_label[i] if h == j else -1
+        if legal[2]:
+            legal[2] = of_i_in_buffer == 0 and place(where, h) != IN_BUFFER
+            label_of[2] = given_label[i] if h == s1 else -1
+
+
 cdef bint is_terminal(int system, bint single_root, State* s) noexcept nogil:
     cdef int i
     if system == SYS_ARC_EAGER:  # β empty and no REDUCE possible
@@ -917,12 +987,15 @@ cdef class Program:
             raise ValueError(f"root label {root_label} of {self.n_labels}")
 
     def parse(self, const long long[:, ::1] tokens, const long long[:, ::1] feats, const long long[::1] offsets,
-              long long[::1] heads, long long[::1] labels, long long[::1] counts, int root_label, trace=None):
+              long long[::1] heads, long long[::1] labels, long long[::1] counts, int root_label, trace=None,
+              given_heads=None, given_labels=None):
         """Parse the sentences of a ``TokenTable`` (``tokens``, ``feats`` (0 columns when
         the model reads no FEATS), ``offsets``): heads and labels of every node, at the
         sentence's table rows, and ``counts`` += (transitions, forced, scored,
         illegal_top, unseen_choice). ``trace``: a list to which each sentence's list of
-        ``(move, label, row or None)`` is appended (for the tests)."""
+        ``(move, label, row or None)`` is appended (for the tests). ``given_heads`` and
+        ``given_labels`` (arc-eager and arc-hybrid; int64 at the table rows, -1: none): arcs to
+        keep, as :class:`barley.constraints.TransitionGuide` keeps them."""
         cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, k
         cdef int n, longest = 0, m, c, legal_count, only, move, label, best, top, i
         cdef long long sentence_row, none_row = tokens.shape[0] - 1, part
@@ -947,7 +1020,23 @@ cdef class Program:
         cdef float* scores = NULL
         cdef bint tracing = trace is not None
         cdef list steps
+        cdef bint guided = given_heads is not None
+        cdef const long long[::1] given_head_view
+        cdef const long long[::1] given_label_view
+        cdef bint keep[MAX_MOVES]
+        cdef int label_of[MAX_MOVES]
+        cdef int* where = NULL
         self._check_input(tokens, feats, offsets, heads, labels, counts, root_label)
+        if guided:
+            if self.system != SYS_ARC_EAGER and self.system != SYS_ARC_HYBRID:
+                raise ValueError("the compiled loop keeps given arcs for arc-eager and arc-hybrid only")
+            given_head_view = checked("given_heads", given_heads, np.int64, tokens.shape[0], -1, tokens.shape[0])
+            given_label_view = checked("given_labels", given_labels, np.int64, tokens.shape[0], -1, self.n_labels)
+            for k in range(n_sentences):  # each given head a node of its own sentence
+                n = <int> (offsets[k + 1] - offsets[k] - 1)
+                for i in range(n + 1):
+                    if given_head_view[offsets[k] + i] > n or (i == 0 and given_head_view[offsets[k]] != -1):
+                        raise ValueError(f"given_heads: {given_head_view[offsets[k] + i]} is no head in sentence {k}")
         token_data = &tokens[0, 0]
         feats_data = &feats[0, 0] if feats_width > 0 else NULL
         for k in range(n_sentences):
@@ -968,7 +1057,8 @@ cdef class Program:
             templates = keys + most_keys
             spans = keys + 2 * most_keys
             scores = <float*> malloc((self.n_classes + 1) * sizeof(float))
-            if not (memory and nodes and row and values and total and scores and keys):
+            where = <int*> malloc((longest + 2) * sizeof(int))
+            if not (memory and nodes and row and values and total and scores and keys and where):
                 raise MemoryError()
             for k in range(n_sentences):
                 sentence_row = offsets[k]
@@ -1002,6 +1092,12 @@ cdef class Program:
                     key_count = feature_keys(&self.reader, row, values, feats_data, feats_width, sentence_row,
                                              none_row, keys, templates)
                     score(&self.index, &self.scorer, keys, templates, key_count, part, spans, total, scores)
+                    for m in range(self.n_moves):
+                        keep[m] = legal[m]
+                        label_of[m] = -1
+                    if guided:
+                        keep_given_arcs(self.system, self.single_root, &s, &given_head_view[sentence_row],
+                                        &given_label_view[sentence_row], where, keep, label_of)
                     # numpy's argmax: the first best class, and the first best legal one
                     top = 0
                     top_score = scores[0]
@@ -1010,7 +1106,8 @@ cdef class Program:
                     for c in range(self.n_classes):
                         if scores[c] > top_score:
                             top, top_score = c, scores[c]
-                        allowed = legal[self.class_move[c]]
+                        m = self.class_move[c]
+                        allowed = keep[m] and (label_of[m] < 0 or self.class_label[c] == label_of[m])
                         if allowed and (best < 0 or scores[c] > best_score):
                             best, best_score = c, scores[c]
                     if best < 0:
@@ -1035,3 +1132,4 @@ cdef class Program:
             free(total)
             free(keys)
             free(scores)
+            free(where)

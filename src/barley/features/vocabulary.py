@@ -34,6 +34,11 @@ class Vocabulary:
         return self.values[3:]
 
 
+def describe_vocabularies(manifest: dict) -> str:
+    """The line of ``barley info`` giving the size of each vocabulary in a model's manifest."""
+    return "vocabulary:  " + ", ".join(f"{name} {len(values)}" for name, values in manifest.get("vocabularies", {}).items())
+
+
 def feats_atoms(value: str) -> list[str]:
     """FEATS split into its atoms (``Case=Nom|Number=Sing`` → two atoms; ``_`` is one atom)."""
     return value.split("|")

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from barley.tree import check_tree
+
 NEG = -np.inf
 
 
@@ -47,11 +49,29 @@ def chu_liu_edmonds(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
         heads[1:] = 0
         return heads
     if single_root:
+        heads = _unique_best_tree(scores)
+        if heads is not None:
+            return heads
         finite = np.isfinite(scores)  # a mask, not a copy of the finite scores
         spread = scores.max(where=finite, initial=NEG) - scores.min(where=finite, initial=np.inf)
         del finite
         scores[0, 1:] -= spread * size + 1.0
     return _Contraction(scores).tree()
+
+
+def _unique_best_tree(scores: np.ndarray) -> np.ndarray | None:
+    """Each word's best head, if that is a tree with one root and each best head beats every other
+    head strictly: then it is the best single-rooted tree and the only one, so the contractions
+    (and the root penalty, which always needs one) are not needed. A trained scorer gives such a
+    tree for most sentences; ties or a cycle give None."""
+    words = scores[:, 1:]
+    top_two = np.partition(words, -2, axis=0)[-2:]
+    if not np.all(top_two[1] > top_two[0]):
+        return None
+    heads = np.concatenate([[-1], words.argmax(axis=0)])
+    if np.count_nonzero(heads[1:] == 0) != 1 or check_tree(heads.tolist()) is not None:
+        return None
+    return heads
 
 
 def _first_best(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from barley.constraints import SentenceArcs, constrained_scores, labels_kept
 from barley.graph.decoding import decode, decode_k_best
 from barley.graph.features import Tokens
 from barley.graph.learning import CACHE_BYTES, fit
@@ -19,11 +21,15 @@ class GraphParser(GraphModel):
     def decode(self, scores: Scores) -> tuple[np.ndarray, int]:
         return decode(self.options, scores)
 
-    def parse(self, tokens: Tokens) -> tuple[np.ndarray, np.ndarray, int]:
-        """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves."""
+    def parse(self, tokens: Tokens, arcs: SentenceArcs | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+        """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves; with
+        ``arcs``, the kept given arcs are forced and the arcs that contradict them or are forbidden
+        excluded (:func:`barley.constraints.constrained_scores`)."""
         scores = self.parse_scores(tokens)
+        if arcs is not None:
+            scores = replace(scores, arc=constrained_scores(scores.arc, arcs, scores.sibling))
         heads, moves = self.decode(scores)
-        return heads, _best_labels(scores, heads), moves
+        return heads, np.asarray(labels_kept(_best_labels(scores, heads), arcs)), moves
 
     def parse_k_best(self, tokens: Tokens, k: int) -> list[tuple[float, np.ndarray, np.ndarray]]:
         """The ``k`` best trees (first order, :func:`barley.graph.decoding.decode_k_best`) as

@@ -17,14 +17,16 @@ import numpy as np
 
 from barley import __version__, model_check as check, model_file
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies
+from barley.constraints import ArcOptions, decoder_class, settle, write_tree
+from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.features import Tokens
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
 from barley.nbest import EMPTY_TREE, analyses
-from barley.tree import label_table
+from barley.transforms import describe_transforms, of_manifest
+from barley.tree import label_ids, label_table
 
 
 @dataclass
@@ -63,25 +65,30 @@ class TrainedGraphParser:
                              [ROOT] + [self.xpos.id(w[XPOS]) for w in sentence.words],
                              [w[LEMMA] for w in sentence.words], [w[FEATS] for w in sentence.words])
 
-    def parse(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them; only HEAD and DEPREL change. With ``nbest``
-        set (``barley parse --nbest``), yield the k best analyses of each (:mod:`barley.nbest`)."""
+    def parse(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them; only HEAD and DEPREL change. ``arcs``: keep
+        the given arcs and avoid the forbidden ones (:mod:`barley.constraints`). With ``nbest`` set
+        (``barley parse --nbest``), yield the k best analyses of each (:mod:`barley.nbest`)."""
+        options = self.graph.options
+        name = f"{('first', 'second')[options.order - 1]}-order graph-based parser"
         for sentence in sentences:
             if len(sentence) == 0:
                 yield from [sentence] if self.nbest is None else analyses(sentence, [EMPTY_TREE], self._set_tree)
                 continue
-            check_length(sentence, self.max_words,
-                         f"{('first', 'second')[self.graph.options.order - 1]}-order graph-based parser")
+            check_length(sentence, self.max_words, name)
             self.stats.sentences += 1
             self.stats.words += len(sentence)
-            if self.nbest is not None:
+            if self.nbest is not None:  # not with arcs (Pipeline.parse refuses the two together)
                 ranked = [(score, heads, self._deprels(label_ids))
                           for score, heads, label_ids in self.graph.parse_k_best(self.tokens(sentence), self.nbest)]
                 yield from analyses(sentence, ranked, self._set_tree)
                 continue
-            heads, label_ids, moves = self.graph.parse(self.tokens(sentence))
+            given = arcs.of(sentence, self.labels) if arcs is not None else None
+            settle(given, decoder_class(options), arcs.strict if arcs else False, f"{name} ({options.decoder})",
+                   self.transforms)
+            heads, label_ids, moves = self.graph.parse(self.tokens(sentence), given)
             self.stats.approximation_moves += moves
-            self._set_tree(sentence, heads, self._deprels(label_ids))
+            write_tree(sentence, heads, self._deprels(label_ids), self.transforms, given, options.single_root)
             yield sentence
 
     def _deprels(self, label_ids: np.ndarray) -> list[str]:
@@ -89,10 +96,7 @@ class TrainedGraphParser:
 
     def _set_tree(self, sentence: Sentence, heads: np.ndarray, deprels: list[str]) -> None:
         """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
-        heads = [int(h) for h in heads]
-        for transform in reversed(self.transforms):
-            heads, deprels = transform.inverse(heads, deprels)
-        sentence.set_tree(heads, deprels)
+        write_tree(sentence, heads, deprels, self.transforms)
 
     def set_nbest(self, k: int | None) -> None:
         """Parse into the ``k`` best trees of each sentence (None: the best tree only)."""
@@ -123,8 +127,6 @@ class TrainedGraphParser:
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:
         """A parser from the manifest and arrays of :meth:`to_files`, each checked first
         (:mod:`barley.model_check`)."""
-        from barley import transforms as transform_module
-
         with check.loading(path, "graph"):
             options = GraphOptions.from_json(manifest["graph"])
             labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
@@ -132,15 +134,13 @@ class TrainedGraphParser:
             upos, xpos = (Vocabulary(check.texts(vocabularies[name], f"the {name} vocabulary"))
                           for name in ("UPOS", "XPOS"))
             graph = GraphParser.from_arrays(options, arrays, n_labels=len(labels), n_upos=len(upos))
-            transforms = [transform_module.from_json(entry) for entry in manifest.get("transforms", [])]
-            return cls(graph, labels, upos, xpos, transforms, manifest)
+            return cls(graph, labels, upos, xpos, of_manifest(manifest), manifest)
 
 
 def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
                 options: GraphOptions, transforms: Sequence = (), log: Callable[[str], None]) -> TrainedGraphParser:
     """Fit a graph-based parser on (already transformed) gold trees of ``sentences``."""
     labels, _ = label_table(trees)
-    label_id = {label: i for i, label in enumerate(labels)}
     upos, xpos = build_vocabularies(sentences, ["UPOS", "XPOS"]).values()
     words = sum(len(s) for s in sentences)
     order = {1: "first order (arcs)", 2: "second order (arcs + adjacent siblings)"}[options.order]
@@ -150,9 +150,8 @@ def train_graph(sentences: list[Sentence], trees: list[tuple[list[int], list[str
         + f", averaged perceptron, {options.epochs} epochs, 2^{options.dims.bit_length() - 1} hashed weights")
     log(f"vocabularies: UPOS {len(upos) - 3}, XPOS {len(xpos) - 3}, DEPREL {len(labels)}")
     parser = TrainedGraphParser(GraphParser(options, len(labels), len(upos)), labels, upos, xpos, transforms)
-    data = [(parser.tokens(sentence), np.asarray(heads, dtype=np.int64),
-             np.array([-1] + [label_id[d] for d in deprels[1:]], dtype=np.int64))
-            for sentence, (heads, deprels) in zip(sentences, trees)]
+    data = [(parser.tokens(sentence), np.asarray(heads, dtype=np.int64), np.array(ids, dtype=np.int64))
+            for sentence, (heads, _), ids in zip(sentences, trees, label_ids(trees, labels))]
     started = time.perf_counter()
     per_epoch = _seconds_per_epoch(sentences, options)
     log(f"about {per_epoch:.0f} s per epoch, {per_epoch * options.epochs:.0f} s in all")
@@ -185,7 +184,6 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a graph-based parser."""
-    from barley.commands.info import describe_transforms, describe_vocabularies
     from barley.graph.decoding import describe as describe_decoding
 
     graph, training = manifest.get("graph", {}), manifest.get("training", {})

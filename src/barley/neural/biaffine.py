@@ -75,7 +75,7 @@ def load(manifest: dict, arrays: dict, path: str):
 
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a biaffine parser."""
-    from barley.commands.info import describe_transforms
+    from barley.transforms import describe_transforms
     from barley.graph.decoding import describe as describe_decoding
 
     decoding, encoder = manifest.get("decoding", {}), manifest.get("encoder", {})

@@ -12,6 +12,7 @@ import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
+from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept
 from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.model import GraphOptions
 from barley.neural.biaffine_model import BiaffineModel
@@ -23,6 +24,7 @@ from barley.neural.fitting import (NeuralParser, checked_common, deterministic, 
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.transforms import of_manifest
+from barley.tree import label_ids
 
 
 class TrainedBiaffineParser(NeuralParser):
@@ -48,15 +50,19 @@ class TrainedBiaffineParser(NeuralParser):
             check_k_best(self.decoding)
         self.nbest = k
 
-    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS) -> Iterator[Sentence]:
+    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS,
+              arcs: ArcOptions | None = None) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them in input order; with ``nbest`` set, the k best
-        analyses of each (:mod:`barley.nbest`)."""
-        parsed = super().parse(sentences, batch_words)
+        analyses of each (:mod:`barley.nbest`; not with ``arcs``, which Pipeline.parse refuses)."""
+        parsed = super().parse(sentences, batch_words, arcs)
         if self.nbest is None:
             return parsed
         return expanded(parsed, self._analyses, self.set_tree)
 
-    def _parse_batch(self, batch: list[Sentence]) -> None:
+    def tree_class(self) -> str:
+        return decoder_class(self.decoding)
+
+    def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> None:
         for sentence in batch:
             check_length(sentence, self.max_words, "biaffine parser")
         was_training = self.model.training
@@ -65,21 +71,24 @@ class TrainedBiaffineParser(NeuralParser):
             encoded = [self.vocabularies.encode(sentence) for sentence in batch]
             scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device))
         self.model.train(was_training)
-        for sentence, (arc, best_label) in zip(batch, scored):
+        for sentence, (arc, best_label), arcs in zip(batch, scored, given):
             if self.nbest is not None:
                 self._analyses[id(sentence)] = analyses(sentence, self._k_best(arc, best_label), self.set_tree)
                 continue
-            heads = best_tree(self.decoding, arc, self.stats)
-            self.set_tree(sentence, [int(h) for h in heads], self._deprels(best_label, heads))
+            heads = best_tree(self.decoding, arc, self.stats, arcs)
+            self.set_tree(sentence, [int(h) for h in heads], self._deprels(best_label, heads, arcs), arcs,
+                          self.decoding.single_root)
 
     def _k_best(self, arc: np.ndarray, best_label: np.ndarray) -> list[tuple[float, list[int], list[str]]]:
         """The ``nbest`` best trees of a sentence's scores as (score, heads, deprels), each arc with its best label."""
         return [(score, [int(h) for h in heads], self._deprels(best_label, heads))
                 for score, heads in k_best_trees(self.decoding, arc, self.nbest, self.stats)]
 
-    def _deprels(self, best_label: np.ndarray, heads: np.ndarray) -> list[str]:
-        """Each word's label: the best of its arc (``best_label[head, dependent]``); entry 0: ""."""
-        return [""] + [self.labels[label] for label in best_label[heads[1:], np.arange(1, len(heads))]]
+    def _deprels(self, best_label: np.ndarray, heads: np.ndarray, arcs: SentenceArcs | None = None) -> list[str]:
+        """Each word's label: the best of its arc (``best_label[head, dependent]``), or the given label of
+        a kept arc (:func:`barley.constraints.labels_kept`); entry 0: ""."""
+        label_ids = labels_kept([-1, *best_label[heads[1:], np.arange(1, len(heads))]], arcs)
+        return [""] + [self.labels[label] for label in label_ids[1:]]
 
     # --- model files -------------------------------------------------------------------
 
@@ -132,10 +141,9 @@ def _fit(parser: TrainedBiaffineParser, sentences: list[Sentence], trees: list, 
          training: Training, dev: list[Sentence] | None, seed: int, log: Callable[[str], None],
          evaluate: Callable) -> dict:
     model, device = parser.model, parser.device
-    label_id = {label: i for i, label in enumerate(labels)}
     encoded = [parser.vocabularies.encode(sentence) for sentence in sentences]
-    gold = [(np.asarray(heads, dtype=np.int64), np.array([-1] + [label_id[d] for d in deprels[1:]]))
-            for heads, deprels in trees]
+    gold = [(np.asarray(heads, dtype=np.int64), np.array(ids))
+            for (heads, _), ids in zip(trees, label_ids(trees, labels))]
     rng = np.random.default_rng(seed)
 
     def step(indices: list[int]) -> torch.Tensor:

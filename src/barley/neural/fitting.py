@@ -23,6 +23,7 @@ import torch
 
 from barley import __version__, model_check as check, model_file
 from barley.conllu import FORM, Sentence
+from barley.constraints import ArcOptions, SentenceArcs, settle, write_tree
 from barley.errors import BarleyError, ModelError
 from barley.neural.encoder import Encoder, read_pretrained
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, by_length, word_batches
@@ -32,7 +33,7 @@ class NeuralParser:
     """A trained neural parser: its model, the encoder's vocabularies, labels and transforms.
 
     A subclass names its ``kind``, parses a batch (``_parse_batch``, writing trees back with
-    :meth:`set_tree`), gives its own manifest entries (``own_manifest``) and restores itself
+    :func:`barley.constraints.write_tree`), gives its own manifest entries (``own_manifest``) and restores itself
     (``from_files``, inside :func:`barley.model_check.loading`, its weights read by
     :func:`barley.model_check.weights_of`).
     """
@@ -48,18 +49,38 @@ class NeuralParser:
         self.manifest = manifest or {}
         self.device = device
 
-    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change."""
-        return by_length(sentences, self._parse_batch, batch_words)
+    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS,
+              arcs: ArcOptions | None = None) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change.
+        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        self.check_arcs(arcs)
+        return by_length(sentences, lambda batch: self._parse_batch(batch, self.given(batch, arcs)), batch_words)
 
-    def _parse_batch(self, batch: list[Sentence]) -> None:
+    def check_arcs(self, arcs: ArcOptions | None) -> None:
+        """Refuse ``arcs`` if this parser cannot keep them (a transition system without a rule)."""
+
+    def tree_class(self) -> str:
+        """The trees this parser builds (:func:`barley.constraints.buildable`)."""
         raise NotImplementedError
 
-    def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
-        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
-        for transform in reversed(self.transforms):
-            heads, deprels = transform.inverse(heads, deprels)
-        sentence.set_tree(heads, deprels)
+    def given(self, batch: list[Sentence], arcs: ArcOptions | None) -> list[SentenceArcs | None]:
+        """Per sentence of ``batch``, its checked given and forbidden arcs (None: none), those the
+        parser cannot build left out (:func:`barley.constraints.settle`)."""
+        if arcs is None:
+            return [None] * len(batch)
+        given = [arcs.of(sentence, self.labels) for sentence in batch]
+        for sentence_arcs in given:
+            settle(sentence_arcs, self.tree_class(), arcs.strict, f"{self.kind} parser", self.transforms)
+        return given
+
+    def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> None:
+        raise NotImplementedError
+
+    def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str], arcs: SentenceArcs | None = None,
+                 single_root: bool = False) -> None:
+        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms
+        (:func:`barley.constraints.write_tree`)."""
+        write_tree(sentence, heads, deprels, self.transforms, arcs, single_root)
 
     def save(self, path: str) -> None:
         model_file.write(path, *self.to_files())

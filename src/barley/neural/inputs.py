@@ -18,6 +18,7 @@ import numpy as np
 
 from barley.conllu import COLUMNS, FEATS, FORM, Sentence
 from barley.features.vocabulary import NONE, ROOT, UNKNOWN, Vocabulary, feats_atoms
+from barley.kinds import in_length_batches
 
 INPUTS = ("form", "lemma", "upos", "xpos", "feats")
 """The columns an encoder can read, in the order of its input vector."""
@@ -194,20 +195,8 @@ SORT_WINDOW_SENTENCES = 4096
 def by_length(sentences: Iterable[Sentence], parse_batch: Callable[[list[Sentence]], object],
               batch_words: int) -> Iterator[Sentence]:
     """Parse ``sentences`` (in place, ``parse_batch`` on batches of at most ``batch_words`` words of
-    similar length, read ``SORT_WINDOW_SENTENCES`` ahead) and yield them in input order."""
-    window: list[Sentence] = []
-    for sentence in sentences:
-        window.append(sentence)
-        if len(window) == SORT_WINDOW_SENTENCES:
-            yield from _by_length(window, parse_batch, batch_words)
-            window = []
-    if window:
-        yield from _by_length(window, parse_batch, batch_words)
-
-
-def _by_length(window: list[Sentence], parse_batch: Callable, batch_words: int) -> list[Sentence]:
-    lengths = [len(sentence) for sentence in window]
-    order = sorted((k for k in range(len(window)) if lengths[k]), key=lambda k: lengths[k])
-    for batch in word_batches(order, lengths, batch_words):
-        parse_batch([window[k] for k in batch])
-    return window
+    similar length, read ``SORT_WINDOW_SENTENCES`` ahead; empty sentences are left as they are) and
+    yield them in input order (:func:`barley.kinds.in_length_batches`)."""
+    return in_length_batches(sentences, parse_batch, SORT_WINDOW_SENTENCES,
+                             lambda order, lengths: word_batches([k for k in order if lengths[k]], lengths,
+                                                                 batch_words))

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
+from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.errors import ModelError
 from barley.graph.decoding import check_k_best
 from barley.graph.model import GraphOptions
@@ -119,8 +120,13 @@ class Annotator:
     nbest: int | None = None  # barley parse --nbest: the k best trees of each sentence
     analyses: dict[int, list[Sentence]] = field(default_factory=dict)  # with nbest: each sentence's, by id()
 
-    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs) -> None:
-        """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``)."""
+    def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs, arcs: ArcOptions | None = None) -> None:
+        """Write UPOS, XPOS, FEATS, LEMMA, HEAD and DEPREL of ``sentences`` (the batch of ``outputs``);
+        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        given = [arcs.of(sentence, self.tables.labels) if arcs is not None else None for sentence in sentences]
+        for sentence_arcs in given:
+            settle(sentence_arcs, decoder_class(self.decoding), arcs.strict if arcs else False, "joint parser",
+                   self.transforms)
         lengths = [len(s) for s in sentences]
         words = [word for sentence in sentences for word in sentence.words]
         for name, column in HEADS.items():
@@ -131,7 +137,7 @@ class Annotator:
             values = self.tables.values[name]
             for word, value in zip(words, best.tolist()):
                 word[column] = values[value]
-        ranked = [self._trees(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
+        ranked = [self._trees(outputs.arcs[k, :n + 1, :n + 1], given[k]) for k, n in enumerate(lengths)]
         every = [(k, heads) for k, trees in enumerate(ranked) for _, heads in trees]  # labels for every tree at once
         rows = np.concatenate([np.full(lengths[k], k) for k, _ in every])
         nodes = np.concatenate([np.arange(1, lengths[k] + 1) for k, _ in every])
@@ -140,31 +146,30 @@ class Annotator:
                                       ops.with_bias(outputs.label_head[rows, chosen]), outputs.label_weight)
         labels = scores.argmax(axis=1).tolist()
         start = 0
-        for sentence, trees in zip(sentences, ranked):
+        for sentence, trees, sentence_arcs in zip(sentences, ranked, given):
             labelled = []
             for score, heads in trees:
-                labelled.append((score, heads.tolist(),
-                                 [""] + [self.tables.labels[label] for label in labels[start:start + len(sentence)]]))
+                label_ids = labels_kept([-1, *labels[start:start + len(sentence)]], sentence_arcs)
+                labelled.append((score, heads.tolist(), [""] + [self.tables.labels[label] for label in label_ids[1:]]))
                 start += len(sentence)
             if self.nbest is None:
-                self.set_tree(sentence, *labelled[0][1:])
+                write_tree(sentence, *labelled[0][1:], self.transforms, sentence_arcs, self.decoding.single_root)
             else:
                 self.analyses[id(sentence)] = analyses(sentence, labelled, self.set_tree)
 
     def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
         """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
-        for transform in reversed(self.transforms):
-            heads, deprels = transform.inverse(heads, deprels)
-        sentence.set_tree(heads, deprels)
+        write_tree(sentence, heads, deprels, self.transforms)
 
-    def _trees(self, arcs: np.ndarray) -> list[tuple[float, np.ndarray]]:
-        """The best tree, or with ``nbest`` the k best scored by ``log P(heads)`` (the arc scores made
-        log-probabilities per word, which changes no tree's rank), as (score, heads)."""
+    def _trees(self, arcs: np.ndarray, given: SentenceArcs | None = None) -> list[tuple[float, np.ndarray]]:
+        """The best tree (keeping the ``given`` arcs), or with ``nbest`` the k best scored by
+        ``log P(heads)`` (the arc scores made log-probabilities per word, which changes no tree's
+        rank), as (score, heads). ``nbest`` is not combined with given arcs (Pipeline.parse refuses)."""
         arc = arcs.T.astype(np.float64)  # [head, dependent], as the decoders read it
         arc[:, 0] = -np.inf
         np.fill_diagonal(arc, -np.inf)
         if self.nbest is None:
-            return [(0.0, best_tree(self.decoding, arc, self.stats))]
+            return [(0.0, best_tree(self.decoding, arc, self.stats, given))]
         arc[:, 1:] -= np.logaddexp.reduce(arc[:, 1:], axis=0)
         return k_best_trees(self.decoding, arc, self.nbest, self.stats)
 
@@ -200,10 +205,11 @@ class JointParser:
     def __init__(self, network, vocabularies: EncoderVocabularies, annotator: Annotator):
         self.network, self.vocabularies, self.annotator = network, vocabularies, annotator
 
-    def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+    def process(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
         """Annotate ``sentences`` in place, in batches of similar length; yield them in input order
-        (with ``nbest`` set, each followed by its other analyses, :mod:`barley.nbest`)."""
-        annotated = by_length(sentences, self._annotate, PARSE_BATCH_WORDS)
+        (with ``nbest`` set, each followed by its other analyses, :mod:`barley.nbest`). ``arcs``: keep
+        the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        annotated = by_length(sentences, lambda batch: self._annotate(batch, arcs), PARSE_BATCH_WORDS)
         if self.annotator.nbest is None:
             return annotated
         return expanded(annotated, self.annotator.analyses, self.annotator.set_tree)
@@ -214,9 +220,9 @@ class JointParser:
             check_k_best(self.annotator.decoding)
         self.annotator.nbest = k
 
-    def _annotate(self, batch: list[Sentence]) -> None:
+    def _annotate(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
         padded = pad([self.vocabularies.encode(sentence) for sentence in batch])
-        self.annotator.annotate(batch, self.network.outputs(padded))
+        self.annotator.annotate(batch, self.network.outputs(padded), arcs)
 
 
 # --- the numpy network ------------------------------------------------------------------

@@ -28,6 +28,7 @@ from barley.neural.inputs import EncoderVocabularies, Padded, pad
 from barley.neural.joint import Annotator, JointOutputs, JointParser, JointTables
 from barley.neural.joint_model import JointModel
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
+from barley.tree import label_ids
 
 CLASS_NAMES = {"upos": "UPOS", "xpos": "XPOS", "feats": "FEATS", "lemma": "lemma rules"}
 DEV_SCORES = ("UPOS", "XPOS", "UFeats", "Lemmas", "LAS")
@@ -128,11 +129,10 @@ def _fit(model: JointModel, parser: JointParser, sentences: list[Sentence], tree
          training: Training, dev: list[Sentence] | None, seed: int, checkpoint: Checkpoint | None,
          log: Callable[[str], None]) -> dict:
     device = parser.network.device
-    label_id = {label: i for i, label in enumerate(tables.labels)}
     vocabularies = parser.vocabularies
     encoded = [vocabularies.encode(sentence) for sentence in sentences]
-    gold = [{"heads": np.asarray(heads, dtype=np.int64), "labels": np.array([-1] + [label_id[d] for d in deprels[1:]]),
-             **tables.targets(sentence)} for sentence, (heads, deprels) in zip(sentences, trees)]
+    gold = [{"heads": np.asarray(heads, dtype=np.int64), "labels": np.array(ids), **tables.targets(sentence)}
+            for sentence, (heads, _), ids in zip(sentences, trees, label_ids(trees, tables.labels))]
     rng = np.random.default_rng(seed)
 
     def step(indices: list[int]) -> torch.Tensor:

@@ -47,7 +47,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     from barley.parser import ORACLES
     from barley.systems import get_system
     from barley.systems.base import NoDynamicOracle
-    from barley.tree import label_table
+    from barley.tree import label_ids, label_table
 
     encoder, scorer, training = from_given(given, EncoderOptions, TransitionOptions, Training, device=device,
                                            threads=threads)
@@ -64,8 +64,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     position_model = load_positions(positions, the_system.name)
     position_model.check(the_system)
     labels, root_label = label_table(trees)
-    label_id = {label: i for i, label in enumerate(labels)}
-    id_trees = [(heads, [-1] + [label_id[d] for d in deprels[1:]]) for heads, deprels in trees]
+    id_trees = [(heads, ids) for (heads, _), ids in zip(trees, label_ids(trees, labels))]
     log(f"training a neural {the_system.name} parser (Kiperwasser & Goldberg 2016) on {source}: "
         f"{len(sentences)} sentences, {sum(len(s) for s in sentences)} words; tags {tags}; "
         f"BiLSTM {encoder.lstm_layers} × {encoder.lstm_hidden}")
@@ -90,7 +89,7 @@ def load(manifest: dict, arrays: dict, path: str):
 
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a neural transition parser."""
-    from barley.commands.info import describe_transforms
+    from barley.transforms import describe_transforms
 
     system, encoder, training = manifest.get("system", {}), manifest.get("encoder", {}), manifest.get("training", {})
     exploration = training.get("exploration")

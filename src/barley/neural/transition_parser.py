@@ -24,8 +24,9 @@ import numpy as np
 import torch
 
 from barley import model_check as check
-from barley.batch import ParseStats, advance, legal_classes
+from barley.batch import ParseStats, advance, guided_classes, legal_classes
 from barley.conllu import Sentence
+from barley.constraints import guides, labels_kept, require_support
 from barley.neural.encoder import make_batch
 from barley.neural.inputs import EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
@@ -34,8 +35,8 @@ from barley.neural.options import EncoderOptions, Training, TransitionOptions
 from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
-from barley.systems.base import Action, OracleError, State, TransitionSystem, run_oracle
-from barley.training import Classes, Oracle, zero_cost_classes
+from barley.systems.base import Action, State, TransitionSystem, run_oracle
+from barley.training import Classes, Oracle
 from barley.transforms import of_manifest
 
 
@@ -67,9 +68,9 @@ class FollowScores(BatchScorer):
     """The parsing policy: the best-scoring legal action."""
 
     def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int,
-                 states: Sequence[State], stats: ParseStats):
+                 states: Sequence[State], stats: ParseStats, guides: Sequence | None = None):
         super().__init__(parser, parts, longest, states)
-        self.stats = stats
+        self.stats, self.guides = stats, guides
 
     def choose(self, waiting: list[int], legal_rows: list[list[bool]]) -> list[Action]:
         classes = self.parser.classes.table
@@ -77,6 +78,7 @@ class FollowScores(BatchScorer):
         allowed = legal_classes(legal_rows, classes[:, 0])
         top = scores.argmax(axis=1)
         self.stats.illegal_top += int((~allowed[np.arange(len(top)), top]).sum())
+        allowed = guided_classes(allowed, waiting, legal_rows, self.states, self.guides, classes)
         self.stats.scored += len(waiting)
         return classes[np.where(allowed, scores, -np.inf).argmax(axis=1)].tolist()
 
@@ -86,10 +88,10 @@ class Learn(BatchScorer):
     static oracle; records per step the positions, legal and target classes (:meth:`recorded`)."""
 
     def __init__(self, parser: NeuralTransitionParser, parts: torch.Tensor, longest: int,
-                 states: Sequence[State], oracles: Sequence[Oracle], dynamic: bool, p: float,
-                 rng: np.random.Generator):
+                 states: Sequence[State], oracles: Sequence[Oracle], sentences: Sequence[Sentence], dynamic: bool,
+                 p: float, rng: np.random.Generator):
         super().__init__(parser, parts, longest, states)
-        self.oracles, self.dynamic, self.p, self.rng = oracles, dynamic, p, rng
+        self.oracles, self.sentences, self.dynamic, self.p, self.rng = oracles, sentences, dynamic, p, rng
         self.indices: list[np.ndarray] = []
         self.legal: list[np.ndarray] = []
         self.targets: list[np.ndarray] = []
@@ -104,26 +106,15 @@ class Learn(BatchScorer):
         if self.dynamic:
             scores = np.where(allowed, self.scores(index), -np.inf)
             for i, k in enumerate(waiting):
-                state, costs = self.states[k], self.oracles[k].costs
-                per_move = costs(state)
-                zero = zero_cost_classes(classes, costs, state, per_move)
-                target[i, zero] = True
-                predicted = int(scores[i].argmax())
-                if target[i, predicted]:
-                    chosen.append(predicted)
-                    continue
-                self.mistakes += 1
-                if self.rng.random() < self.p and costs.explorable(state, classes.actions[predicted][0], per_move):
-                    self.explored += 1
-                    chosen.append(predicted)
-                else:
-                    chosen.append(zero[int(scores[i, zero].argmax())])
+                prediction = self.oracles[k].predict(classes, self.states[k], scores[i], int(scores[i].argmax()),
+                                                     self.p, self.rng)
+                target[i, prediction.zero] = True
+                chosen.append(prediction.to_follow)
+                self.mistakes += prediction.mistake
+                self.explored += prediction.explored
         else:
             for i, k in enumerate(waiting):
-                chosen.append(classes.of(*self.oracles[k].next(self.states[k])))
-                if not allowed[i, chosen[-1]]:
-                    raise OracleError(f"{classes.system.name} static oracle chose an illegal "
-                                      f"{classes.system.moves[classes.actions[chosen[-1]][0]]}: a bug in barley")
+                chosen.append(classes.of(*self.oracles[k].legal_next(self.states[k], legal_rows[i], self.sentences[k])))
                 target[i, chosen[-1]] = True
         self.indices.append(index)
         self.legal.append(allowed)
@@ -160,22 +151,30 @@ class NeuralTransitionParser(NeuralParser):
         vectors = self.model.encoder(tensors)
         return vectors.reshape(-1, vectors.shape[-1]), vectors.shape[1]
 
-    def _parse_batch(self, batch: list[Sentence]) -> None:
+    def check_arcs(self, arcs) -> None:
+        require_support(self.system, arcs)
+
+    def tree_class(self) -> str:
+        return self.system.tree_class
+
+    def _parse_batch(self, batch: list[Sentence], given: list) -> None:
         system, stats = self.system, self.stats
         was_training = self.model.training
         self.model.eval()
         with torch.inference_mode():
             vectors, longest = self.encode(batch)
             states = [system.initial(len(sentence)) for sentence in batch]
-            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats)
+            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, guides(system, given))
             stats.forced += advance(system, states, policy)
         self.model.train(was_training)
-        for sentence, state in zip(batch, states):
+        for sentence, state, arcs in zip(batch, states, given):
             stats.sentences += 1
             stats.words += len(sentence)
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
-            self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in state.labels[1:]])
+            label_ids = labels_kept(state.labels, arcs)  # a root arc that finalize built takes its given label too
+            self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in label_ids[1:]],
+                          arcs, system.single_root)
 
     # --- model files -------------------------------------------------------------------
 
@@ -241,7 +240,8 @@ def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[in
             with torch.no_grad():
                 parts = model.parts(vectors.detach())
             states = [system.initial(len(trees[k][0]) - 1) for k in indices]
-            policy = Learn(parser, parts, longest, states, [oracles[k] for k in indices], dynamic,
+            policy = Learn(parser, parts, longest, states, [oracles[k] for k in indices],
+                           [sentences[k] for k in indices], dynamic,
                            explore_p if epoch["number"] > explore_after else 0.0, rng)
             advance(system, states, policy)
             for name in ("steps", "mistakes", "explored"):

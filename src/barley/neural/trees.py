@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from barley.constraints import SentenceArcs, constrained_scores
 from barley.graph.decoding import decode, decode_k_best
 from barley.graph.model import GraphOptions, Scores
 from barley.tree import check_tree, is_projective
@@ -33,11 +34,16 @@ class BiaffineParseStats:
                 f"approximation moves")
 
 
-def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats) -> np.ndarray:
+def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats,
+              arcs: SentenceArcs | None = None) -> np.ndarray:
     """Heads (entry 0: -1) from scores ``arc[head, dependent]`` over nodes 0..n (-inf: impossible);
-    counts the sentence, its words and what the decoder did in ``stats``."""
+    counts the sentence, its words and what the decoder did in ``stats``. With ``arcs``, the kept
+    given arcs are forced and the arcs that contradict them or are forbidden excluded
+    (:func:`barley.constraints.constrained_scores`)."""
     stats.sentences += 1
     stats.words += len(arc) - 1
+    if arcs is not None:
+        arc = constrained_scores(arc, arcs)
     heads = arc.argmax(axis=0)
     heads[0] = -1
     if check_tree(heads, decoding.single_root) is None and (decoding.decoder == "mst" or is_projective(heads)):

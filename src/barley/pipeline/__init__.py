@@ -96,6 +96,10 @@ SCORES = {"UPOS": ("UPOS",), "XPOS": ("XPOS",), "UFeats": ("FEATS",),
 BATCH = 256
 """Sentences handed to a component at a time when only some of them need it."""
 
+PIPE_BATCH = 64
+"""Texts per batch of :meth:`Pipeline.pipe` by default: enough sentences for the parser to batch
+well (paragraphs of a few sentences), few enough that a batch is quick to hand to a worker."""
+
 
 def accuracies(gold: Sequence[Sentence], predicted: Sequence[Sentence], written: Iterable[str]) -> dict:
     """The :data:`SCORES` whose columns are all ``written``, in percent of the words of ``gold``
@@ -167,12 +171,23 @@ WHAT_RUNS = {"tokenize": ("tokenizes text", "barley tokenize"),
 
 NOUNS = {"tokenize": "tokenizer", "tag": "tagger", "parse": "parser"}
 
+JOBS = {"joint": ("tag", "parse")}
+"""The jobs of a component that does more than the one it is named after: the joint network
+tags and parses (a model with it is a tagger and a parser to ``barley tag``, ``parse`` and ``serve``)."""
+
+
+def components_for(job: str) -> list[str]:
+    """The component kinds that run for ``job`` (``tokenize``, ``tag`` or ``parse``): those whose
+    jobs come no later than it (``barley tag`` leaves a parser out, not the joint network)."""
+    done = list(NOUNS)[:list(NOUNS).index(job) + 1]
+    return [name for name in COMPONENTS if set(JOBS.get(name, (name,))) & set(done)]
+
 
 def require_component(components: list[str], needs: str, path: str, purpose: str = "") -> None:
     """A BarleyError if a model with ``components`` lacks ``needs``, saying what the model does and
     which command runs it (``barley parse``, ``barley tag`` and ``barley serve`` refuse alike);
     ``purpose`` ends the message (e.g. ", so barley serve cannot parse with it")."""
-    if needs in components:
+    if any(needs in JOBS.get(name, (name,)) for name in components):
         return
     last = components[-1] if components else None
     raise BarleyError(f"the model has no {NOUNS[needs]} (its components: {', '.join(components) or 'none'}){purpose}",
@@ -198,6 +213,8 @@ class Pipeline:
     def __init__(self, components: Sequence, manifest: dict | None = None):
         self.components = list(components)
         self.manifest = manifest or {}
+        self.path: str | None = None
+        """The model file it was loaded from (:meth:`load`), if any."""
 
     @property
     def names(self) -> list[str]:
@@ -233,11 +250,16 @@ class Pipeline:
         if self._parser is not None:
             self._parser.stats = value
 
+    @property
+    def parser(self):
+        """The parser of its ``parse`` component (of any kind), or None without one."""
+        return self["parse"].parser if "parse" in self else None
+
     def limit_words(self, max_words: int) -> None:
         """Refuse sentences longer than ``max_words`` (``barley parse --max-words``): a limit of the
         parsers whose cost grows faster than the sentence, graph-based and biaffine
         (:mod:`barley.graph.decoding`); other parsers have none to set."""
-        parser = self["parse"].parser if "parse" in self else None
+        parser = self.parser
         if not hasattr(parser, "max_words"):
             raise BarleyError("--max-words limits graph-based and biaffine parsers, whose time and memory grow "
                               "faster than the sentence; this model has "
@@ -276,18 +298,27 @@ class Pipeline:
                               fix="give tokenized sentences (CoNLL-U), or train with --components tokenize,...")
         return tokenizers[0].tokenize(text, input=input)
 
-    def parse(self, data: str | Iterable[Sentence], retag: bool = False, nbest: int | None = None
+    def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None, nbest: int | None = None
               ) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
         ``data``: a text (needs a tokenizer in the pipeline) or sentences (e.g. from
         :func:`barley.read`), annotated in place. Columns a tagger writes are kept where a
-        sentence already has them, unless ``retag``. ``nbest``: yield the k best analyses of
-        each sentence (:meth:`set_nbest`), the first of them the sentence itself; it holds
-        for the parser from this call on, so read one such stream before the next.
+        sentence already has them, unless ``retag``. ``arcs``: the arcs to keep and to avoid
+        (:class:`barley.constraints.ArcOptions`, e.g. ``ArcOptions(keep=True)`` keeps the HEAD
+        and DEPREL the sentences already have), for the component that writes the trees.
+        ``nbest``: yield the k best analyses of each sentence (:meth:`set_nbest`), the first of
+        them the sentence itself; it holds for the parser from this call on, so read one such
+        stream before the next. The two are not combined (refused in one line).
         """
+        if arcs is not None and nbest is not None:
+            raise BarleyError("the k best trees (nbest) are not yet parsed around given or forbidden arcs "
+                              "(keep-arcs, forbid)", fix="ask for the k best trees or for the arcs, not both")
         self.set_nbest(nbest)
         sentences = self.tokenize(data) if isinstance(data, str) else data
+        if arcs is not None and self._parser is None:
+            raise BarleyError("given or forbidden arcs need a parser, and this model has none",
+                              fix="leave out --keep-arcs and --forbid, or use a model with a parser")
         written: set[str] = set()
         for component in self.components:
             if component.consumes == "text":
@@ -296,10 +327,21 @@ class Pipeline:
             sentences = self._checked(sentences, component, written)
             if component.keeps_given and not retag:
                 sentences = self._where_missing(sentences, component)
+            elif arcs is not None and component is self._parser:
+                sentences = _all_used(component.process(sentences, arcs=arcs), arcs)
             else:
                 sentences = component.process(sentences)
             written.update(component.writes)
         return iter(sentences)
+
+    def pipe(self, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,
+             input: str = "text") -> Iterator[list[Sentence]]:
+        """The analysed sentences of each of ``texts`` (one list per text), in input order, streaming
+        with bounded memory; ``n_process`` worker processes (-1: one per core). As spaCy's
+        ``nlp.pipe``; see :mod:`barley.pipeline.stream`."""
+        from barley.pipeline.stream import pipe
+
+        return pipe(self, texts, batch_size=batch_size, n_process=n_process, input=input)
 
     @staticmethod
     def _checked(sentences: Iterable[Sentence], component, written: set[str]) -> Iterator[Sentence]:
@@ -504,10 +546,25 @@ class Pipeline:
 
     @classmethod
     def load(cls, path: str) -> Pipeline:
-        """A pipeline model file; a parser model file is read as a pipeline of one parser."""
-        from barley.parser import load
+        """The one loader of model files (``barley.load``, ``barley parse`` with or without ``--jobs``,
+        the Dask workers, ``barley serve``): a pipeline model file, or a parser model file (of any kind)
+        as a pipeline of one parser, so that every entry point parses through :meth:`parse` and
+        its checks. ``path`` may also name a shipped or installed model, or a language
+        (:mod:`barley.catalog`)."""
+        from barley.catalog import resolve
 
-        return cls.of(load(path))
+        path = resolve(path)
+        pipeline = cls.from_model(*model_file.read(path), path)
+        pipeline.path = path
+        return pipeline
+
+    @classmethod
+    def from_model(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Pipeline:
+        """The pipeline of a model file's manifest and arrays (:meth:`load`, for a caller that has read
+        them already): a pipeline's own, or a parser's as a pipeline of one parser."""
+        if "pipeline" in manifest:
+            return cls.from_files(manifest, arrays, path)
+        return cls.of(component_class("parse").from_files(manifest, arrays, path).parser)
 
     @classmethod
     def of(cls, model) -> Pipeline:
@@ -515,6 +572,12 @@ class Pipeline:
         if isinstance(model, Pipeline):
             return model
         return cls([component_class("parse")(model)], {"pipeline": {"components": ["parse"], "jackknife": None}})
+
+
+def _all_used(sentences: Iterable[Sentence], arcs) -> Iterator[Sentence]:
+    """``sentences``, then a refusal of forbidden arcs that named no sentence of them."""
+    yield from sentences
+    arcs.done()
 
 
 def _prefixed(name: str, log: Callable[[str], None]) -> Callable[[str], None]:

@@ -78,8 +78,9 @@ class JointComponent:
     def stats(self, value) -> None:
         self.parser.annotator.stats = value
 
-    def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        return self.parser.process(sentences)
+    def process(self, sentences: Iterable[Sentence], arcs=None) -> Iterator[Sentence]:
+        """Annotate ``sentences``; ``arcs``: given and forbidden arcs (:class:`barley.constraints.ArcOptions`)."""
+        return self.parser.process(sentences, arcs)
 
     # --- training --------------------------------------------------------------------
 

@@ -50,8 +50,9 @@ class ParseComponent:
               log: Callable[[str], None]) -> ParseComponent:
         return cls(parser_module.train(sentences, seed=seed, log=log, record_time=False, **options))
 
-    def process(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        return self.parser.parse(sentences)
+    def process(self, sentences: Iterable[Sentence], arcs=None) -> Iterator[Sentence]:
+        """Parse ``sentences``; ``arcs``: given and forbidden arcs (:class:`barley.constraints.ArcOptions`)."""
+        return self.parser.parse(sentences, arcs=arcs) if arcs is not None else self.parser.parse(sentences)
 
     def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
         return self.parser.to_files()

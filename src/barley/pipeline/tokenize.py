@@ -26,7 +26,9 @@ from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions
 from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
 
 KINDS = {"linear": (Tokenizer, TokenizerOptions), "neural": (NeuralTokenizer, NeuralTokenizerOptions)}
-"""The kinds of tokenizer: the class and its options (a dataclass) by name."""
+"""The kinds of tokenizer: the class and its options (a dataclass) by name. Every class trains
+through one call, ``train(sentences, options, seed=, log=, dev=)``, and loads through
+``from_arrays(manifest, arrays)``."""
 
 
 def kind_options(kind: str) -> list[str]:
@@ -53,7 +55,7 @@ class TokenizeComponent:
     def train(cls, sentences: list[Sentence], options: dict, *, seed: int, log: Callable[[str], None],
               dev: list[Sentence] | None = None) -> TokenizeComponent:
         """Train the kind ``options["tokenizer"]``; ``dev`` sentences (the neural kind's early
-        stopping; the linear kind tunes on the end of the training text and takes none)."""
+        stopping; the linear kind tunes on the end of the training text and does not read them)."""
         kind = options.get("tokenizer", "linear")
         if kind not in KINDS:
             raise BarleyError(f"unknown tokenizer {kind!r}", fix="choose from: " + ", ".join(KINDS))
@@ -63,9 +65,7 @@ class TokenizeComponent:
             raise BarleyError(f"the {kind} tokenizer takes no option {', '.join(map(repr, refused))}",
                               fix=f"its options are: {', '.join(kind_options(kind))}")
         tokenizer, tokenizer_options = KINDS[kind]
-        if kind == "neural":
-            return cls(tokenizer.train(sentences, tokenizer_options(**given), seed=seed, log=log, dev=dev))
-        return cls(tokenizer.train(sentences, tokenizer_options(**given), seed=seed, log=log))
+        return cls(tokenizer.train(sentences, tokenizer_options(**given), seed=seed, log=log, dev=dev))
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
         return self.tokenizer.tokenize(text, input=input)

@@ -2,7 +2,8 @@
 
 ``POST /parse``
     The data and its input format, in any of three forms: a JSON object
-    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false, "nbest": null}``; form fields
+    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false, "nbest": null}`` (``input``:
+    ``conllu``, the default; ``text`` or ``tokenized`` with a model that has a tokenizer); form fields
     of the same names (``application/x-www-form-urlencoded``, or
     ``multipart/form-data`` with ``data`` as a file, as ``curl -F data=@file.conllu``
     sends it); or the data itself as the body (any other content type), with
@@ -10,9 +11,11 @@
     CoNLL-U ``result``, the same ``sentences`` structured (comments and token
     fields, the field names in ``columns``), and with ``draw`` the
     SVG arc diagram of each sentence. With ``nbest`` K, the K best analyses of each sentence
-    (``barley parse --nbest``: graph-based, biaffine and joint models).
+    (``barley parse --nbest``: graph-based, biaffine and joint models). ``keep_arcs``,
+    ``strict_arcs`` and ``forbid`` are ``barley parse``'s ``--keep-arcs``, ``--strict-arcs`` and
+    ``--forbid`` (the file's text) (docs/constraints.md); not together with ``nbest``.
 ``GET /models``
-    The models served and the default one.
+    The models served, the default one, and the input formats each reads.
 ``GET /openapi.json``
     The OpenAPI description (no interactive docs: they would fetch scripts from the network).
 ``GET /``
@@ -50,7 +53,7 @@ from barley.errors import BarleyError
 from barley.render import svg
 from barley.service import page
 from barley.service.guards import BodyLimit, HostAndOrigin, HostCheck, SecurityHeaders
-from barley.service.inputs import INPUT_FORMATS, read_input
+from barley.service.inputs import INPUT_FORMATS
 from barley.service.limits import Limits, OverLimit
 from barley.service.models import ModelRegistry
 
@@ -61,11 +64,18 @@ MAX_NBEST = 100
 
 class ParseRequest(BaseModel):
     data: str = Field(description="the sentences, in the input format")
-    input: str = Field("conllu", description="input format; one of: " + ", ".join(INPUT_FORMATS))
+    input: str = Field("conllu", description="input format, one of: " + ", ".join(INPUT_FORMATS) + " (text and "
+                       "tokenized with a model that has a tokenizer: GET /models says which formats each reads)")
     model: str | None = Field(None, description="a model name from GET /models (default: the default model)")
     draw: bool = Field(False, description="also return an SVG arc diagram of each sentence")
     nbest: int | None = Field(None, description=f"the K best analyses of each sentence (1 to {MAX_NBEST}; "
                                                 "barley parse --nbest: graph-based, biaffine and joint models)")
+    keep_arcs: bool = Field(False, description="keep every HEAD (and DEPREL) of the CoNLL-U data and parse the "
+                                               "other words consistently with them (barley parse --keep-arcs)")
+    strict_arcs: bool = Field(False, description="with keep_arcs: refuse given arcs the parser cannot build "
+                                                 "together, instead of keeping a largest subset")
+    forbid: str | None = Field(None, description="arcs that must not appear, one per line: SENT_ID HEAD DEPENDENT "
+                                                 "(barley parse --forbid)")
 
 
 class ParsedSentence(BaseModel):
@@ -156,11 +166,11 @@ def create_app(registry: ModelRegistry, limits: Limits = Limits(),
     return SecurityHeaders(HostAndOrigin(BodyLimit(app, limits.max_request_bytes), hosts))
 
 
-FIELDS = ("data", "input", "model", "draw", "nbest")
+FIELDS = ("data", "input", "model", "draw", "nbest", "keep_arcs", "strict_arcs", "forbid")
 """The fields of a parse request (:class:`ParseRequest`)."""
 
 TRUE, FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no", "")
-"""How a form or query string says ``draw`` (a JSON body says true or false)."""
+"""How a form or query string says ``draw``, ``keep_arcs`` or ``strict_arcs`` (a JSON body says true or false)."""
 
 
 def _fields(content_type: str, query: bytes, body: bytes) -> dict:
@@ -190,20 +200,41 @@ def _fields(content_type: str, query: bytes, body: bytes) -> dict:
         add([("data", body)])
     if "data" not in fields:
         raise BarleyError("the request has no data", fix="send the sentences in the data field")
-    data, draw, nbest = fields["data"], fields.get("draw", False), fields.get("nbest")
+    data, nbest = fields["data"], fields.get("nbest")
     if isinstance(nbest, str):
         nbest = int(nbest) if nbest.isascii() and nbest.isdigit() else -1 if nbest else None
     if nbest is not None and not 1 <= nbest <= MAX_NBEST:
         raise BarleyError(f"the field 'nbest' is {fields['nbest']!r}", fix=f"give a whole number from 1 to {MAX_NBEST}")
-    if isinstance(draw, str):
-        if draw.lower() not in TRUE + FALSE:
-            raise BarleyError(f"the field 'draw' is {draw!r}", fix="say true or false")
-        draw = draw.lower() in TRUE
     return {"data": data.encode("utf-8") if isinstance(data, str) else data, "input": fields.get("input") or "conllu",
-            "model": fields.get("model"), "draw": draw, "nbest": nbest}
+            "model": fields.get("model"), "draw": _boolean(fields, "draw"), "nbest": nbest,
+            "arcs": _arc_options(fields, _boolean(fields, "keep_arcs"), _boolean(fields, "strict_arcs"))}
 
 
-JSON_TYPES = {"data": (str,), "input": (str,), "model": (str, type(None)), "draw": (bool,), "nbest": (int, type(None))}
+def _boolean(fields: dict, name: str) -> bool:
+    value = fields.get(name, False)
+    if isinstance(value, str):
+        if value.lower() not in TRUE + FALSE:
+            raise BarleyError(f"the field {name!r} is {value!r}", fix="say true or false")
+        value = value.lower() in TRUE
+    return value
+
+
+def _arc_options(fields: dict, keep: bool, strict: bool):
+    """The given and forbidden arcs a request asks for (``keep_arcs``, ``strict_arcs``, ``forbid``), or None."""
+    forbid = fields.get("forbid")
+    if strict and not keep:
+        raise BarleyError("strict_arcs applies to the arcs that keep_arcs keeps", fix="add keep_arcs")
+    if keep and (fields.get("input") or "conllu") != "conllu":
+        raise BarleyError("keep_arcs keeps the HEAD and DEPREL of CoNLL-U data", fix="send CoNLL-U (input conllu)")
+    if not keep and not forbid:
+        return None
+    from barley.constraints import ArcOptions, ForbiddenArcs
+
+    return ArcOptions(keep=keep, strict=strict, forbid=ForbiddenArcs(forbid, "<forbid>") if forbid else None)
+
+
+JSON_TYPES = {"data": (str,), "input": (str,), "model": (str, type(None)), "draw": (bool,), "nbest": (int, type(None)),
+              "keep_arcs": (bool,), "strict_arcs": (bool,), "forbid": (str, type(None))}
 """The JSON types each field may take."""
 
 
@@ -302,7 +333,7 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     times quicker to write and to read than with one object per token."""
     fields = _fields(content_type, query, body)
     model = registry.get(fields["model"])
-    sentences = model.parse(read_input(fields["data"], fields["input"], limits), fields["nbest"])
+    sentences = model.parse(fields["data"], fields["input"], limits, fields["arcs"], fields["nbest"])
     answer = {"model": model.name, "input": fields["input"],
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}

@@ -1,36 +1,54 @@
 """The input formats a parse request may name, and how each is read from the request's bytes.
 
-Only CoNLL-U (or CoNLL-X) today; raw text joins with the tokenizer, by one more
-entry in :data:`INPUT_FORMATS`. A request is read entirely in memory: nothing in
-it is ever taken as a path.
+``conllu`` (or CoNLL-X) for every model; ``text`` (paragraphs separated by blank lines)
+and ``tokenized`` (one sentence per line, tokens separated by spaces) for a model with a
+tokenizer, which splits them into sentences as ``barley parse --input text`` does. The word
+limits hold for the sentences the tokenizer makes, as they come: a text is tokenized only up
+to the first sentence over them. A request is read entirely in memory: nothing in it is ever
+taken as a path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from barley import conllu
 from barley.conllu import Sentence
 from barley.errors import BarleyError
+from barley.pipeline import Pipeline
 from barley.service.limits import Limits, within_word_limits
+from barley.tokenizer.reading import decode_text
 
 REQUEST = "<request>"
 """The name errors give the request's data in place of a file name."""
 
+INPUT_FORMATS = ("text", "tokenized", "conllu")
+"""Every input format the service reads, those that need a tokenizer first."""
 
-def read_conllu(data: bytes) -> Iterator[Sentence]:
-    return conllu.read_bytes(data, REQUEST)
+TEXT_FORMATS = ("text", "tokenized")
+"""The input formats a model reads only with a tokenizer."""
 
 
-INPUT_FORMATS: dict[str, Callable[[bytes], Iterator[Sentence]]] = {"conllu": read_conllu}
+def input_formats(pipeline: Pipeline) -> list[str]:
+    """The input formats ``pipeline`` reads: all of them with a tokenizer, else CoNLL-U alone."""
+    return list(INPUT_FORMATS) if "tokenize" in pipeline else ["conllu"]
 
 
-def read_input(data: bytes, input_format: str, limits: Limits) -> list[Sentence]:
-    """The sentences of ``data`` in ``input_format``; a BarleyError (the CLI's one-line message) if it
-    is not a format served or the data is not valid in it, an :class:`~barley.service.limits.OverLimit`
-    as soon as it passes the limits on words."""
-    reader = INPUT_FORMATS.get(input_format)
-    if reader is None:
-        raise BarleyError(f"input format {input_format!r} is not supported",
-                          fix="the input formats served are: " + ", ".join(INPUT_FORMATS))
-    return list(within_word_limits(reader(data), limits, REQUEST))
+def sentences_of(data: bytes, input_format: str, pipeline: Pipeline) -> Iterator[Sentence]:
+    """The sentences of ``data`` in ``input_format``, read (and tokenized) as they are asked for; a
+    BarleyError (the CLI's one-line message) if ``pipeline`` does not read that format or the data
+    is not valid in it."""
+    accepted = input_formats(pipeline)
+    if input_format not in accepted:
+        needs = " (it needs a model with a tokenizer)" if input_format in TEXT_FORMATS else ""
+        raise BarleyError(f"input format {input_format!r} is not supported by this model{needs}",
+                          fix="its input formats are: " + ", ".join(accepted) + " (GET /models lists each model's)")
+    if input_format == "conllu":
+        return conllu.read_bytes(data, REQUEST)
+    return pipeline.tokenize(decode_text(data, REQUEST), input=input_format)
+
+
+def read_input(data: bytes, input_format: str, limits: Limits, pipeline: Pipeline) -> list[Sentence]:
+    """:func:`sentences_of`, stopping with an :class:`~barley.service.limits.OverLimit` as soon as
+    they pass the limits on words."""
+    return list(within_word_limits(sentences_of(data, input_format, pipeline), limits, REQUEST))

@@ -41,18 +41,20 @@ class OverLimit(BarleyError):
 
 def within_word_limits(sentences: Iterable[Sentence], limits: Limits, source: str) -> Iterator[Sentence]:
     """``sentences`` as they come, stopping at the first one over the limits (an :class:`OverLimit`
-    naming the limit and its option): a request over them is refused before it is parsed."""
+    naming the limit and its option): a request over them is refused before it is parsed (and a
+    text before the rest of it is tokenized)."""
     words = 0
-    for sentence in sentences:
+    for number, sentence in enumerate(sentences, start=1):
         length = len(sentence.words)
+        line = sentence.line or None  # a sentence the tokenizer made has no line: its number says which
         if length > limits.max_sentence_words:
-            raise OverLimit(f"a sentence of {length} words, over the limit of {limits.max_sentence_words} words per "
-                            f"sentence", path=source, line=sentence.line,
+            raise OverLimit(f"a sentence of {length} words{'' if line else f' (sentence {number})'}, over the limit "
+                            f"of {limits.max_sentence_words} words per sentence", path=source, line=line,
                             fix="split it, or start barley serve with a larger --max-sentence-words")
         words += length
         if words > limits.max_request_words:
             raise OverLimit(f"the request has more than {limits.max_request_words} words, the limit per request",
-                            path=source, line=sentence.line,
+                            path=source, line=line,
                             fix="send the sentences in several requests, or start barley serve with a larger "
                                 "--max-request-words")
         yield sentence

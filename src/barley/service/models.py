@@ -12,34 +12,52 @@ import threading
 from dataclasses import dataclass, field
 
 from barley import model_file
+from barley.catalog import resolve
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
-from barley.parser import model_from_files
 from barley.pipeline import Pipeline, require_component
-from barley.service.inputs import INPUT_FORMATS
+from barley.service.inputs import INPUT_FORMATS, input_formats, read_input
+from barley.service.limits import Limits
 from barley.shipped import default_model_path
+
+WARM_UP = Sentence([], [["1", "x", "x", "X", "X", "_", "_", "_", "_", "_"]])
+"""A sentence that each model parses once when it is loaded, so that what its components build
+on first use (the parser's compiled tables, the tagger's key tables: a few hundred ms for the
+shipped model) is built before the first request, not during it."""
 
 
 @dataclass
 class ServedModel:
-    """One loaded model. Parsing goes through a lock: a parser keeps running counts (and the
-    transition parser batch state), so one request at a time parses with it; the server
-    still accepts and reads other requests meanwhile."""
+    """One loaded model, as a pipeline (:meth:`Pipeline.load`'s, whatever the file holds: the CLI's
+    checks apply). Tokenizing and parsing go through a lock: a parser keeps
+    running counts (and the transition parser batch state), so one request at a time uses it;
+    the server still accepts and reads other requests meanwhile."""
 
     name: str
     path: str
-    parser: object
+    pipeline: Pipeline
     manifest: dict
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def parse(self, sentences: list[Sentence], nbest: int | None = None) -> list[Sentence]:
-        """The analyses of ``sentences``; with ``nbest``, the k best of each (:meth:`Pipeline.parse`)."""
+    def warm_up(self) -> None:
+        """Run every component once (:data:`WARM_UP`; the tokenizer on its text)."""
+        if "tokenize" in self.pipeline:
+            list(self.pipeline.tokenize("x"))
+        list(self.pipeline.parse([WARM_UP.copy()], retag=True))
+
+    def parse(self, data: bytes, input_format: str, limits: Limits, arcs=None, nbest: int | None = None
+              ) -> list[Sentence]:
+        """The sentences of a request's ``data`` in ``input_format``, analysed; ``arcs``: given and
+        forbidden arcs (:class:`barley.constraints.ArcOptions`); ``nbest``: the k best analyses of
+        each sentence (:meth:`Pipeline.parse`)."""
+        if input_format == "conllu":  # read before taking the lock: reading CoNLL-U needs no model
+            sentences = read_input(data, input_format, limits, self.pipeline)
+            with self.lock:
+                return list(self.pipeline.parse(sentences, arcs=arcs, nbest=nbest))
         with self.lock:
-            if isinstance(self.parser, Pipeline):
-                return list(self.parser.parse(sentences, nbest=nbest))
-            Pipeline.of(self.parser).set_nbest(nbest)  # a parser without k-best refuses, in one line
-            return list(self.parser.parse(sentences))
+            return list(self.pipeline.parse(read_input(data, input_format, limits, self.pipeline), arcs=arcs,
+                                            nbest=nbest))
 
     def describe(self) -> dict:
         manifest = self.manifest
@@ -48,6 +66,7 @@ class ServedModel:
         training = (pipeline or manifest).get("training", {})
         return {"name": self.name, "file": os.path.basename(self.path),
                 "components": pipeline["components"] if pipeline else ["parse"],
+                "input_formats": input_formats(self.pipeline),
                 "parser": kind_of(parser).name if parser else None,
                 "system": parser.get("system", {}).get("name"),
                 "decoder": parser.get("graph", {}).get("decoder"),
@@ -58,8 +77,9 @@ class ServedModel:
 
 
 def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
-    """``(name, path)`` of each ``--model [NAME=]PATH`` (name: the file name without extension), or of the
-    default model; a BarleyError if there is none."""
+    """``(name, path)`` of each ``--model [NAME=]MODEL`` (MODEL: a path or a model's name,
+    :mod:`barley.catalog`; NAME: by default the file name without extension, or the model's name), or of
+    the default model; a BarleyError if there is none."""
     if not given:
         given = [default_model_path()]
     specs = []
@@ -69,7 +89,7 @@ def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
             name, path = os.path.splitext(os.path.basename(spec))[0], spec
         if name in dict(specs):
             raise BarleyError(f"two models are called {name!r}", fix="name them with --model NAME=PATH")
-        specs.append((name, path))
+        specs.append((name, resolve(path)))
     return specs
 
 
@@ -80,10 +100,10 @@ class ModelRegistry:
         self.models = {}
         for name, path in specs:
             manifest, arrays = model_file.read(path)  # once: the parser and its description
-            model = model_from_files(manifest, arrays, path)
-            require_component(model.names if isinstance(model, Pipeline) else ["parse"], "parse", path,
-                              ", so barley serve cannot parse with it")
-            self.models[name] = ServedModel(name, path, model, manifest)
+            pipeline = Pipeline.from_model(manifest, arrays, path)
+            require_component(pipeline.names, "parse", path, ", so barley serve cannot parse with it")
+            self.models[name] = ServedModel(name, path, pipeline, manifest)
+            self.models[name].warm_up()
         self.default = specs[0][0]
 
     def get(self, name: str | None) -> ServedModel:
@@ -96,5 +116,6 @@ class ModelRegistry:
         return model
 
     def describe(self) -> dict:
-        return {"default_model": self.default, "input_formats": list(INPUT_FORMATS),
+        served = {format for model in self.models.values() for format in input_formats(model.pipeline)}
+        return {"default_model": self.default, "input_formats": [f for f in INPUT_FORMATS if f in served],
                 "models": [dict(model.describe(), default=name == self.default) for name, model in self.models.items()]}

@@ -1,20 +1,35 @@
-"""The web page of ``barley serve``: paste or open CoNLL-U, parse it, see the trees and the CoNLL-U,
-download it. Self-contained: inline CSS and script, system fonts; it talks only to the
-service it came from (``POST /parse`` with ``draw``, ``GET /models``)."""
+"""The web page of ``barley serve``: type a text (or paste tokenized text or CoNLL-U, or open a file),
+parse it, see the trees and the CoNLL-U, download it. It opens on a text box holding an example
+sentence, in the first input format the default model reads (text, for a model with a tokenizer);
+the formats offered are those of the model chosen (``GET /models``). Self-contained: inline CSS
+and script, system fonts; it talks only to the service it came from (``POST /parse`` with
+``draw``, ``GET /models``)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import html
+import json
 
 from barley.render import svg
 from barley.render.html import CSS
 
-EXAMPLE = "\\n".join([
-    "# sent_id = example-1", "# text = A hearing is scheduled on the issue today.",
-    *("\\t".join([str(i), form, form.lower(), tag, "_", "_", "_", "_", "_", "_"]) for i, (form, tag) in enumerate(
-        [("A", "DET"), ("hearing", "NOUN"), ("is", "AUX"), ("scheduled", "VERB"), ("on", "ADP"), ("the", "DET"),
-         ("issue", "NOUN"), ("today", "NOUN"), (".", "PUNCT")], start=1)), ""])
+EXAMPLE_WORDS = [("A", "DET"), ("hearing", "NOUN"), ("is", "AUX"), ("scheduled", "VERB"), ("on", "ADP"),
+                 ("the", "DET"), ("issue", "NOUN"), ("today", "NOUN"), (".", "PUNCT")]
+EXAMPLE_TEXT = "A hearing is scheduled on the issue today."
+EXAMPLES = {
+    "text": EXAMPLE_TEXT + "\n",
+    "tokenized": " ".join(form for form, _ in EXAMPLE_WORDS) + "\n",
+    "conllu": "\n".join(["# sent_id = example-1", f"# text = {EXAMPLE_TEXT}",
+                         *("\t".join([str(i), form, form.lower(), tag, "_", "_", "_", "_", "_", "_"])
+                           for i, (form, tag) in enumerate(EXAMPLE_WORDS, start=1)), "", ""]),
+}
+"""The example of each input format (the same sentence), shown in the box when that format is chosen."""
+
+PLACEHOLDERS = {"text": "Type or paste a text: paragraphs separated by blank lines.",
+                "tokenized": "One sentence per line, tokens separated by spaces.",
+                "conllu": "CoNLL-U: HEAD and DEPREL may be _"}
 
 STYLE = f"""{CSS}
 textarea {{ width: 100%; height: 12em; font-family: monospace; font-size: 12px; }}
@@ -23,14 +38,15 @@ textarea {{ width: 100%; height: 12em; font-family: monospace; font-size: 12px; 
 #status {{ color: #777; }}
 """
 
-BODY = """<h1>barley: parse and see the trees</h1>
+BODY = f"""<h1>barley: parse and see the trees</h1>
 <form id="form">
-<p>Paste the data (CoNLL-U: HEAD and DEPREL may be <code>_</code>) or open a file:
+<p>Type a text, or paste tokenized text or CoNLL-U (choose the input below), or open a file:
 <input type="file" id="file" accept=".conllu,.conll,.txt"> <button type="button" id="example">example</button></p>
-<textarea id="data" name="data" spellcheck="false" placeholder="1&#9;The&#9;the&#9;DET&#9;..."></textarea>
+<textarea id="data" name="data" spellcheck="false" placeholder="{html.escape(PLACEHOLDERS["text"])}">\
+{html.escape(EXAMPLES["text"])}</textarea>
 <p class="bar"><label>model <select id="model"></select></label>
 <label>input <select id="input"></select></label>
-<button type="submit" id="parse">parse</button> <span id="status"></span></p>
+<button type="submit" id="parse">parse</button> <span id="status">Ctrl+Enter parses</span></p>
 </form>
 <div id="error"></div>
 <div id="trees"></div>
@@ -39,27 +55,49 @@ BODY = """<h1>barley: parse and see the trees</h1>
 """
 
 SCRIPT = f"""
-const example = {EXAMPLE!r};
+const examples = {json.dumps(EXAMPLES)};
+const placeholders = {json.dumps(PLACEHOLDERS)};
 const $ = id => document.getElementById(id);
+const formats = {{}};  // the input formats each model reads
 let downloadUrl = null;
+// the box shows the example of the format chosen, unless the user has typed something else
+const showsExample = () => Object.values(examples).includes($('data').value) || !$('data').value;
+function chooseInput(format) {{
+  const example = showsExample();
+  $('input').value = format;
+  $('data').placeholder = placeholders[format];
+  if (example) $('data').value = examples[format];
+}}
+function offerInputs() {{
+  const previous = $('input').value;
+  $('input').replaceChildren();
+  for (const format of formats[$('model').value]) {{
+    const option = document.createElement('option');
+    option.value = option.textContent = format;
+    $('input').appendChild(option);
+  }}
+  chooseInput(formats[$('model').value].includes(previous) ? previous : formats[$('model').value][0]);
+}}
 fetch('/models').then(r => r.json()).then(info => {{
   for (const model of info.models) {{
+    formats[model.name] = model.input_formats;
     const option = document.createElement('option');
     option.value = model.name;
     option.textContent = model.name + (model.system ? ' (' + model.system + ')' : '');
     option.selected = model.default;
     $('model').appendChild(option);
   }}
-  for (const format of info.input_formats) {{
-    const option = document.createElement('option');
-    option.value = option.textContent = format;
-    $('input').appendChild(option);
-  }}
+  offerInputs();
 }});
-$('example').onclick = () => {{ $('data').value = example; }};
+$('model').onchange = offerInputs;
+$('input').onchange = () => chooseInput($('input').value);
+$('example').onclick = () => {{ $('data').value = examples[$('input').value]; }};
 $('file').onchange = () => {{
   const file = $('file').files[0];
   if (file) file.text().then(text => {{ $('data').value = text; }});
+}};
+$('data').onkeydown = event => {{
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {{ event.preventDefault(); $('form').requestSubmit(); }}
 }};
 $('form').onsubmit = async event => {{
   event.preventDefault();
@@ -85,7 +123,8 @@ $('form').onsubmit = async event => {{
   downloadUrl = URL.createObjectURL(new Blob([answer.result], {{type: 'text/plain;charset=utf-8'}}));
   $('download').href = downloadUrl;
   $('output').hidden = false;
-  $('status').textContent = answer.sentences.length + ' sentences parsed with ' + answer.model + ' in '
+  const count = answer.sentences.length;
+  $('status').textContent = count + (count === 1 ? ' sentence' : ' sentences') + ' parsed with ' + answer.model + ' in '
     + Math.round(performance.now() - started) + ' ms';
 }};
 """

@@ -51,6 +51,7 @@ class ArcEager(TransitionSystem):
     tree_class = "projective"
     dynamic_oracle = True
     exploration_oracle = True
+    keeps_partial_gold = True
 
     def legal(self, state: State) -> list[bool]:
         stack, buffer = state.stack, state.buffer

@@ -51,6 +51,7 @@ class ArcHybrid(TransitionSystem):
     tree_class = "projective"
     dynamic_oracle = True
     exploration_oracle = True
+    keeps_partial_gold = True
 
     def legal(self, state: State) -> list[bool]:
         stack, buffer = state.stack, state.buffer
@@ -127,7 +128,7 @@ class ArcHybrid(TransitionSystem):
                 h = heads[s0]
                 s1 = stack[-2] if len(stack) >= 2 else -1
                 if legal[LEFT_ARC]:
-                    result[LEFT_ARC] = in_buffer + (h != buffer[0] and (where[h] == IN_BUFFER or h == s1))
+                    result[LEFT_ARC] = in_buffer + (h not in (buffer[0], -1) and (where[h] == IN_BUFFER or h == s1))
                 if legal[RIGHT_ARC]:
                     result[RIGHT_ARC] = in_buffer + (where[h] == IN_BUFFER)
             return result

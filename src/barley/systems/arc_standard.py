@@ -68,6 +68,7 @@ class ArcStandard(TransitionSystem):
     tree_class = "projective"
     dynamic_oracle = True
     exploration_oracle = True
+    keeps_partial_gold = True
 
     def legal(self, state: State) -> list[bool]:
         stack, buffer = state.stack, state.buffer
@@ -125,20 +126,29 @@ class ArcStandard(TransitionSystem):
         return (j, i) if move == LEFT_ARC else (i, j)
 
     def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+        """Also exact for a partial gold tree (heads -1: no gold arc, labels -1: any label will do)."""
         future = _FutureArcs(heads, self.single_root)
+        n = len(heads) - 1
+        given_from = [0] * (n + 2)  # given_from[w]: the words w..n that have a gold head
+        for w in range(n, 0, -1):
+            given_from[w] = given_from[w + 1] + (heads[w] != -1)
 
         def lost(state: State, new_head: int = -1, new_dependent: int = -1) -> int:
             """Gold arcs already lost: a word with a wrong head or label (the new arc
             carries its gold label)."""
             built, built_labels = state.heads, state.labels
-            return sum(built_labels[d] != labels[d] or built[d] != heads[d]
-                       for d in range(1, state.n + 1) if built[d] != -1) + \
-                (new_dependent != -1 and heads[new_dependent] != new_head)
+            return sum(built[d] != heads[d] or labels[d] not in (-1, built_labels[d])
+                       for d in range(1, state.n + 1) if built[d] != -1 and heads[d] != -1) + \
+                (new_dependent != -1 and heads[new_dependent] not in (-1, new_head))
+
+        def on_spine(spine: list[int]) -> int:
+            """The words of the spine that have a gold head (still to win)."""
+            return sum(w != 0 and heads[w] != -1 for w in spine)
 
         def loss(state: State, spine: list[int], first: int, new_head: int = -1, new_dependent: int = -1) -> int:
             """ℓ of the configuration with ``spine`` = s_0, s_1, … (top first), the
             untouched words first..n, and A plus the arc new_head → new_dependent."""
-            headless = len(spine) - (0 in spine) + state.n + 1 - first
+            headless = on_spine(spine) + given_from[first] if first <= n else on_spine(spine)
             return lost(state, new_head, new_dependent) + headless - future.most(spine, first)
 
         def costs(state: State) -> list[int | None]:
@@ -158,7 +168,7 @@ class ArcStandard(TransitionSystem):
                 if len(buffer) > 1:
                     result[SHIFT] = loss(state, [rest, *spine], rest + 1) - here
                 else:  # the last SHIFT ends the computation: what is not built is lost
-                    result[SHIFT] = lost(state) + len(spine) - (0 in spine) - here
+                    result[SHIFT] = lost(state) + on_spine(spine) - here
             return result
 
         return costs
@@ -193,6 +203,9 @@ class _FutureArcs:
             while h > 0 and self.rightmost[h] < d:
                 self.rightmost[h] = d
                 h = heads[h]
+        self.given_before = [0] * (n + 2)  # given_before[w]: the words 1..w-1 that have a gold head
+        for w in range(1, n + 1):
+            self.given_before[w + 1] = self.given_before[w] + (heads[w] != -1)
         self.known: dict[tuple[int, ...], int] = {}
 
     def most(self, spine: list[int], first: int) -> int:
@@ -222,7 +235,9 @@ class _FutureArcs:
                 top = heads[top]
             end = self.rightmost[top]
             units.append(top)
-            inside += end - w
+            # the gold arcs inside the span: those of its words but the top's (a partial gold tree
+            # nests only whole gold trees of its own in the span: an arc leaving it would cross one)
+            inside += self.given_before[end + 1] - self.given_before[w] - (heads[top] != -1)
             w = end + 1
         return units, inside
 

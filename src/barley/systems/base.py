@@ -229,6 +229,10 @@ class TransitionSystem(ABC):
     exploration_oracle: bool = False
     """True when :meth:`costs` may drive training by exploration (every exact system,
     and the static–dynamic oracle of swap); see the module docstring."""
+    keeps_partial_gold: bool = False
+    """True when :meth:`given_arc_costs` is exact for a *partial* gold tree (heads -1 for the words
+    without a gold head): what ``barley parse --keep-arcs`` steers by (:mod:`barley.constraints`);
+    checked against brute force in ``tests/test_constraints.py``."""
 
     def costs(self, heads: Sequence[int], labels: Sequence[int]) -> Costs:
         """The dynamic oracle for one gold tree (built once per tree, like :meth:`oracle`).
@@ -247,6 +251,13 @@ class TransitionSystem(ABC):
         """For the target tree ``heads`` (see :meth:`costs`), the function ``state -> per
         move, the cost of its best action (None = illegal)`` that :class:`Costs` wraps."""
         raise NoDynamicOracle(self.name)
+
+    def given_arc_costs(self, heads: list[int]) -> Callable[[State], list[int | None]]:
+        """For a partial gold tree ``heads`` (-1: no gold head; e.g. the arcs ``barley parse
+        --keep-arcs`` keeps), the function ``state -> per move, how many of its arcs the move makes
+        unreachable (None = illegal)``, when ``keeps_partial_gold``: by default the dynamic-oracle
+        costs (:meth:`move_costs`) with any label allowed."""
+        return self.move_costs(heads, [-1] * len(heads))
 
     def arc(self, state: State, move: int) -> tuple[int, int]:
         """The arc ``(head, dependent)`` that the labeled ``move`` would add in ``state``

@@ -67,6 +67,15 @@ from barley.systems.base import Action, State, TransitionSystem, projective_targ
 from barley.tree import check_tree, dependents_lists
 
 LEFT_ARC, RIGHT_ARC, NO_ARC, SHIFT = range(4)
+GONE_, KEPT, PASSED, IN_BETA = range(4)
+"""Where a node is, for :meth:`CovingtonProjective.given_arc_costs`: gone, in λ1, in λ2, in β."""
+
+
+def _with(heads: list[int], dependent: int, head: int) -> list[int]:
+    """``heads`` with the arc head → dependent added (a copy)."""
+    heads = list(heads)
+    heads[dependent] = head
+    return heads
 
 
 @dataclass(slots=True, eq=False)
@@ -102,6 +111,10 @@ class Covington(TransitionSystem):
             state.lambda1.append(state.buffer.popleft())
         else:
             raise ValueError(f"{self.name} has no move {move}")
+
+    def arc(self, state: CovingtonState, move: int) -> tuple[int, int]:
+        i, j = state.lambda1[-1], state.buffer[0]
+        return (j, i) if move == LEFT_ARC else (i, j)
 
     def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
         """Nivre 2008 §5 (Figures 8 and 10): LEFT-ARC or RIGHT-ARC when i and j are joined
@@ -147,6 +160,7 @@ class CovingtonNonProjective(Covington):
     tree_class = "any"
     dynamic_oracle = True
     exploration_oracle = True
+    keeps_partial_gold = True
     right_arc_shifts = False  # RIGHT-ARC keeps j in β
 
     def legal(self, state: CovingtonState) -> list[bool]:
@@ -175,10 +189,6 @@ class CovingtonNonProjective(Covington):
             self._no_arc_or_shift(state, move)
         state.transitions += 1
 
-
-    def arc(self, state: CovingtonState, move: int) -> tuple[int, int]:
-        i, j = state.lambda1[-1], state.buffer[0]
-        return (j, i) if move == LEFT_ARC else (i, j)
 
     def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
         """The costs of the four moves from one pass over the configuration: the graph
@@ -237,6 +247,8 @@ class CovingtonNonProjective(Covington):
                     parent[d] = built[d]
                     continue
                 g = heads[d]
+                if g == -1:  # a partial gold tree (given arcs): d is free
+                    continue
                 far, near = (d, g) if g < d else (g, d)
                 if (far > j or (far == j and near <= last)) and (g != 0 or root_free) and forest.root(g) != d:
                     parent[d], reach[d] = g, True
@@ -352,6 +364,62 @@ class CovingtonProjective(Covington):
             bool(lambda1) and state.has_head(i),
             bool(buffer),
         ]
+
+    keeps_partial_gold = True
+
+    def given_arc_costs(self, heads: list[int]) -> Callable[[State], list[int | None]]:
+        """Per move, 1 if it makes some arc of the partial gold tree ``heads`` unreachable, else 0
+        (None: illegal), from a configuration where all are still reachable.
+
+        The configuration (λ1, λ2, β) can do what arc-eager can from the stack λ1.λ2 and the
+        buffer β (Nivre 2008 §5: NO-ARC passes only words that have a head, like arc-eager's
+        REDUCE, and an arc drops the passed words while SHIFT puts them back), except give j
+        a head in λ2. Arc-eager is arc-decomposable (Goldberg & Nivre 2013), so the arcs are
+        all reachable exactly when each is: a word with a head has its gold one; a word in β
+        can still take its head from λ1.λ2 or β (from 0 only while 0 is free under
+        ``single_root``), and j not from λ2; a word in λ1.λ2 from β. Each move is judged on
+        the configuration it leads to."""
+        given = [(d, h) for d, h in enumerate(heads) if d and h != -1]
+
+        def reachable(kept: list[int], passed: list[int], buffer, built: list[int], root_free: bool) -> bool:
+            where = [GONE_] * (len(heads) + 1)
+            for node in kept:
+                where[node] = KEPT
+            for node in passed:
+                where[node] = PASSED
+            for node in buffer:
+                where[node] = IN_BETA
+            j = buffer[0] if buffer else -1
+            for d, h in given:
+                if built[d] != -1:
+                    if built[d] != h:
+                        return False
+                elif where[d] == IN_BETA:
+                    if where[h] == GONE_ or (h == 0 and not root_free) or (d == j and where[h] == PASSED):
+                        return False
+                elif where[d] == GONE_ or where[h] != IN_BETA:
+                    return False
+            return True
+
+        def costs(state: CovingtonState) -> list[int | None]:
+            legal = self.legal(state)
+            lambda1, lambda2, buffer, built = state.lambda1, list(state.lambda2), state.buffer, state.heads
+            root_free = self.can_attach_to_root(state)
+            result: list[int | None] = [None] * 4
+            if legal[LEFT_ARC]:
+                i, j = lambda1[-1], buffer[0]
+                result[LEFT_ARC] = not reachable(lambda1[:-1], [], buffer, _with(built, i, j), root_free)
+            if legal[RIGHT_ARC]:
+                i, j = lambda1[-1], buffer[0]
+                result[RIGHT_ARC] = not reachable([*lambda1, j], [], list(buffer)[1:], _with(built, j, i),
+                                                  root_free and not (self.single_root and i == 0))
+            if legal[NO_ARC]:
+                result[NO_ARC] = not reachable(lambda1[:-1], [lambda1[-1], *lambda2], buffer, built, root_free)
+            if legal[SHIFT]:
+                result[SHIFT] = not reachable([*lambda1, *lambda2, buffer[0]], [], list(buffer)[1:], built, root_free)
+            return [None if cost is None else int(cost) for cost in result]
+
+        return costs
 
     def apply(self, state: CovingtonState, move: int, label: int = -1) -> None:
         lambda1, buffer = state.lambda1, state.buffer

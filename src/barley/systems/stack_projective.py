@@ -23,8 +23,10 @@ configuration is left without a way to finish.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 
+from barley.systems.arc_standard import ArcStandard
 from barley.systems.base import Action, OracleError, State, TransitionSystem, projective_gold
 
 LEFT_ARC, RIGHT_ARC, SHIFT = range(3)
@@ -91,6 +93,33 @@ class StackProjective(TransitionSystem):
             return RIGHT_ARC, labels[j]
 
         return next_action
+
+    keeps_partial_gold = True
+
+    def given_arc_costs(self, heads: list[int]) -> Callable[[State], list[int | None]]:
+        """The configuration ([σ|s0], B) is arc-standard's (σ, [s0|B]) (Nivre 2008 §4.1: there the
+        arcs join the stack top and the buffer front), and each move is that system's move of the
+        same name, with the same preconditions, single root included; arc-standard's costs
+        (Goldberg, Sartorio & Satta 2014) then count the given arcs each move loses. Only
+        arc-standard's last SHIFT, which ends its computation, has no counterpart: this system
+        reduces the stack to [0] instead, which loses nothing a final SHIFT would keep."""
+        standard = ArcStandard(single_root=self.single_root)
+        costs = standard.given_arc_costs(heads)
+
+        def per_move(state: State) -> list[int | None]:
+            stack = state.stack
+            if len(stack) == 1:  # [0] alone: SHIFT, the only move, loses nothing
+                return [None, None, 0 if state.buffer else None]
+            seen = State(state.n, stack=stack[:-1], buffer=deque([stack[-1], *state.buffer]), heads=state.heads,
+                         labels=state.labels, children=state.children, forest=state.forest)
+            result = costs(seen)
+            return [result[LEFT_ARC], result[RIGHT_ARC], result[SHIFT] if state.buffer else None]
+
+        return per_move
+
+    def arc(self, state: State, move: int) -> tuple[int, int]:
+        i, j = state.stack[-2], state.stack[-1]
+        return (j, i) if move == LEFT_ARC else (i, j)
 
     def _gold_arc_between_tops(self, state: State, heads: Sequence[int], labels: Sequence[int],
                                dependents: Sequence[int]) -> Action | None:

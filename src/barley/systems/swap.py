@@ -79,6 +79,7 @@ class Swap(StackProjective):
     labeled = (True, True, False, False)
     tree_class = "any"
     exploration_oracle = True  # the static–dynamic oracle (module docstring)
+    keeps_partial_gold = False  # stack-projective's rule for given arcs knows no SWAP
 
     def legal(self, state: State) -> list[bool]:
         stack = state.stack

@@ -311,8 +311,13 @@ class Tokenizer(Segmenter):
     # ------------------------------------------------------------------ training
     @classmethod
     def train(cls, sentences: Iterable[Sentence], options: TokenizerOptions | None = None, seed: int = 1,
-              log: Callable[[str], None] | None = _stderr) -> Tokenizer:
-        """Learn token and sentence boundaries and multiword tokens from treebank sentences."""
+              log: Callable[[str], None] | None = _stderr, dev: Iterable[Sentence] | None = None) -> Tokenizer:
+        """Learn token and sentence boundaries and multiword tokens from treebank sentences.
+
+        ``dev`` is not read: the linear tokenizer has no epochs to choose, and tunes its
+        sentence-end threshold on the end of the training text (:data:`HELD_OUT`). It is taken so
+        that every kind of tokenizer trains through one call (the neural kind's
+        :meth:`~barley.tokenizer.neural.NeuralTokenizer.train` stops early on it)."""
         options = options or TokenizerOptions()
         if not 1 <= options.bits <= MAX_BITS:
             raise BarleyError(f"the tokenizer's bits must be between 1 and {MAX_BITS}, not {options.bits}")

@@ -56,10 +56,8 @@ def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iter
                 text = decoder.decode(data, final=final)
             except UnicodeDecodeError as error:
                 start = offset - len(held) + error.start  # error.start counts from the held bytes
-                bad = error.object[error.start:error.end].hex(" ")
                 line = lines + (held + data).count(b"\n", 0, error.start)
-                raise InputError(f"invalid UTF-8 at byte offset {start}: byte(s) {bad} ({error.reason})",
-                                 path=name, line=line, fix=_UTF8_FIX) from None
+                raise invalid_utf8(error, name, start, line) from None
             offset += len(data)
             lines += data.count(b"\n")
             last_end = data.rfind(b"\n")
@@ -72,6 +70,22 @@ def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iter
                 yield text
             if final:
                 return
+
+
+def invalid_utf8(error: UnicodeDecodeError, name: str, offset: int, line: int) -> InputError:
+    """The one-line error for the bad bytes ``error`` found at byte ``offset`` (line ``line``) of ``name``."""
+    bad = error.object[error.start:error.end].hex(" ")
+    return InputError(f"invalid UTF-8 at byte offset {offset}: byte(s) {bad} ({error.reason})", path=name, line=line,
+                      fix=_UTF8_FIX)
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """A whole text held in memory (``barley serve``'s request), decoded as :func:`text_pieces` decodes
+    a file: a leading byte-order mark dropped, invalid UTF-8 an InputError naming ``name``."""
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        raise invalid_utf8(error, name, error.start, 1 + data.count(b"\n", 0, error.start)) from None
 
 
 def guess_input(path: str | os.PathLike) -> str:

@@ -47,6 +47,19 @@ def of_manifest(manifest: dict) -> list:
     return [from_json(entry) for entry in manifest.get("transforms", [])]
 
 
+def inverted(heads: list[int], deprels: list[str], transforms) -> tuple[list[int], list[str]]:
+    """A tree parsed in the transformed treebank's terms in the original's: the inverse of each of
+    ``transforms`` (fitted and applied forward in this order), the last first."""
+    for transform in reversed(transforms):
+        heads, deprels = transform.inverse(heads, deprels)
+    return heads, deprels
+
+
+def describe_transforms(manifest: dict) -> str:
+    """The line of ``barley info`` naming the transforms of a model (every kind of parser has one)."""
+    return f"transforms:  {', '.join(t.get('name', '?') for t in manifest.get('transforms', [])) or 'none'}"
+
+
 def load_scheme(name: str) -> dict:
     """The label sets of an annotation scheme: a built-in one (``ud``, ``prague``, from
     ``transforms/schemes/NAME.toml``) or a TOML file of the same shape."""
