@@ -314,6 +314,7 @@ def assert_confidence(model, path) -> None:
     assert [s.heads().tolist() for s in again] == [s.heads().tolist() for s in plain]
     if abs(found["temperature"] - 1.0) > 1e-3:
         assert [s.comments[-1] for s in again] != [s.comments[-1] for s in sure]
+    pipeline.with_confidence(None)  # the model is shared with the kind's other tests
 
 
 def test_the_arc_diagram_shades_words_by_head_probability_and_files_without_it_draw_as_before():

@@ -5,7 +5,8 @@ adjacent-sibling factorisation), Chu-Liu-Edmonds the best tree of all, and the
 non-projective approximation must never lower the score, always return a tree,
 and stop. Chu-Liu-Edmonds, which contracts in place, must also give the very trees of
 the recursive formulation it replaced (ties included), and decode 5,000 words that
-need a contraction per word.
+need a contraction per word. The k best trees (projective and not) must be brute force's k
+best, score for score, each tree once.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from barley.graph import (chu_liu_edmonds, eisner, eisner_second_order, nonprojective_approximation,
                           sibling_tree_score, tree_score)
 from barley.graph import mst
+from barley.graph.k_best import eisner_k_best, spanning_trees_k_best
 from barley.graph.nonprojective_approx import _sibling_gains
 from barley.tree import check_tree, is_projective
 
@@ -252,3 +254,61 @@ def test_trivial_sentences():
     assert list(eisner(np.zeros((2, 2)))) == [-1, 0]
     assert list(chu_liu_edmonds(np.zeros((2, 2)))) == [-1, 0]
     assert list(eisner_second_order(np.zeros((2, 2)), np.zeros((2, 2, 2)))) == [-1, 0]
+
+
+# --- the k best trees ------------------------------------------------------------------------
+
+K_BEST = {True: eisner_k_best, False: spanning_trees_k_best}
+
+
+def _check_k_best(arc: np.ndarray, k: int, projective: bool, single_root: bool) -> None:
+    """The k best of brute force, score for score in order, each a distinct possible tree."""
+    candidates = [t for t in _all_trees(len(arc) - 1, projective, single_root) if tree_score(t, arc) > -np.inf]
+    expected = sorted((tree_score(t, arc) for t in candidates), reverse=True)[:k]
+    found = K_BEST[projective](arc, k, single_root=single_root)
+    assert [score for score, _ in found] == pytest.approx(expected)
+    trees = [tuple(heads) for _, heads in found]
+    assert len(set(trees)) == len(trees) and set(trees) <= set(candidates)
+    assert all(tree_score(heads, arc) == pytest.approx(score) for score, heads in found)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scores, st.integers(1, 40), st.booleans())
+def test_k_best_trees_are_the_k_best_of_brute_force(case, k, projective):
+    n, seed, single_root = case
+    arc, _ = _random(n, seed)
+    _check_k_best(arc, k, projective, single_root)
+
+
+@settings(max_examples=100, deadline=None)
+@given(scores, st.integers(1, 40), st.booleans(), st.integers(1, 3))
+def test_k_best_trees_among_ties(case, k, projective, values):
+    n, seed, single_root = case
+    arc = np.random.default_rng(seed).integers(0, values, size=(n + 1, n + 1)).astype(float)
+    _check_k_best(arc, k, projective, single_root)
+
+
+@settings(max_examples=100, deadline=None)
+@given(scores, st.integers(1, 40), st.booleans())
+def test_k_best_trees_leave_out_impossible_arcs(case, k, projective):
+    """Scores of -inf (the biaffine parser's impossible arcs) are never in a tree: fewer trees come back."""
+    n, seed, single_root = case
+    arc, _ = _random(n, seed)
+    arc[np.random.default_rng(seed + 1).random(arc.shape) < 0.4] = -np.inf
+    _check_k_best(arc, k, projective, single_root)
+
+
+@pytest.mark.parametrize("projective", [True, False])
+def test_the_first_of_the_k_best_is_the_decoders_best(projective):
+    arc, _ = _random(12, 7)
+    best = (eisner if projective else chu_liu_edmonds)(arc)
+    score, heads = K_BEST[projective](arc, 5)[0]
+    assert list(heads) == list(best) and score == pytest.approx(tree_score(best, arc))
+
+
+def test_k_best_eisner_follows_derivations_deeper_than_the_default_recursion_limit():
+    arc = np.random.default_rng(3).normal(size=(701, 701)) * 0.1
+    arc[np.arange(700), np.arange(1, 701)] += 5.0  # a chain: every span nests in the one before
+    trees = eisner_k_best(arc, 3)
+    assert len({tuple(heads) for _, heads in trees}) == 3
+    assert trees[0][0] >= trees[1][0] >= trees[2][0]

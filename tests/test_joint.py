@@ -235,3 +235,21 @@ def test_confidence_gives_probabilities_and_keeps_the_analyses(trained, toy):
     from test_confidence import assert_confidence
 
     assert_confidence(trained, toy / "dev.conllu")
+
+
+def test_nbest_gives_distinct_trees_over_the_same_tags(trained, toy):
+    """``nbest``: the first analysis of each sentence is the 1-best parse; the others share its tags
+    and lemmas and differ in their trees, ranked by log P(heads) (barley.nbest)."""
+    from barley.nbest import group_name
+
+    plain = list(trained.parse(list(read(toy / "test.conllu"))[:8]))
+    ranked = list(trained.parse(list(read(toy / "test.conllu"))[:8], nbest=4))
+    groups: dict = {}
+    for sentence in ranked:
+        groups.setdefault(group_name(sentence), []).append(sentence)
+    assert [group[0].rows for group in groups.values()] == [s.rows for s in plain]
+    for group in groups.values():
+        assert len(group) == 4 and len({tuple(s.heads()) for s in group}) == 4
+        assert all([w[:6] for w in s.words] == [w[:6] for w in group[0].words] for s in group)
+        scores = [float(next(c for c in s.comments if c.startswith("# score")).split("=")[1]) for s in group]
+        assert scores == sorted(scores, reverse=True) and scores[0] <= 0.0

@@ -1,4 +1,4 @@
-"""The model that ships inside the package: it loads, parses text, is listed and is packaged."""
+"""The models that ship inside the package: they load, parse text, are listed and are packaged."""
 
 from __future__ import annotations
 
@@ -30,11 +30,14 @@ def default():
     return Pipeline.load(shipped.default_model_path())
 
 
-def test_the_default_model_is_a_whole_pipeline_with_its_card():
-    (model,) = [m for m in catalog.models() if m.name == shipped.DEFAULT]
+@pytest.mark.parametrize(("name", "components"), [(shipped.DEFAULT, ["tokenize", "joint"]),
+                                                  ("en_ewt_linear", ["tokenize", "tag", "parse"])])
+def test_each_shipped_model_is_a_whole_pipeline_with_its_card(name, components):
+    (model,) = [m for m in catalog.models() if m.name == name]
     card = model.card
-    assert card["default"] and card["origin"] == "shipped" and card["components"] == ["tokenize", "tag", "parse"]
-    assert card["language_code"] == "en" and catalog.resolve("en") == catalog.resolve(shipped.DEFAULT) == model.path
+    assert card["default"] == (name == shipped.DEFAULT) and card["origin"] == "shipped"
+    assert card["components"] == components and card["language_code"] == "en"
+    assert catalog.resolve(name) == model.path and catalog.resolve("en") == catalog.resolve(shipped.DEFAULT)
     assert (card["language"], card["treebank"], card["licence"]) == ("English", "UD_English-EWT", "CC BY-SA 4.0")
     assert card["treebank_version"].count(".") == 1 and card["barley_version"] == barley.__version__
     assert card["bytes"] <= 25 * 2**20  # the wheel holds it as it is (already compressed)
@@ -68,6 +71,7 @@ def test_the_quick_brown_fox_from_stdin_with_no_model(default):
     assert spaces.text_of([sentence]) == FOX + "\n"
     by_form = {w[1]: w for w in sentence.words}
     assert by_form["fox"][3] == "NOUN" and by_form["jumps"][7] == "root" and by_form["jumps"][2] == "jump"
+    assert by_form["fox"][6] == by_form["jumps"][0] and by_form["fox"][7] == "nsubj" and by_form["brown"][3] == "ADJ"
 
 
 def test_parse_guesses_conllu_input_and_keeps_its_tags(default, tmp_path, capsys):
@@ -106,17 +110,19 @@ def test_barley_models_lists_the_shipped_model(capsys):
     assert cli.main(["models"]) == 0
     out = capsys.readouterr().out
     for expected in ("en_ewt  (default)", "language:    English", "treebank:    UD_English-EWT 2.", "CC BY-SA 4.0",
-                     "components:  tokenize, tag, parse", "MiB", "test, raw text (CoNLL 2018 F1): Tokens"):
+                     "components:  tokenize, joint", "en_ewt_linear\n", "components:  tokenize, tag, parse", "MiB",
+                     "test, raw text (CoNLL 2018 F1): Tokens"):
         assert expected in out, expected
     assert cli.main(["models", "--json"]) == 0
-    (card,) = json.loads(capsys.readouterr().out)
-    assert card["name"] == "en_ewt" and card["scores"]["test_raw_text"]["LAS"] > 70
+    cards = {card["name"]: card for card in json.loads(capsys.readouterr().out)}
+    assert sorted(cards) == ["en_ewt", "en_ewt_linear"]
+    assert cards["en_ewt"]["scores"]["test_raw_text"]["LAS"] > cards["en_ewt_linear"]["scores"]["test_raw_text"]["LAS"]
 
 
 def test_the_models_are_package_data():
     """`pip install .` takes every file of src/barley/models: pyproject's package-data names them."""
     globs = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["barley"]
     files = [p.relative_to(REPOSITORY / "src" / "barley").as_posix() for p in shipped.MODELS_DIR.iterdir()]
-    assert "models/en_ewt.barley" in files
+    assert "models/en_ewt.barley" in files and "models/en_ewt_linear.barley" in files
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in globs), name

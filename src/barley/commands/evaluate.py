@@ -11,6 +11,7 @@ from barley.commands import add_force
 from barley.errors import BarleyError
 from barley.evaluate import evaluate, format_comparison, format_report, mcnemar
 from barley.evaluate_conll18 import evaluate_conll18, format_conll18
+from barley.nbest import evaluate_oracle, is_k_best
 from barley.parallel import jobs_argument
 
 
@@ -22,7 +23,9 @@ def register(subparsers) -> None:
                     "(Kuhlmann and Nivre 2010), scores by gold arc length (Nilsson et al. 2006) and by DEPREL. "
                     "Punctuation is scored unless --exclude-punct is given. A SYSTEM whose tokenization or "
                     "sentence split differs is scored with the CoNLL 2018 shared task metrics, words aligned on "
-                    "their characters (Zeman et al. 2018); with the same words, those metrics come at the end.")
+                    "their characters (Zeman et al. 2018); with the same words, those metrics come at the end. "
+                    "A SYSTEM written by `barley parse --nbest` is scored by its first analyses and by its "
+                    "oracle (the best analysis of each sentence).")
     parser.add_argument("gold", metavar="GOLD", help="gold-standard CoNLL-U or CoNLL-X file ('-' for stdin)")
     parser.add_argument("system", metavar="SYSTEM", help="parser output for the same words, or for the same text")
     punctuation = parser.add_mutually_exclusive_group()
@@ -56,6 +59,8 @@ def run(args) -> int:
     check_output(args.errors_page if args.show_errors else None, [args.gold, args.system, args.compare],
                  force=args.force)
     gold, system = _rereadable(args.gold), _rereadable(args.system)
+    if is_k_best(system):
+        return _run_k_best(args, gold, system, exclude)
     scored = _in_blocks(args, exclude) if args.jobs > 1 else None
     if scored:
         (conll18, result), (other18, other) = scored
@@ -83,6 +88,21 @@ def run(args) -> int:
     print(format_report(result, args.gold, args.system, conll18.scores["LAS"].f1) + "\n\n" + format_conll18(conll18))
     if other:
         print("\n" + format_comparison(result, other, test, args.compare))
+    return 0
+
+
+def _run_k_best(args, gold, system, exclude) -> int:
+    """A k-best file (``barley parse --nbest``): the scores of its first analyses and its oracle's."""
+    given = [option for option, value in (("--compare", args.compare), ("--show-errors", args.show_errors),
+                                          ("--conll18", args.conll18), ("--jobs", args.jobs > 1)) if value]
+    if given:
+        raise BarleyError(f"{args.system} is a k-best file (barley parse --nbest), scored by its oracle; "
+                          f"{', '.join(given)} scores files of one analysis per sentence", fix="leave them out")
+    scores = evaluate_oracle(gold, system, exclude_punct=exclude)
+    if args.json:
+        print(json.dumps({"gold": args.gold, "system": args.system, "k_best": scores.as_dict()}, ensure_ascii=False))
+        return 0
+    print(f"{scores.summary()}\n\nthe oracle's analyses:\n{format_report(scores.oracle, args.gold, args.system)}")
     return 0
 
 

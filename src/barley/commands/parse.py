@@ -41,6 +41,13 @@ def register(subparsers) -> None:
     parser.add_argument("--flag-below", type=_probability, metavar="P",
                         help="with the probabilities (implies --confidence), mark the words whose head probability "
                              "is below P with Doubtful=Yes in MISC")
+
+    parser.add_argument("--nbest", type=_positive, metavar="K",
+                        help="write the K best analyses of each sentence (fewer where fewer trees exist), best "
+                             "first, each with sent_id ID#rank, '# nbest = rank/count' and '# score' (the tree's "
+                             "score); each arc takes its best label. First-order graph-based, biaffine and joint "
+                             "parsers (decoder eisner or mst; docs/graph.md); `barley evaluate` scores the file's "
+                             "oracle")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
                              "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
@@ -83,7 +90,7 @@ def add_arguments(parser, needs: str) -> None:
 
 def _positive(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of words of at least 1")
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
     return int(value)
 
 
@@ -122,6 +129,8 @@ def _parse(args) -> int:
     if args.input_format == "auto":  # --scheduler reads CoNLL-U files
         cluster = args.scheduler or args.out_dir or args.shard_mb is not None
         args.input_format = "conllu" if cluster else guess_input(args.input)
+    if args.nbest is not None and (args.scheduler or args.out_dir or args.shard_mb is not None):
+        raise BarleyError("--nbest is not yet taken with --scheduler", fix="parse with --jobs instead")
     arcs = _arc_options(args)
     if arcs is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--keep-arcs and --forbid parse in one process (not yet with --jobs or --scheduler)",
@@ -146,7 +155,7 @@ def _parse(args) -> int:
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
         stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
                            input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words,
-                           confidence=confidence)
+                           nbest=args.nbest, confidence=confidence)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
@@ -171,10 +180,10 @@ def _parse(args) -> int:
         sentences = read(args.input)
     else:
         sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
-    write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs)), args.output)
+    write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest)), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started
-        words = counted["words"]
+        words = counted["words"] if args.nbest is None else pipeline.stats.words  # the input's, not K times over
         summary = pipeline.stats.summary() if pipeline.stats is not None else f"{words} words tagged"
         print(f"barley {args.needs}: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s",
               file=sys.stderr)

@@ -1,6 +1,7 @@
 """Decoding a graph-based model's scores into a tree: Eisner (first or second order),
-Chu-Liu-Edmonds, or Eisner followed by the non-projective approximation; and the longest
-sentence a model parses (``barley parse --max-words``).
+Chu-Liu-Edmonds, or Eisner followed by the non-projective approximation; into the k best
+trees (``barley parse --nbest``) with k-best Eisner or k-best spanning trees, first order;
+and the longest sentence a model parses (``barley parse --max-words``).
 
 What a sentence of n words costs the graph-based and biaffine parsers: first order, O(n²)
 memory (the score matrix; features and label scores are made a block at a time) and
@@ -14,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from barley.conllu import Sentence
-from barley.errors import InputError
+from barley.errors import BarleyError, InputError
 from barley.graph.eisner import eisner, eisner_second_order
+from barley.graph.k_best import eisner_k_best, spanning_trees_k_best
 from barley.graph.model import GraphOptions, Scores
 from barley.graph.mst import chu_liu_edmonds
 from barley.graph.nonprojective_approx import nonprojective_approximation
@@ -41,6 +43,23 @@ def decode(options: GraphOptions, scores: Scores) -> tuple[np.ndarray, int]:
         return nonprojective_approximation(heads, scores.arc, scores.sibling,
                                            options.npa_threshold, options.single_root)
     return heads, 0
+
+
+def check_k_best(options: GraphOptions) -> None:
+    """Refuse k-best decoding (``--nbest``) where the decoder has none, in one line."""
+    if options.order == 2 or options.decoder == "eisner+npa":
+        raise BarleyError(f"--nbest: this model's decoder ({'second-order ' if options.order == 2 else ''}"
+                          f"{options.decoder}) has no k-best decoding; first-order eisner and mst have",
+                          fix="leave --nbest out, or use a first-order model with --decoder eisner or mst")
+
+
+def decode_k_best(options: GraphOptions, arc: np.ndarray, k: int) -> list[tuple[float, np.ndarray]]:
+    """The ``k`` best trees for ``options.decoder`` (eisner: projective, mst: any) under first-order
+    scores ``arc[h, d]``, best first, as (score, heads); fewer when fewer trees are possible."""
+    check_k_best(options)
+    if options.decoder == "mst":
+        return spanning_trees_k_best(arc, k, options.single_root)
+    return eisner_k_best(arc, k, options.single_root)
 
 
 def default_max_words(options: GraphOptions) -> int:

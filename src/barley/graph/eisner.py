@@ -68,17 +68,18 @@ def _whole_sentence(CL: np.ndarray, CR: np.ndarray, root_arc: np.ndarray, heads:
     return [("CL", 1, r), ("CR", r, n)]
 
 
-def eisner(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
-    """The highest-scoring projective tree under first-order scores ``arc[h, d]``.
-
-    Returns heads (int array of length n+1, ``heads[0] == -1``).
-    """
-    size = arc.shape[0]
-    heads = np.full(size, -1, dtype=np.int64)
-    if size == 1:
-        return heads
+def without_root_heads(arc: np.ndarray) -> np.ndarray:
+    """A float64 copy of ``arc`` in which nothing is a head of node 0."""
     arc = np.asarray(arc, dtype=np.float64).copy()
     arc[:, 0] = NEG
+    return arc
+
+
+def first_order_charts(arc: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Eisner's charts CR, CL, IR, IL (the best score of every span) under ``arc`` (from
+    :func:`without_root_heads`), and the back-pointers of I (both directions), CR and CL:
+    the split point of each span's best score."""
+    size = arc.shape[0]
     # CRt, CLt, ILt: the transposes of CR, CL, IL, read where a split point runs down a column
     # of those (``chart[r, t]`` for r = s..t): a row of the transpose is contiguous, a column
     # is a cache miss per entry, which made long sentences twice as slow.
@@ -101,7 +102,20 @@ def eisner(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
         best, arg = _best(_stripe(IR, count, w, 0, 1) + _stripe(CRt, count, w, w, 1))
         _diagonal(CR, w)[:] = _diagonal(CRt, w, lower=True)[:] = best
         _diagonal(back_CR, w)[:] = s + 1 + arg
+    return CR, CL, IR, IL, back_I, back_CR, back_CL
 
+
+def eisner(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
+    """The highest-scoring projective tree under first-order scores ``arc[h, d]``.
+
+    Returns heads (int array of length n+1, ``heads[0] == -1``).
+    """
+    size = arc.shape[0]
+    heads = np.full(size, -1, dtype=np.int64)
+    if size == 1:
+        return heads
+    arc = without_root_heads(arc)
+    CR, CL, _, _, back_I, back_CR, back_CL = first_order_charts(arc)
     todo = _whole_sentence(CL, CR, arc[0], heads, single_root)
     while todo:
         kind, s, t = todo.pop()

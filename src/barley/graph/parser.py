@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from barley.constraints import SentenceArcs, constrained_scores, labels_kept
-from barley.graph.decoding import decode
+from barley.graph.decoding import decode, decode_k_best
 from barley.graph.features import Tokens
 from barley.graph.learning import CACHE_BYTES, fit
 from barley.graph.model import GraphModel, Scores
@@ -35,11 +35,22 @@ class GraphParser(GraphModel):
         if arcs is not None:
             scores = replace(scores, arc=constrained_scores(scores.arc, arcs, scores.sibling))
         heads, moves = self.decode(scores)
-        labels = np.full(len(tokens), -1, dtype=np.int64)
-        labels[1:] = scores.best_label[heads[1:], np.arange(1, len(tokens))]
-        return heads, np.asarray(labels_kept(labels, arcs)), moves, scores
+        return heads, np.asarray(labels_kept(_best_labels(scores, heads), arcs)), moves, scores
+
+    def parse_k_best(self, tokens: Tokens, k: int) -> list[tuple[float, np.ndarray, np.ndarray]]:
+        """The ``k`` best trees (first order, :func:`barley.graph.decoding.decode_k_best`) as
+        (score, heads, label ids), each arc with its best label, as in :meth:`parse`."""
+        scores = self.parse_scores(tokens)
+        return [(score, heads, _best_labels(scores, heads)) for score, heads in decode_k_best(self.options, scores.arc, k)]
 
     def fit(self, sentences: Sequence[tuple[Tokens, np.ndarray, np.ndarray]],
             log: Callable[[str], None] = print, cache_bytes: int = CACHE_BYTES) -> None:
         """Train on (tokens, gold heads, gold label ids) triples (:func:`barley.graph.learning.fit`)."""
         fit(self, sentences, log, cache_bytes)
+
+
+def _best_labels(scores: Scores, heads: np.ndarray) -> np.ndarray:
+    """The label id of each node's arc: the best label of its (head, dependent) pair; entry 0: -1."""
+    labels = np.full(len(heads), -1, dtype=np.int64)
+    labels[1:] = scores.best_label[heads[1:], np.arange(1, len(heads))]
+    return labels

@@ -20,12 +20,13 @@ from barley.confidence import Confidence, temperature_of
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, decoder_class, settle, write_tree
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies, describe_vocabularies
-from barley.graph.decoding import check_length, default_max_words
+from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.features import Tokens
 from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
+from barley.nbest import EMPTY_TREE, analyses
 from barley.transforms import describe_transforms, of_manifest
 from barley.tree import label_ids, label_table
 
@@ -60,6 +61,7 @@ class TrainedGraphParser:
         self.temperature = temperature_of(self.manifest)
         self.stats = GraphParseStats()
         self.max_words = default_max_words(graph.options)  # barley parse --max-words
+        self.nbest: int | None = None  # barley parse --nbest
 
     def tokens(self, sentence: Sentence) -> Tokens:
         return Tokens.encode([w[FORM] for w in sentence.words],
@@ -69,24 +71,29 @@ class TrainedGraphParser:
 
     def parse(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them; only HEAD and DEPREL change. ``arcs``: keep
-        the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        the given arcs and avoid the forbidden ones (:mod:`barley.constraints`). With ``nbest`` set
+        (``barley parse --nbest``), yield the k best analyses of each (:mod:`barley.nbest`)."""
         options = self.graph.options
         name = f"{('first', 'second')[options.order - 1]}-order graph-based parser"
         for sentence in sentences:
             if len(sentence) == 0:
-                yield sentence
+                yield from [sentence] if self.nbest is None else analyses(sentence, [EMPTY_TREE], self._set_tree)
                 continue
             check_length(sentence, self.max_words, name)
+            self.stats.sentences += 1
+            self.stats.words += len(sentence)
+            if self.nbest is not None:  # not with arcs (Pipeline.parse refuses the two together)
+                ranked = [(score, heads, self._deprels(label_ids))
+                          for score, heads, label_ids in self.graph.parse_k_best(self.tokens(sentence), self.nbest)]
+                yield from analyses(sentence, ranked, self._set_tree)
+                continue
             given = arcs.of(sentence, self.labels) if arcs is not None else None
             settle(given, decoder_class(options), arcs.strict if arcs else False, f"{name} ({options.decoder})",
                    self.transforms)
             heads, label_ids, moves, scores = self.graph.parse_scored(
                 self.tokens(sentence), None if self.confidence is None else self.temperature, given)
-            self.stats.sentences += 1
-            self.stats.words += len(sentence)
             self.stats.approximation_moves += moves
-            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
-            write_tree(sentence, heads, deprels, self.transforms, given, options.single_root)
+            write_tree(sentence, heads, self._deprels(label_ids), self.transforms, given, options.single_root)
             if self.confidence is not None:
                 self._write_confidence(sentence, scores, heads, label_ids)
             yield sentence
@@ -101,6 +108,19 @@ class TrainedGraphParser:
         evidence = ArcEvidence(self.graph.options.decoder, self.graph.options.single_root, [arc], [heads], None,
                                label_ids[1:], scores.label_probability[heads[1:], nodes])
         self.confidence.write([sentence], evidence, self.temperature)
+
+    def _deprels(self, label_ids: np.ndarray) -> list[str]:
+        return [""] + [self.labels[label] for label in label_ids[1:]]
+
+    def _set_tree(self, sentence: Sentence, heads: np.ndarray, deprels: list[str]) -> None:
+        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
+        write_tree(sentence, heads, deprels, self.transforms)
+
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only)."""
+        if k is not None:
+            check_k_best(self.graph.options)
+        self.nbest = k
 
     def save(self, path: str) -> None:
         model_file.write(path, *self.to_files())

@@ -5,24 +5,25 @@ where the best heads already form a tree (:mod:`barley.neural.trees`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
-from barley.constraints import SentenceArcs, decoder_class, labels_kept
-from barley.graph.decoding import check_length, default_max_words
+from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept
+from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.encoder import make_batch
-from barley.neural.inputs import EncoderVocabularies
+from barley.nbest import analyses, expanded
+from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies
 from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
                                    log_sizes, use_pretrained)
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
-from barley.neural.trees import BiaffineParseStats, best_tree
+from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.transforms import of_manifest
 from barley.tree import label_ids
 
@@ -39,8 +40,25 @@ class TrainedBiaffineParser(NeuralParser):
         self.decoding = decoding
         self.stats = BiaffineParseStats()
         self.max_words = default_max_words(decoding)  # barley parse --max-words
+        self.nbest: int | None = None  # barley parse --nbest
+        self._analyses: dict[int, list[Sentence]] = {}  # with nbest: each parsed sentence's, by id()
 
     # --- parsing -----------------------------------------------------------------------
+
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only)."""
+        if k is not None:
+            check_k_best(self.decoding)
+        self.nbest = k
+
+    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS,
+              arcs: ArcOptions | None = None) -> Iterator[Sentence]:
+        """Parse sentences (in place) and yield them in input order; with ``nbest`` set, the k best
+        analyses of each (:mod:`barley.nbest`; not with ``arcs``, which Pipeline.parse refuses)."""
+        parsed = super().parse(sentences, batch_words, arcs)
+        if self.nbest is None:
+            return parsed
+        return expanded(parsed, self._analyses, self.set_tree)
 
     def tree_class(self) -> str:
         return decoder_class(self.decoding)
@@ -58,11 +76,12 @@ class TrainedBiaffineParser(NeuralParser):
             scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device), decode)
         self.model.train(was_training)
         for sentence, (arc, best_label, *decoded), arcs in zip(batch, scored, given):
+            if self.nbest is not None:
+                self._analyses[id(sentence)] = analyses(sentence, self._k_best(arc, best_label), self.set_tree)
+                continue
             heads = decoded[0] if decoded else best_tree(self.decoding, arc, self.stats, arcs)
-            nodes = np.arange(1, len(heads))
-            label_ids = labels_kept([-1, *best_label[heads[1:], nodes]], arcs)
-            deprels = [""] + [self.labels[label] for label in label_ids[1:]]
-            self.set_tree(sentence, [int(h) for h in heads], deprels, arcs, self.decoding.single_root)
+            self.set_tree(sentence, [int(h) for h in heads], self._deprels(best_label, heads, arcs), arcs,
+                          self.decoding.single_root)
         if self.confidence is not None:  # heads: the tree marginals or softmax of log P(h | d); labels at the head
             labels = np.concatenate([best_label[heads[1:], np.arange(1, len(heads))]
                                      for _, best_label, heads, _, _ in scored])
@@ -70,6 +89,17 @@ class TrainedBiaffineParser(NeuralParser):
                                    [arc for *_, arc, _ in scored], [heads for _, _, heads, _, _ in scored],
                                    np.concatenate([label_scores for *_, label_scores in scored]), labels)
             self.confidence.write(batch, evidence, self.temperature)
+
+    def _k_best(self, arc: np.ndarray, best_label: np.ndarray) -> list[tuple[float, list[int], list[str]]]:
+        """The ``nbest`` best trees of a sentence's scores as (score, heads, deprels), each arc with its best label."""
+        return [(score, [int(h) for h in heads], self._deprels(best_label, heads))
+                for score, heads in k_best_trees(self.decoding, arc, self.nbest, self.stats)]
+
+    def _deprels(self, best_label: np.ndarray, heads: np.ndarray, arcs: SentenceArcs | None = None) -> list[str]:
+        """Each word's label: the best of its arc (``best_label[head, dependent]``), or the given label of
+        a kept arc (:func:`barley.constraints.labels_kept`); entry 0: ""."""
+        label_ids = labels_kept([-1, *best_label[heads[1:], np.arange(1, len(heads))]], arcs)
+        return [""] + [self.labels[label] for label in label_ids[1:]]
 
     # --- model files -------------------------------------------------------------------
 

@@ -28,14 +28,16 @@ import numpy as np
 
 from barley.confidence import Confidence
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.constraints import ArcOptions, decoder_class, labels_kept, settle, write_tree
+from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.errors import ModelError
+from barley.graph.decoding import check_k_best
 from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.neural import numpy_ops as ops
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded, by_length, pad
 from barley.neural.options import BiaffineOptions, EncoderOptions
-from barley.neural.trees import BiaffineParseStats, best_tree
+from barley.nbest import analyses, expanded
+from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, lemma_dictionaries
 
 HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
@@ -119,6 +121,8 @@ class Annotator:
     transforms: Sequence = ()
     stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
     temperature: float = 1.0
+    nbest: int | None = None  # barley parse --nbest: the k best trees of each sentence
+    analyses: dict[int, list[Sentence]] = field(default_factory=dict)  # with nbest: each sentence's, by id()
 
     def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs, arcs: ArcOptions | None = None,
                  confidence: Confidence | None = None) -> None:
@@ -132,8 +136,6 @@ class Annotator:
             settle(sentence_arcs, decoder_class(self.decoding), arcs.strict if arcs else False, "joint parser",
                    self.transforms)
         lengths = [len(s) for s in sentences]
-        rows = np.repeat(np.arange(len(sentences)), lengths)
-        nodes = np.concatenate([np.arange(1, n + 1) for n in lengths])
         words = [word for sentence in sentences for word in sentence.words]
         for name, column in HEADS.items():
             if name == "lemma":
@@ -144,22 +146,34 @@ class Annotator:
             for word, value in zip(words, best.tolist()):
                 word[column] = values[value]
         arc_scores = [self._arc(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
-        heads = [best_tree(self.decoding, arc, self.stats, sentence_arcs)
-                 for arc, sentence_arcs in zip(arc_scores, given)]
-        chosen = np.concatenate([h[1:] for h in heads])
+        ranked = [self._trees(arc, sentence_arcs) for arc, sentence_arcs in zip(arc_scores, given)]
+        every = [(k, heads) for k, trees in enumerate(ranked) for _, heads in trees]  # labels for every tree at once
+        rows = np.concatenate([np.full(lengths[k], k) for k, _ in every])
+        nodes = np.concatenate([np.arange(1, lengths[k] + 1) for k, _ in every])
+        chosen = np.concatenate([heads[1:] for _, heads in every])
         scores = ops.biaffine_aligned(ops.with_bias(outputs.label_dep[rows, nodes]),
                                       ops.with_bias(outputs.label_head[rows, chosen]), outputs.label_weight)
         best = scores.argmax(axis=1)
         labels = best.tolist()
         start = 0
-        for sentence, tree, sentence_arcs in zip(sentences, heads, given):
-            label_ids = labels_kept([-1, *labels[start:start + len(sentence)]], sentence_arcs)
-            deprels = [""] + [self.tables.labels[label] for label in label_ids[1:]]
-            start += len(sentence)
-            write_tree(sentence, tree.tolist(), deprels, self.transforms, sentence_arcs, self.decoding.single_root)
-        if confidence is not None:
+        for sentence, trees, sentence_arcs in zip(sentences, ranked, given):
+            labelled = []
+            for score, heads in trees:
+                label_ids = labels_kept([-1, *labels[start:start + len(sentence)]], sentence_arcs)
+                labelled.append((score, heads.tolist(), [""] + [self.tables.labels[label] for label in label_ids[1:]]))
+                start += len(sentence)
+            if self.nbest is None:
+                write_tree(sentence, *labelled[0][1:], self.transforms, sentence_arcs, self.decoding.single_root)
+            else:
+                self.analyses[id(sentence)] = analyses(sentence, labelled, self.set_tree)
+        if confidence is not None:  # without nbest (Pipeline.parse refuses both): the best tree's labels alone
+            heads = [trees[0][1] for trees in ranked]
             confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arc_scores,
                                                     heads, scores, best), self.temperature)
+
+    def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
+        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
+        write_tree(sentence, heads, deprels, self.transforms)
 
     @staticmethod
     def _arc(arcs: np.ndarray) -> np.ndarray:
@@ -168,6 +182,17 @@ class Annotator:
         arc[:, 0] = -np.inf
         np.fill_diagonal(arc, -np.inf)
         return arc
+
+    def _trees(self, arc: np.ndarray, given: SentenceArcs | None = None) -> list[tuple[float, np.ndarray]]:
+        """The best tree of the arc scores ``arc`` (:meth:`_arc`, keeping the ``given`` arcs), or with
+        ``nbest`` the k best scored by ``log P(heads)`` (the arc scores made log-probabilities per word,
+        which changes no tree's rank), as (score, heads). ``nbest`` is not combined with given arcs
+        (Pipeline.parse refuses)."""
+        if self.nbest is None:
+            return [(0.0, best_tree(self.decoding, arc, self.stats, given))]
+        arc = arc.copy()
+        arc[:, 1:] -= np.logaddexp.reduce(arc[:, 1:], axis=0)
+        return k_best_trees(self.decoding, arc, self.nbest, self.stats)
 
     def _lemmas(self, words: list[list[str]], outputs: JointOutputs) -> None:
         """A (form, UPOS) seen in training takes its most frequent lemma there, as UDPipe 1's and
@@ -203,9 +228,19 @@ class JointParser:
         self.confidence: Confidence | None = None  # barley parse --confidence
 
     def process(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
-        """Annotate ``sentences`` in place, in batches of similar length; yield them in input order.
-        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
-        return by_length(sentences, lambda batch: self._annotate(batch, arcs), PARSE_BATCH_WORDS)
+        """Annotate ``sentences`` in place, in batches of similar length; yield them in input order
+        (with ``nbest`` set, each followed by its other analyses, :mod:`barley.nbest`). ``arcs``: keep
+        the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
+        annotated = by_length(sentences, lambda batch: self._annotate(batch, arcs), PARSE_BATCH_WORDS)
+        if self.annotator.nbest is None:
+            return annotated
+        return expanded(annotated, self.annotator.analyses, self.annotator.set_tree)
+
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only)."""
+        if k is not None:
+            check_k_best(self.annotator.decoding)
+        self.annotator.nbest = k
 
     def _annotate(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
         padded = pad([self.vocabularies.encode(sentence) for sentence in batch])

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from barley.constraints import SentenceArcs, constrained_scores
-from barley.graph.decoding import decode
+from barley.graph.decoding import decode, decode_k_best
 from barley.graph.model import GraphOptions, Scores
 from barley.tree import check_tree, is_projective
 
@@ -52,3 +52,13 @@ def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats
     heads, moves = decode(decoding, Scores(None, None, None, arc=arc))
     stats.approximation_moves += moves
     return heads
+
+
+def k_best_trees(decoding: GraphOptions, arc: np.ndarray, k: int, stats: BiaffineParseStats
+                 ) -> list[tuple[float, np.ndarray]]:
+    """The ``k`` best trees of scores ``arc[head, dependent]`` (best first, as (score, heads);
+    :func:`barley.graph.decoding.decode_k_best`), counted in ``stats`` as :func:`best_tree` counts."""
+    stats.sentences += 1
+    stats.words += len(arc) - 1
+    stats.decoded += 1
+    return decode_k_best(decoding, arc, k)

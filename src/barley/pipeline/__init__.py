@@ -287,6 +287,23 @@ class Pipeline:
         fitted) in the parser's manifest; its probabilities use it from now on."""
         self._parser.calibrated(found)
 
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only), for parsers
+        with k-best decoding (first-order graph-based and biaffine, :mod:`barley.nbest`); any
+        other is refused in one line."""
+        parser = self._parser
+        inner = getattr(parser, "parser", parser)
+        if k is not None and not 1 <= k:
+            raise BarleyError(f"nbest must be at least 1, not {k}", fix="e.g. --nbest 5")
+        if not hasattr(inner, "set_nbest"):
+            if k is None:
+                return
+            kind = getattr(inner, "kind", None) or {"parse": "transition-based", "joint": "joint"}.get(parser.name)
+            raise BarleyError(f"--nbest: {f'the {kind} parser of this model' if parser is not None else 'this model (no parser)'} "
+                              f"has no k-best decoding; first-order graph-based and biaffine parsers have",
+                              fix="leave --nbest out, or parse with a graph-based or biaffine model")
+        inner.set_nbest(k)
+
     # --- running ---------------------------------------------------------------------
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
@@ -301,7 +318,8 @@ class Pipeline:
                               fix="give tokenized sentences (CoNLL-U), or train with --components tokenize,...")
         return tokenizers[0].tokenize(text, input=input)
 
-    def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None) -> Iterator[Sentence]:
+    def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None, nbest: int | None = None
+              ) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
         ``data``: a text (needs a tokenizer in the pipeline) or sentences (e.g. from
@@ -309,15 +327,24 @@ class Pipeline:
         sentence already has them, unless ``retag``. ``arcs``: the arcs to keep and to avoid
         (:class:`barley.constraints.ArcOptions`, e.g. ``ArcOptions(keep=True)`` keeps the HEAD
         and DEPREL the sentences already have), for the component that writes the trees.
+        ``nbest``: yield the k best analyses of each sentence (:meth:`set_nbest`), the first of
+        them the sentence itself; it holds for the parser from this call on, so read one such
+        stream before the next. The two are not combined (refused in one line).
         """
+        if arcs is not None and nbest is not None:
+            raise BarleyError("the k best trees (nbest) are not yet parsed around given or forbidden arcs "
+                              "(keep-arcs, forbid)", fix="ask for the k best trees or for the arcs, not both")
+        self.set_nbest(nbest)
         sentences = self.tokenize(data) if isinstance(data, str) else data
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",
                               fix="leave out --keep-arcs and --forbid, or use a model with a parser")
-        if arcs is not None and getattr(self._parser.parser, "confidence", None) is not None:
-            # the probabilities would be the model's own, not those of trees that hold the given arcs
-            raise BarleyError("--confidence and --flag-below are not yet written together with --keep-arcs or --forbid",
-                              fix="parse once with the arcs and once with --confidence, or leave one out")
+        confident = self._parser is not None and getattr(self._parser.parser, "confidence", None) is not None
+        if confident and (arcs is not None or nbest is not None):
+            # the probabilities are the model's own, of its best tree: not of trees held to given arcs, nor of the k best
+            raise BarleyError("--confidence and --flag-below are not yet written together with "
+                              + ("--keep-arcs or --forbid" if arcs is not None else "--nbest"),
+                              fix="parse once with --confidence and once without it, or leave one out")
         written: set[str] = set()
         for component in self.components:
             if component.consumes == "text":

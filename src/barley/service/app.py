@@ -2,17 +2,18 @@
 
 ``POST /parse``
     The data and its input format, in any of three forms: a JSON object
-    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false}`` (``input``: ``conllu``, the
-    default; ``text`` or ``tokenized`` with a model that has a tokenizer); form fields
+    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false, "nbest": null}`` (``input``:
+    ``conllu``, the default; ``text`` or ``tokenized`` with a model that has a tokenizer); form fields
     of the same names (``application/x-www-form-urlencoded``, or
     ``multipart/form-data`` with ``data`` as a file, as ``curl -F data=@file.conllu``
     sends it); or the data itself as the body (any other content type), with
     ``input`` and ``model`` in the query string. The answer is JSON: the model, the
     CoNLL-U ``result``, the same ``sentences`` structured (comments and token
     fields, the field names in ``columns``), and with ``draw`` the
-    SVG arc diagram of each sentence. ``keep_arcs``, ``strict_arcs`` and ``forbid`` are
-    ``barley parse``'s ``--keep-arcs``, ``--strict-arcs`` and ``--forbid`` (the file's text)
-    (docs/constraints.md).
+    SVG arc diagram of each sentence. With ``nbest`` K, the K best analyses of each sentence
+    (``barley parse --nbest``: graph-based, biaffine and joint models). ``keep_arcs``,
+    ``strict_arcs`` and ``forbid`` are ``barley parse``'s ``--keep-arcs``, ``--strict-arcs`` and
+    ``--forbid`` (the file's text) (docs/constraints.md); not together with ``nbest``.
 ``GET /models``
     The models served, the default one, and the input formats each reads.
 ``GET /openapi.json``
@@ -57,6 +58,8 @@ from barley.service.limits import Limits, OverLimit
 from barley.service.models import ModelRegistry
 
 KEYS = tuple(column.lower() for column in COLUMNS)
+MAX_NBEST = 100
+"""The most analyses a request may ask for per sentence: the answer grows with them."""
 
 
 class ParseRequest(BaseModel):
@@ -65,6 +68,8 @@ class ParseRequest(BaseModel):
                        "tokenized with a model that has a tokenizer: GET /models says which formats each reads)")
     model: str | None = Field(None, description="a model name from GET /models (default: the default model)")
     draw: bool = Field(False, description="also return an SVG arc diagram of each sentence")
+    nbest: int | None = Field(None, description=f"the K best analyses of each sentence (1 to {MAX_NBEST}; "
+                                                "barley parse --nbest: graph-based, biaffine and joint models)")
     keep_arcs: bool = Field(False, description="keep every HEAD (and DEPREL) of the CoNLL-U data and parse the "
                                                "other words consistently with them (barley parse --keep-arcs)")
     strict_arcs: bool = Field(False, description="with keep_arcs: refuse given arcs the parser cannot build "
@@ -161,7 +166,7 @@ def create_app(registry: ModelRegistry, limits: Limits = Limits(),
     return SecurityHeaders(HostAndOrigin(BodyLimit(app, limits.max_request_bytes), hosts))
 
 
-FIELDS = ("data", "input", "model", "draw", "keep_arcs", "strict_arcs", "forbid")
+FIELDS = ("data", "input", "model", "draw", "nbest", "keep_arcs", "strict_arcs", "forbid")
 """The fields of a parse request (:class:`ParseRequest`)."""
 
 TRUE, FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no", "")
@@ -195,9 +200,13 @@ def _fields(content_type: str, query: bytes, body: bytes) -> dict:
         add([("data", body)])
     if "data" not in fields:
         raise BarleyError("the request has no data", fix="send the sentences in the data field")
-    data = fields["data"]
+    data, nbest = fields["data"], fields.get("nbest")
+    if isinstance(nbest, str):
+        nbest = int(nbest) if nbest.isascii() and nbest.isdigit() else -1 if nbest else None
+    if nbest is not None and not 1 <= nbest <= MAX_NBEST:
+        raise BarleyError(f"the field 'nbest' is {fields['nbest']!r}", fix=f"give a whole number from 1 to {MAX_NBEST}")
     return {"data": data.encode("utf-8") if isinstance(data, str) else data, "input": fields.get("input") or "conllu",
-            "model": fields.get("model"), "draw": _boolean(fields, "draw"),
+            "model": fields.get("model"), "draw": _boolean(fields, "draw"), "nbest": nbest,
             "arcs": _arc_options(fields, _boolean(fields, "keep_arcs"), _boolean(fields, "strict_arcs"))}
 
 
@@ -224,8 +233,8 @@ def _arc_options(fields: dict, keep: bool, strict: bool):
     return ArcOptions(keep=keep, strict=strict, forbid=ForbiddenArcs(forbid, "<forbid>") if forbid else None)
 
 
-JSON_TYPES = {"data": (str,), "input": (str,), "model": (str, type(None)), "draw": (bool,), "keep_arcs": (bool,),
-              "strict_arcs": (bool,), "forbid": (str, type(None))}
+JSON_TYPES = {"data": (str,), "input": (str,), "model": (str, type(None)), "draw": (bool,), "nbest": (int, type(None)),
+              "keep_arcs": (bool,), "strict_arcs": (bool,), "forbid": (str, type(None))}
 """The JSON types each field may take."""
 
 
@@ -252,7 +261,8 @@ def _json_fields(body: bytes) -> dict:
         raise BarleyError(f"the JSON body is {_json_type(value)}, not an object",
                           fix='send {"data": "...", "input": "conllu"}')
     for name, field in value.items():
-        if name in JSON_TYPES and not isinstance(field, JSON_TYPES[name]):
+        if name in JSON_TYPES and (not isinstance(field, JSON_TYPES[name])  # and true is no number, though an int
+                                   or isinstance(field, bool) and bool not in JSON_TYPES[name]):
             expected = " or ".join(_json_type(kind()) for kind in JSON_TYPES[name])
             raise BarleyError(f"the field {name!r} is {_json_type(field)}, not {expected}",
                               fix='send {"data": "...", "input": "conllu", "model": "NAME", "draw": false}')
@@ -323,7 +333,7 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     times quicker to write and to read than with one object per token."""
     fields = _fields(content_type, query, body)
     model = registry.get(fields["model"])
-    sentences = model.parse(fields["data"], fields["input"], limits, fields["arcs"])
+    sentences = model.parse(fields["data"], fields["input"], limits, fields["arcs"], fields["nbest"])
     answer = {"model": model.name, "input": fields["input"],
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}
