@@ -343,7 +343,7 @@ def test_a_bug_is_a_json_500_and_a_traceback_in_the_log(service):
     from barley.service.app import create_app
     from barley.service.models import ModelRegistry
 
-    def broken(sentences, retag=False):
+    def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
     registry = ModelRegistry([("toy", str(service.folder / "toy.barley"))])
