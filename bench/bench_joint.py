@@ -99,7 +99,7 @@ def main() -> int:
     network.outputs = timed(profile, "network (all)", network.outputs)
     annotator = pipeline["joint"].parser.annotator
     annotator.annotate = timed(profile, "decoding, writing", annotator.annotate)
-    annotator._tree = timed(profile, "trees", annotator._tree)
+    annotator._trees = timed(profile, "trees", annotator._trees)
     wall, cpu = time.perf_counter(), time.process_time()
     sentences = list(pipeline.parse(text))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
