@@ -10,7 +10,7 @@ import pytest
 
 from barley import cli
 from barley.batch import advance
-from barley.commands.info import describe
+from barley.pipeline.describe import describe
 from barley.errors import BarleyError
 import barley
 from barley.parser import default_oracle, evaluate_parser, train

@@ -71,7 +71,7 @@ def _checked_version(version: str) -> str:
 def model_card(name: str, version: str, manifest: dict, licence: str) -> str:
     """The model card (Markdown): what the model is, its training data and options (as ``barley info``
     prints them), its scores and speed as its manifest records them, and its licence."""
-    from barley.commands.info import describe
+    from barley.pipeline.describe import describe
 
     package = manifest["package"]
     lines = [f"# {name} {version}", "",

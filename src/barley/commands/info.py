@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from barley.catalog import resolve
-from barley.kinds import kind_of
 from barley.model_check import loading
 from barley.model_file import read_manifest
+from barley.pipeline.describe import describe
 
 
 def register(subparsers) -> None:
@@ -16,19 +16,6 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def describe(manifest: dict, features: bool = False) -> str:
-    if "pipeline" in manifest:
-        from barley.pipeline.describe import describe_pipeline
-
-        return describe_pipeline(manifest, lambda parser: describe(parser, features))
-    header = f"barley model (format {manifest.get('format_version')}, written by barley {manifest.get('barley_version')})"
-    lines = [header, *kind_of(manifest).describe(manifest)]
-    if "dev" in manifest:
-        dev = manifest["dev"]
-        lines.append(f"dev:         LAS {dev['LAS']}, UAS {dev['UAS']}, LEM {dev['LEM']} ({dev['words']} words)")
-    if features:
-        lines += ["", manifest.get("features", "").rstrip()]
-    return "\n".join(lines)
 
 
 def run(args) -> int:

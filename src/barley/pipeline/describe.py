@@ -76,3 +76,20 @@ def _neural_tokenizer_lines(tokenizer: dict) -> list[str]:
     return [f"network:     character BiLSTM {options.get('layers')} × {options.get('hidden')}, windows of "
             f"{options.get('window')} characters; kept epoch {kept} of {training.get('epochs_run')} (Tokens F1 "
             f"{scores.get('Tokens')}, Sentences F1 {scores.get('Sentences')} on {training.get('dev')})"]
+
+
+def describe(manifest: dict, features: bool = False) -> str:
+    """What a model file holds (``barley info``, model cards): a pipeline's components, or a parser
+    of any kind; ``features``: its feature model too."""
+    from barley.kinds import kind_of
+
+    if "pipeline" in manifest:
+        return describe_pipeline(manifest, lambda parser: describe(parser, features))
+    header = f"barley model (format {manifest.get('format_version')}, written by barley {manifest.get('barley_version')})"
+    lines = [header, *kind_of(manifest).describe(manifest)]
+    if "dev" in manifest:
+        dev = manifest["dev"]
+        lines.append(f"dev:         LAS {dev['LAS']}, UAS {dev['UAS']}, LEM {dev['LEM']} ({dev['words']} words)")
+    if features:
+        lines += ["", manifest.get("features", "").rstrip()]
+    return "\n".join(lines)
