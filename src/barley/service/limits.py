@@ -1,11 +1,13 @@
 """What one request may cost the service: its size in bytes and words, and how slowly it may arrive.
 
 The defaults keep the worst request allowed within about 5 s with the default model
-(``bench/bench_serve.py`` prints the time of the worst ones): 50,000 words are about 2.5 MB
-of CoNLL-U, and the default model tags, lemmatizes and parses 15,000 to 50,000 words/s on
-one core. No sentence of the UD treebanks in ``shared/data`` has more than 232 words, so
-1,000 per sentence refuses only what is not a sentence (a whole text on one line, a
-generated stress test), whose cost grows faster than its length with graph-based decoders.
+(``bench/bench_serve.py`` prints the time of the worst ones): the shipped neural pipeline
+tokenizes, tags, lemmatizes and parses about 5,000 words/s on one core, and a sentence of
+hundreds of words costs about twice as much per word as an ordinary one (its biaffine
+scores and spanning tree grow with the square of its length). No sentence of the UD
+treebanks in ``shared/data`` has more than 232 words, so 300 per sentence refuses only what
+is not a sentence (a whole text on one line, a generated stress test). A faster model can be
+served with larger limits (the options below).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ if TYPE_CHECKING:  # `barley serve --help` reads the defaults without importing 
 class Limits:
     max_request_bytes: int = 16 * 1024 * 1024
     """A larger body gets 413 (option ``--max-request-bytes``)."""
-    max_sentence_words: int = 1_000
+    max_sentence_words: int = 300
     """A sentence of more words gets 413 (option ``--max-sentence-words``)."""
-    max_request_words: int = 50_000
+    max_request_words: int = 16_000
     """A request of more words gets 413 (option ``--max-request-words``)."""
     read_timeout: float = 10.0
     """Seconds a client may take to send a request's header, and may pause while sending its
