@@ -18,7 +18,7 @@ registered and declares its class (``tree_class``).
 from __future__ import annotations
 
 import random
-import time
+import sys
 from functools import lru_cache
 
 import pytest
@@ -222,21 +222,47 @@ def test_transition_counts(single_root, data):
 
 # ------------------------------------------------------------------- run time
 
-@pytest.mark.parametrize("name", SYSTEMS)
-def test_oracle_on_a_1000_word_sentence(name, record_property):
-    """A guard against quadratic surprises, not a benchmark (see bench/bench_oracle.py)."""
-    rng = random.Random(1000)
+def traced_lines(call) -> tuple[int, object]:
+    """How many lines of Python ``call()`` runs (``sys.settrace``), and its result: a count of
+    work that, unlike seconds, does not depend on the machine or its load."""
+    lines = 0
+
+    def tracer(frame, event, arg):
+        nonlocal lines
+        lines += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        result = call()
+    finally:
+        sys.settrace(None)
+    return lines, result
+
+
+def oracle_run_on(name: str, n: int):
+    """The oracle of system ``name`` on a random n-word tree of its class (single root), which it rebuilds."""
+    rng = random.Random(n)
     klass = tree_class(name)
-    mutations = [(rng.randint(1, 1000), rng.randint(0, 1000)) for _ in range(40 if klass != "any" else 200)]
-    heads = make_tree(1000, rng.randint, mutations if klass != "projective" else [], klass, True)
-    labels = [-1] + [ROOT_LABEL if heads[d] == 0 else rng.randint(1, 4) for d in range(1, 1001)]
+    mutations = [(rng.randint(1, n), rng.randint(0, n)) for _ in range(n // 25 if klass != "any" else n // 5)]
+    heads = make_tree(n, rng.randint, mutations if klass != "projective" else [], klass, True)
+    labels = [-1] + [ROOT_LABEL if heads[d] == 0 else rng.randint(1, 4) for d in range(1, n + 1)]
     system = get_system(name, single_root=True)
-    start = time.perf_counter()
-    run = run_oracle(system, heads, labels, ROOT_LABEL)
-    seconds = time.perf_counter() - start
-    record_property("seconds", round(seconds, 3))
+    lines, run = traced_lines(lambda: run_oracle(system, heads, labels, ROOT_LABEL))
     assert run.reproduced
-    assert seconds < 10, f"{name}: {seconds:.1f} s for the oracle on 1000 words"
+    return lines, run
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_oracle_work_per_transition_does_not_grow_with_length(name, record_property):
+    """A guard against quadratic surprises, not a benchmark (see bench/bench_oracle.py): the
+    Python lines the oracle and the transitions run per transition are the same (within 20%)
+    on a 1000-word tree as on a 250-word one. The transition count itself may grow faster
+    than the length (Covington's, the swap systems'); the work of each step must not."""
+    (short_lines, short_run), (long_lines, long_run) = oracle_run_on(name, 250), oracle_run_on(name, 1000)
+    short, long = short_lines / len(short_run.actions), long_lines / len(long_run.actions)
+    record_property("lines per transition", [round(short, 1), round(long, 1)])
+    assert long <= 1.2 * short, f"{name}: {long:.1f} lines per transition on 1000 words, {short:.1f} on 250"
 
 
 # ------------------------------------------------------------ real treebanks

@@ -3,7 +3,7 @@
 - the papers' example sentences (Nivre 2008 Figures 1-2, Nivre 2009 Figure 1);
 - :func:`replay`: a transition sequence printed in a paper, step by step, against
   the system's transitions (configuration after each step) and its oracle;
-- :func:`rebuild`, :func:`nearest_projective`, :func:`timed_rebuild`: the oracle on
+- :func:`rebuild`, :func:`nearest_projective`: the oracle on
   a gold tree inside, or outside, the system's class;
 - :func:`check_lost_arc_is_named`, :func:`check_oracle_keeps_no_state`: the oracle
   off its path, and asked twice;
@@ -17,7 +17,6 @@ Random gold trees come from :mod:`random_trees`.
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
@@ -96,12 +95,6 @@ def nearest_projective(system, heads: list[int]) -> OracleRun:
     assert run.heads == projective_target(heads) and run.labels == gold_labels(heads)
     return run
 
-
-def timed_rebuild(system, heads: list[int]) -> tuple[OracleRun, float]:
-    """:func:`rebuild`, and how many seconds it took."""
-    start = time.perf_counter()
-    run = rebuild(system, heads)
-    return run, time.perf_counter() - start
 
 
 def check_lost_arc_is_named(system, heads: list[int], detour: tuple[str, ...], match: str) -> None:
