@@ -1,4 +1,4 @@
-"""Builds barley's one compiled module, the greedy parsing loop (``barley.fast._loop``).
+"""Builds barley's one compiled module, the greedy parsing loop (``barley.transition.fast._loop``).
 
 Everything else about the package is in pyproject.toml. The extension is optional:
 where it cannot be compiled, barley installs without it and parses with its reference
@@ -26,7 +26,7 @@ def compiled_extensions() -> list[Extension]:
     except ImportError:  # a build without the [build-system] requirements (--no-build-isolation)
         print("barley: Cython is not installed: building without the compiled parsing loop")
         return []
-    loop = Extension("barley.fast._loop", ["src/barley/fast/_loop.pyx"])
+    loop = Extension("barley.transition.fast._loop", ["src/barley/transition/fast/_loop.pyx"])
     return cythonize([loop], compiler_directives={"language_level": 3}, quiet=True)
 
 

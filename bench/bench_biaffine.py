@@ -32,7 +32,7 @@ def main() -> None:
     import torch
 
     from barley.conllu import read
-    from barley.evaluate import evaluate
+    from barley.evaluation.attachment import evaluate
     from barley.pipeline import Pipeline
 
     torch.set_num_threads(args.threads)

@@ -1,4 +1,4 @@
-"""Parsing speed of the compiled loop (barley.fast) against the reference path, per model.
+"""Parsing speed of the compiled loop (barley.transition.fast) against the reference path, per model.
 
 Each model parses INPUT as a whole ``barley parse`` process, one core; start-up (imports,
 model loading, a one-sentence parse) is measured by parsing INPUT's first sentence,

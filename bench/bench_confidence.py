@@ -57,7 +57,7 @@ def command_seconds(model: str, test: str, retag: bool, extra: list[str], repeat
 
 
 def scores(gold: list, parsed: list) -> dict:
-    from barley.evaluate import evaluate
+    from barley.evaluation.attachment import evaluate
 
     found = evaluate(gold, parsed).scores
     calibration = found["calibration"]

@@ -8,7 +8,7 @@ Trains one transition parser with ``-l perceptron`` exactly as ``barley train`` 
 after each epoch, parses ``--eval`` (and ``--test``) with the averaged weights of that
 moment and prints a line ``CURVE … epoch=E/N LAS=… UAS=…`` (barley's LAS, every word).
 The snapshot reads the learner's online state through thin wrappers around
-:class:`AveragedWeights`, :meth:`FeatureIndex.fit` and :func:`barley.training.grow_index`:
+:class:`AveragedWeights`, :meth:`FeatureIndex.fit` and :func:`barley.transition.training.grow_index`:
 training itself is unchanged. One run shows where more epochs stop paying, for either
 oracle, instead of one training per epoch count.
 """
@@ -20,9 +20,10 @@ import time
 
 import numpy as np
 
-import barley.parser as parser_module
-import barley.training as training
+import barley.transition.parser as parser_module
+import barley.transition.training as training
 from barley.conllu import read
+from barley.kinds import evaluate_parser, train
 from barley.features.extract import FeatureIndex
 from barley.learners.perceptron import AveragedWeights, PerceptronLearner
 
@@ -98,10 +99,10 @@ def main() -> None:
             return
         epoch = message.split("epoch ")[1].split(":")[0]
         parser = snapshot(args.epochs)
-        scores = parser_module.evaluate_parser(parser, evaluation)
+        scores = evaluate_parser(parser, evaluation)
         line = f"CURVE {args.system} {args.oracle} epoch={epoch} LAS={scores['LAS']:.2f} UAS={scores['UAS']:.2f}"
         if test is not None:
-            scores = parser_module.evaluate_parser(parser, test)
+            scores = evaluate_parser(parser, test)
             line += f" TEST_LAS={scores['LAS']:.2f} TEST_UAS={scores['UAS']:.2f}"
         print(line, flush=True)
 
@@ -113,7 +114,7 @@ def main() -> None:
     if args.oracle == "dynamic":
         options |= {name: value for name, value in (("explore_after", args.explore_after),
                                                      ("explore_p", args.explore_p)) if value is not None}
-    parser_module.train(sentences, seed=1, log=log, record_time=False, **options)
+    train(sentences, seed=1, log=log, record_time=False, **options)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from barley.cli import main as barley_main
-from barley.evaluate_conll18 import evaluate_conll18
+from barley.evaluation.conll18 import evaluate_conll18
 
 UD = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud"
 EWT_TEST = UD / "UD_English-EWT" / "en_ewt-ud-test.conllu"

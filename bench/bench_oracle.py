@@ -14,7 +14,7 @@ import json
 import time
 from pathlib import Path
 
-from barley import oracle_stats
+from barley.analysis import oracles as oracle_stats
 from barley.systems import get_system, run_oracle, system_names
 
 DEFAULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud" / "UD_English-EWT" / "en_ewt-ud-train.conllu"

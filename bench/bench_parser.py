@@ -37,7 +37,7 @@ def peak_mb() -> float:
 
 
 def one_training(train: str, system: str, learner: str, model: str, min_feature_count: str, split: str) -> dict:
-    from barley.parser import train as train_parser
+    from barley.kinds import train as train_parser
 
     started = time.perf_counter()
     parser = train_parser(train, system=system, learner=learner, log=lambda m: None, split=split or None,
@@ -49,7 +49,7 @@ def one_training(train: str, system: str, learner: str, model: str, min_feature_
 
 def one_parse(model: str, test: str) -> dict:
     from barley.conllu import read
-    from barley.parser import evaluate_parser
+    from barley.kinds import evaluate_parser
     from barley.pipeline import Pipeline
 
     parser = Pipeline.load(model)
@@ -88,7 +88,7 @@ def main() -> int:
         print(json.dumps(result))
         return 0
 
-    from barley.parser import MIN_FEATURE_COUNT
+    from barley.transition.parser import MIN_FEATURE_COUNT
     from barley.systems import REGISTRY
 
     split = args.split if args.split is not None else "XPOS(Input[0])" if args.learner == "svm-poly2" else ""

@@ -156,7 +156,7 @@ def dask_runs(args, model: Path, largest: Path, words: int, reference: str, one_
 
 RUNNING_CLUSTER = """
 import json, os, resource, sys, time
-from barley.distributed import connect, expand, parse_files
+from barley.runtime.distributed import connect, expand, parse_files
 
 def cpu():
     usage = resource.getrusage(resource.RUSAGE_SELF)

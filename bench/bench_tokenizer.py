@@ -9,7 +9,7 @@ per second of wall-clock time and of CPU time of this one process: the CPU figur
 what one free core would do on a shared machine; run under ``taskset -c 0`` with
 ``OMP_NUM_THREADS=1`` for one core), whether the output rebuilds the input text exactly,
 and Tokens / Sentences / Words F1 (CoNLL 2018 definitions) from
-:mod:`barley.evaluate_conll18` — or, in a barley without it, Tokens and Sentences F1 as
+:mod:`barley.evaluation.conll18` — or, in a barley without it, Tokens and Sentences F1 as
 spans over the non-whitespace characters. ``--scorer`` names the CoNLL 2018 shared
 task's official ``conll18_ud_eval.py`` (not shipped with barley) to print its figures too.
 
@@ -106,7 +106,7 @@ def bench(name: str, folder: Path, tokenizer: Segmenter, how: str, scorer: str |
           f"words: {words / run_wall:,.0f} words/s, {len(text) / run_wall:,.0f} characters/s ({words / run_cpu:,.0f} "
           f"and {len(text) / run_cpu:,.0f} per CPU second); text rebuilt exactly: {'yes' if exact else 'NO'}")
     try:
-        from barley.evaluate_conll18 import evaluate_conll18
+        from barley.evaluation.conll18 import evaluate_conll18
     except ImportError:  # barley without the CoNLL 2018 evaluation: token and sentence spans only
         gold_tokens, gold_sentences = spans(gold)
         system_tokens, system_sentences = spans(system)

@@ -67,7 +67,7 @@ def _transition(**options):
 
 
 def _train(data: str, **options):
-    from barley.parser import train
+    from barley.kinds import train
 
     return train(data, record_time=False, **QUIET, **options)
 

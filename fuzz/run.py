@@ -23,7 +23,7 @@ with atheris.instrument_imports(include=["barley"]):
     import barley.experiment.spec  # noqa: F401
     import barley.features.extract  # noqa: F401
     import barley.model_file  # noqa: F401
-    import barley.parser  # noqa: F401
+    import barley.transition.parser  # noqa: F401
 
 import targets  # noqa: E402
 

@@ -112,7 +112,7 @@ def seeds(target: str) -> dict[str, bytes]:
                               f'test = "{treebank}"\n[[parsers]]\nname = "eager"\nsystem = "arc-eager"\n'
                               f'transforms = ["pseudo-projective"]\n').encode()}
     if target == "model":
-        from barley.parser import train
+        from barley.kinds import train
 
         path = os.path.join(SCRATCH, "seed.barley")
         train(_scratch("train.conllu", TOY.encode()), system="arc-eager", log=lambda message: None).save(path)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from barley import conllu
-from barley.analyze import TreebankStats, analyze, format_table
+from barley.analysis.treebank import TreebankStats, analyze, format_table
 from barley.cli import main
 from conftest import UD_DIR, ud_file
 

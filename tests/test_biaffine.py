@@ -16,7 +16,7 @@ import pytest
 
 from barley.conllu import read
 from barley.errors import BarleyError, InputError, ModelError
-from barley.parser import evaluate_parser, train
+from barley.kinds import evaluate_parser, train
 from barley.pipeline import Pipeline
 from barley.tree import check_tree, is_projective
 

@@ -11,16 +11,16 @@ import random
 import numpy as np
 import pytest
 
-from barley import fast
-from barley.batch import ParseStats, parse_batch
+from barley.transition import fast
+from barley.transition.loop import ParseStats, parse_batch
 from barley.cli import main
 from barley.confidence import (DEPREL_PROB, HEAD_PROB, Confidence, MoveSteps, annotate, auroc, calibration,
                                fit_temperature, softmax)
 from barley.conllu import MISC, read, read_lines
-from barley.evaluate import evaluate
+from barley.evaluation.attachment import evaluate
 from barley.features.extract import list_element
 from barley.graph.marginals import head_softmax, tree_marginals
-from barley.parser import train
+from barley.kinds import train
 from barley.systems import get_system, system_names
 from barley.tree import check_tree
 from test_fast import random_treebank

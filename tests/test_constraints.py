@@ -236,7 +236,7 @@ def _toy(folder):
 
 
 def _model(kind: str, train_path):
-    from barley.parser import train
+    from barley.kinds import train
     from barley.pipeline import Pipeline
     from barley.transforms.pseudo_projective import PseudoProjective
 
@@ -306,7 +306,7 @@ def test_every_parser_keeps_the_given_arcs_of_other_trees(kind, tmp_path):
 
 def test_the_parse_command(tmp_path, capsys):
     from barley import cli
-    from barley.parser import train
+    from barley.kinds import train
 
     train_path, test_path = _toy(tmp_path)
     model = tmp_path / "eager.barley"
@@ -366,10 +366,10 @@ def test_enforce_puts_the_given_arcs_into_any_tree(data):
 @pytest.mark.parametrize("system", ["arc-eager", "arc-hybrid"])
 def test_the_compiled_loop_keeps_given_arcs_as_the_reference_path(system, tmp_path):
     """The compiled loop's costs against the given arcs are the reference's: the same trees."""
-    from barley.batch import ParseStats, parse_batch
+    from barley.transition.loop import ParseStats, parse_batch
     from barley.conllu import read
     from barley.constraints import guides
-    from barley.parser import train
+    from barley.kinds import train
 
     train_path, test_path = _toy(tmp_path)
     parser = train(str(train_path), system=system, **QUIET)
@@ -398,7 +398,7 @@ def test_behind_a_transform_even_crossing_given_arcs_are_kept(tmp_path):
     """Behind pseudo-projective parsing the given arcs are enforced after the inverse transform,
     so a projective system keeps crossing ones too, and says nothing about leaving them."""
     from barley.conllu import read
-    from barley.parser import train
+    from barley.kinds import train
     from barley.pipeline import Pipeline
     from barley.transforms.pseudo_projective import PseudoProjective
 

@@ -13,7 +13,7 @@ import barley
 from barley import cli
 from barley.conllu import UPOS, read
 from barley.errors import BarleyError
-from barley.parser import train
+from barley.kinds import train
 from test_parser import _toy_treebank
 
 UNTAGGED_SENTENCE = 3

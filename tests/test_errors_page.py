@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from barley import cli
-from barley.evaluate import evaluate
+from barley.evaluation.attachment import evaluate
 from barley.render import errors
 from test_render import SENTENCE
 

@@ -13,7 +13,7 @@ from barley import conllu
 from barley.cli import main
 from barley.conllu import DEPREL, FORM, HEAD, UPOS
 from barley.errors import InputError
-from barley.evaluate import evaluate, mcnemar
+from barley.evaluation.attachment import evaluate, mcnemar
 from conftest import ud_file
 
 # Nivre (2009), Figure 1: arcs 2 -> 5 (on) and 4 -> 8 (today) are non-projective.

@@ -20,7 +20,7 @@ from barley import conllu
 from barley.cli import main
 from barley.conllu import DEPREL, HEAD
 from barley.errors import InputError
-from barley.evaluate_conll18 import METRICS, align, evaluate_conll18, read_segmentation
+from barley.evaluation.conll18 import METRICS, align, evaluate_conll18, read_segmentation
 from conftest import ud_file
 from random_trees import draw_ints
 from resegment import flatten, merge_tokens, resegment, split_token, to_text

@@ -1,4 +1,4 @@
-"""The compiled parsing loop (barley.fast) against the reference path, step by step.
+"""The compiled parsing loop (barley.transition.fast) against the reference path, step by step.
 
 For every transition system, every shipped feature model the system can read, and the
 learners with a compiled scorer, the compiled loop must take exactly the reference's
@@ -21,14 +21,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from barley import fast
-from barley.batch import FollowModel, ParseStats, advance, parse_batch
+from barley.transition import fast
+from barley.transition.loop import FollowModel, ParseStats, advance, parse_batch
 from barley.conllu import read, read_lines
 from barley.errors import BarleyWarning, InputError
 from barley.features import default_model, default_names
 from barley.features.extract import check_addresses
 from barley.learners import SplitLearner
-from barley.parser import train
+from barley.kinds import train
 from barley.systems import get_system, system_names
 from random_trees import any_tree
 from conftest import ud_file
@@ -177,7 +177,7 @@ def test_linear_learners_and_the_data_split(learner, split, treebank):
 
 
 def test_a_loaded_linear_model_parses_compiled_without_its_dense_matrix(treebank, tmp_path):
-    from barley.fast._loop import sparse_rows
+    from barley.transition.fast._loop import sparse_rows
     from barley.pipeline import Pipeline
 
     train(treebank, system="arc-eager", learner="linear", log=lambda m: None).save(tmp_path / "m.barley")
@@ -218,7 +218,7 @@ def test_without_the_compiled_module_barley_says_so_once_and_parses_the_same(arc
     sentences = random_treebank(5, 30)
     expected = _trees(arc_eager, sentences)
     monkeypatch.setattr(fast, "_said", set())
-    monkeypatch.setitem(sys.modules, "barley.fast._loop", None)  # import fails
+    monkeypatch.setitem(sys.modules, "barley.transition.fast._loop", None)  # import fails
     arc_eager._compiled = None
     with pytest.warns(BarleyWarning, match="compiled parsing loop is not available") as said:
         assert _trees(arc_eager, sentences) == expected

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from barley import atomic, model_file
-from barley.parser import train
+from barley.kinds import train
 from test_parser import _toy_treebank
 
 BARLEY = [sys.executable, "-m", "barley"]

@@ -17,7 +17,7 @@ import pytest
 
 from barley import model_check as check, model_file
 from barley.errors import ModelError
-from barley.parser import train
+from barley.kinds import train
 from barley.pipeline import Pipeline
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -263,7 +263,7 @@ def test_every_kind_loads_and_parses_untouched(every_kind, toy):
 
 def test_the_compiled_loop_refuses_tables_that_bypass_the_loader(linear, toy):
     from barley.conllu import read
-    from barley.fast import loop_module
+    from barley.transition.fast import loop_module
 
     if loop_module() is None:
         pytest.skip("the compiled loop is not built here")
@@ -275,7 +275,7 @@ def test_the_compiled_loop_refuses_tables_that_bypass_the_loader(linear, toy):
 
 
 def test_the_loop_checks_types_lengths_and_ranges():
-    from barley.fast import loop_module
+    from barley.transition.fast import loop_module
 
     loop = loop_module()
     if loop is None:

@@ -180,7 +180,7 @@ def test_trees_that_the_inverse_transforms_make_one_are_written_once():
 
 def test_the_python_api_and_the_biaffine_parser_take_nbest(tmp_path):
     pytest.importorskip("torch", reason="the biaffine parser needs PyTorch (pip install 'barley[neural]')")
-    from barley.parser import train
+    from barley.kinds import train
 
     path = tmp_path / "train.conllu"
     treebank(path, 30, seed=3)

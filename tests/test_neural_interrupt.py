@@ -68,13 +68,13 @@ def test_before_any_epoch_is_kept_it_is_an_ordinary_interruption():
 
 
 def test_the_command_saves_the_kept_epoch_and_info_says_it_was_interrupted(tmp_path, monkeypatch, capsys):
-    import barley.parser
+    import barley.kinds
 
     train, dev, model = tmp_path / "train.conllu", tmp_path / "dev.conllu", str(tmp_path / "m.barley")
     treebank(train, 30, seed=1)
     treebank(dev, 10, seed=2)
     scored = []
-    evaluate = barley.parser.evaluate_parser
+    evaluate = barley.kinds.evaluate_parser
 
     def interrupted_at_the_third_dev_score(parser, sentences, *args, **kwargs):
         scored.append(1)
@@ -82,7 +82,7 @@ def test_the_command_saves_the_kept_epoch_and_info_says_it_was_interrupted(tmp_p
             raise KeyboardInterrupt
         return evaluate(parser, sentences, *args, **kwargs)
 
-    monkeypatch.setattr(barley.parser, "evaluate_parser", interrupted_at_the_third_dev_score)
+    monkeypatch.setattr(barley.kinds, "evaluate_parser", interrupted_at_the_third_dev_score)
     status = main(["train", "--parser", "neural-transition", "--system", "arc-hybrid", "--train", str(train),
                    "--dev", str(dev), "--epochs", "5", "--lstm-hidden", "16", "--lstm-layers", "1", "--hidden", "16",
                    "--form-dim", "8", "--char-hidden", "8", "-m", model])

@@ -13,7 +13,7 @@ from barley.conllu import read
 from barley.errors import BarleyError, InputError
 from barley.model_file import read as read_model_file
 from barley.neural.positions import load_positions, parse_positions
-from barley.parser import evaluate_parser, train
+from barley.kinds import evaluate_parser, train
 from barley.pipeline import Pipeline
 from barley.systems import get_system, system_names
 from barley.tree import check_tree
@@ -212,12 +212,12 @@ def test_a_static_oracle_choosing_an_illegal_move_is_reported_with_the_sentence_
                                                                                               monkeypatch):
     """A bug in an oracle (here: one that always asks for a move illegal at the start) names where it
     happened, for the transition parser and the neural one alike (one rule: Oracle.legal_next)."""
-    import barley.training
+    import barley.transition.training
     from barley.systems.base import OracleError
 
     system = get_system("arc-eager")
     illegal = system.legal(system.initial(3)).index(False)
-    monkeypatch.setattr(barley.training.Oracle, "next", property(lambda oracle: lambda state: (illegal, -1)))
+    monkeypatch.setattr(barley.transition.training.Oracle, "next", property(lambda oracle: lambda state: (illegal, -1)))
     lines = {sentence.line for sentence in read(data["train"])}
     options = {"epochs": 1, **TINY} if parser == "neural-transition" else {}
     with pytest.raises(OracleError, match=rf"arc-eager oracle chose illegal {system.moves[illegal]} in "

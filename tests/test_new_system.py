@@ -1,7 +1,7 @@
 """The system seam: a transition system is one class and one registry line.
 
 A toy system, registered here only, with no feature file of its own and no code in the
-compiled loop (``barley.fast``), trains and parses end to end: the compiled loop says once
+compiled loop (``barley.transition.fast``), trains and parses end to end: the compiled loop says once
 that it does not know the system, and the reference path parses, giving the trees it gives
 when asked for by ``BARLEY_NO_FAST``.
 """
@@ -17,10 +17,10 @@ from importlib import resources
 import pytest
 
 import barley
-from barley import fast
+from barley.transition import fast
 from barley.conllu import read
 from barley.errors import BarleyWarning
-from barley.parser import evaluate_parser, train
+from barley.kinds import evaluate_parser, train
 from barley.systems import REGISTRY, get_system
 from barley.systems.base import Action, State, TransitionSystem, projective_gold
 from test_parser import _toy_treebank

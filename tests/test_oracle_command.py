@@ -1,4 +1,4 @@
-"""``barley oracle`` and :mod:`barley.oracle_stats` on small treebanks written by the tests.
+"""``barley oracle`` and :mod:`barley.analysis.oracles` on small treebanks written by the tests.
 
 The figures are checked against an independent computation: the oracle run
 sentence by sentence through ``run_oracle`` and the fit through the origin by
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from barley.cli import main
-from barley.oracle_stats import fit_through_origin
+from barley.analysis.oracles import fit_through_origin
 from barley.systems import REGISTRY, get_system, run_oracle
 from barley.tree import is_projective
 

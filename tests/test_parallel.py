@@ -9,9 +9,11 @@ import sys
 
 import pytest
 
-from barley import cli, conllu, parallel
+from barley import cli, conllu
+
+from barley.runtime import parallel
 from barley.errors import BarleyError
-from barley.parser import train
+from barley.kinds import train
 from test_parser import _toy_treebank
 
 

@@ -8,11 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from barley import conllu, parallel_evaluate
+from barley import conllu
+
+from barley.evaluation import parallel as parallel_evaluate
 from barley.cli import main
 from barley.conllu import DEPREL, HEAD
-from barley.evaluate import evaluate
-from barley.evaluate_conll18 import evaluate_conll18
+from barley.evaluation.attachment import evaluate
+from barley.evaluation.conll18 import evaluate_conll18
 from random_trees import draw_ints
 from resegment import resegment
 from test_evaluate_conll18 import sentences_of, treebanks

@@ -14,7 +14,7 @@ from barley import cli
 from barley.conllu import DEPREL, HEAD, read, read_lines, write
 from barley.errors import BarleyError, InputError, ModelError
 from barley.learners import SplitLearner
-from barley.parser import evaluate_parser, train
+from barley.kinds import evaluate_parser, train
 
 # A toy language with a fixed grammar: a parser must learn it perfectly.
 NOUNS = ["dog", "cat", "bird", "fox", "cow", "owl"]

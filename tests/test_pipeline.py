@@ -11,7 +11,8 @@ import toy_language
 from barley import model_file
 from barley.conllu import DEPREL, FEATS, HEAD, LEMMA, UPOS, XPOS, read
 from barley.errors import BarleyError, InputError
-from barley.parser import Parser, train
+from barley.transition.parser import Parser
+from barley.kinds import train
 from barley.pipeline import COMPONENTS, Pipeline, check_options, component_class, folds, ordered
 
 

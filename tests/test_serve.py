@@ -22,7 +22,7 @@ pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip i
 from barley import cli  # noqa: E402
 from barley.conllu import read  # noqa: E402
 from barley.service.process import start_server  # noqa: E402
-from barley.parser import train  # noqa: E402
+from barley.kinds import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
 
 LIMIT = 200_000  # --max-request-bytes of the test server

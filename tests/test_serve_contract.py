@@ -24,7 +24,7 @@ from barley.errors import BarleyError  # noqa: E402
 from barley.pipeline import Pipeline, require_component  # noqa: E402
 from barley.service.guards import SECURITY_HEADERS, HostCheck, split_host  # noqa: E402
 from barley.service.process import start_server  # noqa: E402
-from barley.parser import train  # noqa: E402
+from barley.kinds import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
 
 LIMITS = {"--max-request-bytes": 100_000, "--max-sentence-words": 20, "--max-request-words": 100, "--read-timeout": 1}

@@ -89,7 +89,7 @@ def test_the_split_feature_is_read_with_the_features(split_feature, inside):
     there, else appends it: either way it is exactly what the split feature's own row reads."""
     from barley.features import load_model, parse_model
     from barley.features.extract import Extractor
-    from barley.featurize import row_reader
+    from barley.transition.featurize import row_reader
     from barley.systems import get_system
 
     system = get_system("arc-eager")

@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from barley import cli, model_file
-from barley.parser import train
+from barley.kinds import train
 from test_model_file import _repacked_as_before
 from toy_language import treebank
 
@@ -24,14 +24,14 @@ def _modules_after(code: str) -> set[str]:
 
 def test_importing_barley_and_its_command_line_loads_neither_scipy_nor_the_parser():
     modules = _modules_after("import barley, barley.cli")
-    assert not {"scipy", "sklearn", "barley.parser", "barley.training"} & modules
+    assert not {"scipy", "sklearn", "barley.transition.parser", "barley.transition.training"} & modules
     assert not any(name.startswith("barley.commands.") for name in modules)
 
 
 def test_a_command_registers_alone_and_the_help_lists_them_all(capsys):
     modules = _modules_after("from barley.cli import build_parser; build_parser(only='evaluate')")
     assert {name for name in modules if name.startswith("barley.commands.")} == {"barley.commands.evaluate"}
-    assert not {"scipy", "sklearn", "barley.parser"} & modules
+    assert not {"scipy", "sklearn", "barley.transition.parser"} & modules
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     listed = capsys.readouterr().out
@@ -42,7 +42,7 @@ def test_loading_a_linear_model_imports_neither_scipy_nor_scikit_learn(tmp_path)
     treebank(tmp_path / "train.conllu", 40, seed=1)
     train(str(tmp_path / "train.conllu"), system="arc-eager", log=lambda m: None).save(str(tmp_path / "m.barley"))
     modules = _modules_after(f"from barley.pipeline import Pipeline; Pipeline.load({str(tmp_path / 'm.barley')!r})")
-    assert "barley.parser" in modules and not {"scipy", "sklearn"} & modules
+    assert "barley.transition.parser" in modules and not {"scipy", "sklearn"} & modules
 
 
 @pytest.mark.parametrize("system, learner", [("arc-eager", "linear"), ("swap-lazy", "perceptron")])

@@ -13,7 +13,7 @@ from barley import shipped
 from barley.conllu import read
 from barley.errors import BarleyError
 from barley.pipeline import Pipeline
-from barley.parser import train
+from barley.kinds import train
 from barley.tokenlist import from_tokenlist, to_tokenlist
 from test_parser import _toy_treebank
 

@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from barley import cli
-from barley.batch import advance
+from barley.transition.loop import advance
 from barley.pipeline.describe import describe
 from barley.errors import BarleyError
 import barley
-from barley.parser import default_oracle, evaluate_parser, train
+from barley.transition.parser import default_oracle
+from barley.kinds import evaluate_parser, train
 from barley.systems import REGISTRY, get_system, run_oracle
-from barley.training import (AFTER_TWO_EPOCHS, EVERY_MISTAKE, Classes, Exploration, FollowOracle, Oracle,
+from barley.transition.training import (AFTER_TWO_EPOCHS, EVERY_MISTAKE, Classes, Exploration, FollowOracle, Oracle,
                              perceptron_exploration)
 from random_trees import any_tree
 from test_parser import _toy_treebank

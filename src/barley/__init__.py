@@ -7,7 +7,7 @@ and graph-based parsers, parse, and evaluate.
 __version__ = "0.1.0"
 
 from barley.conllu import Sentence, read, write  # noqa: E402
-from barley.evaluate import evaluate  # noqa: E402  (the function shadows the module name on purpose)
+from barley.evaluation.attachment import evaluate  # noqa: E402  (the function shadows the module name on purpose)
 
 __all__ = ["Sentence", "read", "write", "train", "load", "parse", "evaluate", "__version__"]
 
@@ -16,9 +16,9 @@ def __getattr__(name: str):
     """``barley.train``, imported on first use: what training needs is not loaded by commands
     that never train, e.g. ``barley evaluate``."""
     if name == "train":
-        from barley import parser
+        from barley.kinds import train
 
-        return parser.train
+        return train
     raise AttributeError(f"module 'barley' has no attribute {name!r}")
 
 

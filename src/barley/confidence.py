@@ -190,7 +190,7 @@ class MoveSteps:
         classes = self.label_class[self.words]
         made_move = np.where(classes >= 0, self.class_moves[np.maximum(classes, 0)], -1)
         for move in range(n_moves):
-            # a move's classes are its labels (each move's together, :class:`barley.training.Classes`)
+            # a move's classes are its labels (each move's together, :class:`barley.transition.training.Classes`)
             rows_of = np.flatnonzero(made_move == move)
             if not len(rows_of):
                 continue

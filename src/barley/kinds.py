@@ -1,7 +1,9 @@
-"""The kinds of parser barley trains — transition-based, graph-based (later neural) — each
-bringing its options, its training, its loading and its description.
+"""The kinds of parser barley trains — transition-based, graph-based, biaffine and neural
+transition-based — each bringing its options, its training, its loading and its description;
+and what every kind shares: training (:func:`train`), loading (:func:`from_files`), the gold
+trees, the dev scores and the length-sorted parse windows.
 
-Commands and experiments never ask which kind a parser is: :func:`barley.parser.train`
+Commands and experiments never ask which kind a parser is: :func:`train`
 hands the options to the kind named by ``parser=`` (refusing those it does not take),
 :func:`barley.pipeline.load` and ``barley info`` find the kind in the model's manifest.
 Adding a kind is one module defining a :class:`ParserKind` and one line in :data:`KINDS`.
@@ -10,13 +12,21 @@ Adding a kind is one module defining a :class:`ParserKind` and one line in :data
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from barley.errors import BarleyError, ModelError
+import numpy as np
+
+from barley.conllu import Sentence, read
+from barley.errors import BarleyError, InputError, ModelError
+from barley.evaluation.attachment import evaluate
+from barley.transforms import fit_forward
+from barley.tree import check_tree
 
 KINDS = {
-    "transition": "barley.parser:TRANSITION",
+    "transition": "barley.transition.parser:TRANSITION",
     "graph": "barley.graph.pipeline:GRAPH",
     "biaffine": "barley.neural.biaffine:BIAFFINE",
     "neural-transition": "barley.neural.transition:NEURAL_TRANSITION",
@@ -110,3 +120,81 @@ def _parsed_window(window: list, parse_batch: Callable[[list], object],
     for batch in batches(sorted(range(len(window)), key=lengths.__getitem__), lengths):
         parse_batch([window[k] for k in batch])
     return window
+
+
+# --- training and loading a parser of any kind ------------------------------------------
+
+def log_to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def check_choice(value: str, choices: Sequence[str], option: str) -> None:
+    if value not in choices:
+        raise BarleyError(f"unknown {option} {value!r}", fix="choose " + " or ".join(choices))
+
+
+def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
+    """A parser of any kind from its manifest and arrays (its ``to_files``)."""
+    return kind_of(manifest, path).load(manifest, arrays, path)
+
+
+def gold_tree(sentence: Sentence) -> tuple[list[int], list[str]]:
+    """HEAD/DEPREL of a training sentence, checked to be a tree (errors name the line)."""
+    heads = [int(h) for h in sentence.heads()]
+    problem = check_tree(heads)
+    if problem is not None:
+        raise InputError(f"{problem}: training needs a complete tree rooted in 0", path=sentence.source,
+                         line=sentence.line, fix="give every word a head in 0..n, without cycles")
+    return heads, sentence.deprels()
+
+
+def train(train_data: str | Iterable[Sentence], *, parser: str = "transition", seed: int = 1,
+          dev: str | Iterable[Sentence] | None = None, tags: str = "gold", transforms: Sequence = (),
+          record_time: bool = True, log: Callable[[str], None] = log_to_stderr, **options):
+    """Train a parser of the kind ``parser`` (:mod:`barley.kinds`) with its ``options``.
+
+    ``train_data``/``dev``: a CoNLL-U/CoNLL-X path or sentences; ``transforms`` are fitted
+    on the gold trees and applied before training (inverted on output); ``tags``: whether
+    the training tags are gold or predicted (recorded). ``record_time=False`` leaves
+    wall-clock times out of the manifest so that the model file depends only on the data
+    and the options. The options of each kind: :func:`train_transition` (the default) and
+    :func:`barley.graph.pipeline.train_kind`; an option the kind does not take is refused.
+    """
+    started = time.perf_counter()
+    kind = get_kind(parser)
+    kind.check(options)
+    check_choice(tags, ("gold", "predicted"), "--tags")
+    source = train_data if isinstance(train_data, str) else "<sentences>"
+    sentences = list(read(train_data) if isinstance(train_data, str) else train_data)
+    if not sentences:
+        raise InputError("no training sentence", path=source)
+    trees = fit_forward(transforms, sentences, [gold_tree(s) for s in sentences], log)
+    single_root = all(sum(1 for h in heads[1:] if h == 0) == 1 for heads, _ in trees)
+    counts = {"sentences": len(sentences), "words": sum(len(s) for s in sentences)}
+    if dev is not None:
+        dev = list(read(dev) if isinstance(dev, str) else dev)
+    trained = kind.train(sentences, trees, source=source, single_root=single_root, seed=seed, tags=tags,
+                         transforms=transforms, log=log, **({"dev": dev} if kind.takes_dev else {}), **options)
+    trained.manifest["training"].update({"data": source, "tags": tags, "seed": seed, **counts})
+    return _finish(trained, dev, started if record_time else None, log)
+
+
+def _finish(parser, dev, started: float | None, log: Callable[[str], None]):
+    """Dev scores and training time into the manifest, for either kind of parser."""
+    if dev is not None:
+        scores = evaluate_parser(parser, dev)
+        parser.manifest["dev"] = scores
+        log(f"dev: LAS {scores['LAS']:.2f}, UAS {scores['UAS']:.2f}, LEM {scores['LEM']:.2f} "
+            f"({scores['words']} words, punctuation included)")
+    if started is not None:
+        parser.manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
+    return parser
+
+
+def evaluate_parser(parser, data: str | Iterable[Sentence]) -> dict:
+    """LAS, UAS and LEM (labeled exact match) of ``parser`` on gold data, every word counted:
+    the scores of :func:`barley.evaluation.attachment.evaluate`, rounded for the manifest and the log."""
+    gold = list(read(data) if isinstance(data, str) else data)
+    scores = evaluate(gold, list(parser.parse([s.copy() for s in gold]))).scores
+    return {**{key: round(scores[key] or 0.0, 2) for key in ("LAS", "UAS", "LEM")},
+            "words": scores["tokens"], "sentences": scores["sentences"]}

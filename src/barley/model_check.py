@@ -43,7 +43,7 @@ Using it — every kind's ``from_files`` does this, and a new kind or format doe
   the ``meta`` device (shapes only, nothing allocated), then builds it for real.
 
 The checks read each array once (min, max, order, finiteness): O(size), at load time
-only. ``barley.fast`` checks again what the compiled loop receives.
+only. ``barley.transition.fast`` checks again what the compiled loop receives.
 """
 
 from __future__ import annotations

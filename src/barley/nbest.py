@@ -22,7 +22,7 @@ import numpy as np
 
 from barley.conllu import DEPREL, HEAD, Sentence
 from barley.errors import InputError
-from barley.evaluate import Evaluation, Source, _name, _sentences, _show, evaluate
+from barley.evaluation.attachment import Evaluation, Source, _name, _sentences, _show, evaluate
 
 EMPTY_TREE = (0.0, [-1], [""])
 """The one analysis of a sentence without words: (score, heads, deprels)."""

@@ -7,7 +7,7 @@ import sys
 import time
 
 from barley import conllu
-from barley.analyze import analyze, format_table
+from barley.analysis.treebank import analyze, format_table
 
 PROGRESS_EVERY = 1.0  # seconds between progress updates on stderr
 

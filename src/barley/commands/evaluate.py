@@ -9,10 +9,10 @@ from barley import conllu
 from barley.atomic import check_output
 from barley.commands import add_force
 from barley.errors import BarleyError
-from barley.evaluate import evaluate, format_comparison, format_report, mcnemar
-from barley.evaluate_conll18 import evaluate_conll18, format_conll18
+from barley.evaluation.attachment import evaluate, format_comparison, format_report, mcnemar
+from barley.evaluation.conll18 import evaluate_conll18, format_conll18
 from barley.nbest import evaluate_oracle, is_k_best
-from barley.parallel import jobs_argument
+from barley.runtime.parallel import jobs_argument
 
 
 def register(subparsers) -> None:
@@ -111,7 +111,7 @@ def _in_blocks(args, exclude):
     evaluation))`` as one process gives them, or None where only one process can score the files."""
     if "-" in (args.gold, args.system, args.compare):
         return None
-    from barley.parallel_evaluate import evaluate_files
+    from barley.evaluation.parallel import evaluate_files
 
     scored = evaluate_files(args.gold, [args.system, *filter(None, [args.compare])], exclude, args.jobs,
                             per_word=not args.conll18)

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from barley import oracle_stats
+from barley.analysis import oracles as oracle_stats
 from barley.atomic import check_output
 from barley.commands import add_force
 from barley.errors import BarleyError

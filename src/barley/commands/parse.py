@@ -105,8 +105,8 @@ def _probability(value: str) -> float:
 
 
 def _jobs(value: str) -> int:
-    """``--jobs``, read by :func:`barley.parallel.jobs_argument` (imported only when the option is given)."""
-    from barley.parallel import jobs_argument
+    """``--jobs``, read by :func:`barley.runtime.parallel.jobs_argument` (imported only when the option is given)."""
+    from barley.runtime.parallel import jobs_argument
 
     return jobs_argument(value)
 
@@ -142,14 +142,14 @@ def _parse(args) -> int:
                               f"{' --max-words' if args.max_words is not None else ''}"
                               f"{' --confidence' if confidence else ''})",
                               fix="leave out --scheduler, or tokenize (barley tokenize) first")
-        from barley.distributed import parse_on_cluster
+        from barley.runtime.distributed import parse_on_cluster
 
         if args.out_dir is not None:
             check_output_folder(args.out_dir)
         _check_model(args, component_names(read_manifest(args.model)))
         return parse_on_cluster(args)
     if args.jobs > 1:
-        from barley.parallel import Progress, parse_file
+        from barley.runtime.parallel import Progress, parse_file
 
         _check_model(args, component_names(read_manifest(args.model)))
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text

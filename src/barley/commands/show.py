@@ -16,7 +16,7 @@ from barley.atomic import check_output
 from barley.commands import add_force
 from barley.conllu import Sentence, atomic_writer, read
 from barley.errors import BarleyError
-from barley.evaluate import _aligned as aligned
+from barley.evaluation.attachment import _aligned as aligned
 from barley.render import html, svg, text
 
 FORMATS = ("text", "svg", "html")

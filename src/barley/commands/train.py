@@ -13,7 +13,8 @@ from barley.learners.perceptron import PerceptronLearner
 from barley.neural import options as neural_options
 from barley.transforms import options as transform_options
 from barley.kinds import KINDS, all_kind_options
-from barley.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS, train
+from barley.transition.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS
+from barley.kinds import train
 from barley.pipeline import options as pipeline_options
 from barley.systems import system_names
 

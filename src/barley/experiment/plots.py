@@ -2,7 +2,7 @@
 
 - abstract running time: transitions against sentence length with the least-squares
   line through the origin, one panel per transition system (Nivre 2009, Fig. 5),
-  drawn by :func:`barley.oracle_stats.plot`;
+  drawn by :func:`barley.analysis.oracles.plot`;
 - accuracy by gold arc length, one line per parser (Nilsson, Nivre & Hall 2006, Table 4).
 """
 
@@ -12,7 +12,7 @@ import importlib.util
 import io
 import os
 
-from barley import oracle_stats
+from barley.analysis import oracles as oracle_stats
 from barley.experiment.runner import write_bytes
 
 MISSING = "matplotlib is not installed, so the report has no plots (pip install 'barley[plot]')"

@@ -22,14 +22,14 @@ from pathlib import Path
 import numpy as np
 
 from barley import __version__
-from barley.evaluate import PUNCT_MODES, mcnemar
+from barley.evaluation.attachment import PUNCT_MODES, mcnemar
 from barley.experiment import plots
 from barley.experiment.runner import (CORRECT, OUTPUT, finished, plan, read_json, result_directory, slug,
                                       treebank_directory, write_bytes)
 from barley.render import differences, text
 from barley.render import html as render_html
 from barley.experiment.spec import METRICS, ParserSpec, Spec
-from barley.oracle_stats import OracleStats
+from barley.analysis.oracles import OracleStats
 
 SIGNIFICANT = ((0.01, "‡"), (0.05, "†"))  # strictest first
 

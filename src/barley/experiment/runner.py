@@ -39,12 +39,17 @@ from pathlib import Path
 
 import numpy as np
 
-from barley import __version__, analyze, conllu, oracle_stats
+from barley import __version__, conllu
+
+from barley.analysis import treebank as analyze
+
+from barley.analysis import oracles as oracle_stats
 from barley.atomic import atomic_output
 from barley.errors import BarleyError
-from barley.evaluate import evaluate
+from barley.evaluation.attachment import evaluate
 from barley.experiment.spec import ParserSpec, Spec, Treebank, fingerprint, make_transform
-from barley.parser import Parser, evaluate_parser, train
+from barley.transition.parser import Parser
+from barley.kinds import evaluate_parser, train
 from barley.systems import get_system
 
 SCORE = "score.json"
@@ -131,7 +136,7 @@ class Run:
 
 def train_parser(spec: ParserSpec, sentences: list[conllu.Sentence], *, seed: int, log: Callable[[str], None],
                  dev: str | None = None):
-    """A parser trained as ``spec`` says (:func:`barley.parser.train`, which fits the transforms);
+    """A parser trained as ``spec`` says (:func:`barley.kinds.train`, which fits the transforms);
     ``dev`` goes to training for the kinds that use it there (early stopping)."""
     transforms = [make_transform(options) for options in spec.transforms]
     return train(sentences, parser=spec.parser, seed=seed, transforms=transforms, record_time=True, log=log,

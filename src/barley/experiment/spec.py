@@ -50,7 +50,7 @@ from barley.features import RICH, rich_model
 from barley.graph.model import DECODERS, GraphOptions
 from barley.kinds import KINDS, all_kind_options, get_kind
 from barley.learners import LEARNERS
-from barley.parser import ORACLES, OUTSIDE_CLASS
+from barley.transition.parser import ORACLES, OUTSIDE_CLASS
 from barley.systems import get_system
 from barley.transforms import REGISTRY as TRANSFORMS
 from barley.transforms import transform_class
@@ -96,7 +96,7 @@ class Treebank:
 @dataclass(frozen=True)
 class ParserSpec:
     """One parser of the comparison: its kind (:mod:`barley.kinds`) and the options of
-    :func:`barley.parser.train` that the kind takes. The fields are the options that more than one
+    :func:`barley.kinds.train` that the kind takes. The fields are the options that more than one
     kind shares or that the report reads; any other option of the kind (e.g. a biaffine parser's
     ``lstm_hidden``) is kept in ``options``. None: the kind's own default."""
 
@@ -142,7 +142,7 @@ class ParserSpec:
         return {**{name: value for name, value in shared.items() if value is not None}, **dict(self.options)}
 
     def train_options(self) -> dict:
-        """The options of :func:`barley.parser.train` that this parser's kind takes, where
+        """The options of :func:`barley.kinds.train` that this parser's kind takes, where
         the spec sets them (a field left at its default leaves the kind's own default)."""
         from dataclasses import fields
 

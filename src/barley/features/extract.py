@@ -432,7 +432,7 @@ class FeatureIndex:
 
     def direct_tables(self) -> tuple[int, np.ndarray, np.ndarray] | None:
         """``(template count, offset of each template's table or -1, the tables)`` of
-        :meth:`use_tables`, or None (for the compiled loop, :mod:`barley.fast`)."""
+        :meth:`use_tables`, or None (for the compiled loop, :mod:`barley.transition.fast`)."""
         return self._tables
 
     def ids(self, keys: np.ndarray, slot_templates: np.ndarray | None = None) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Graph-based parsing from sentences to sentences: training data in, model file out.
 
-The same pipeline as the transition-based parser (:mod:`barley.parser`): gold trees
+The same pipeline as the transition-based parser (:mod:`barley.transition.parser`): gold trees
 pass through the transforms before training and parser output through their
 inverses; the model file is the same zip of a JSON manifest and numpy arrays, with
 ``"parser": "graph"`` in the manifest so that :func:`barley.load` knows which kind
@@ -189,7 +189,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
                single_root: bool, seed: int, tags: str, transforms: Sequence, log: Callable[[str], None],
                graph: GraphOptions | None = None, decoder: str | None = None, order: int | None = None,
                npa_threshold: float | None = None, epochs: int | None = None) -> TrainedGraphParser:
-    """A graph-based parser (the ``graph`` kind of :func:`barley.parser.train`): ``graph`` its
+    """A graph-based parser (the ``graph`` kind of :func:`barley.kinds.train`): ``graph`` its
     options, each of ``decoder``, ``order``, ``npa_threshold``, ``epochs`` given overriding them."""
     given = {"decoder": decoder, "order": order, "npa_threshold": npa_threshold, "epochs": epochs}
     options = replace(graph or GraphOptions(), seed=seed, single_root=single_root,

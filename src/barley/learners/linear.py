@@ -67,7 +67,7 @@ class LinearLearner:
         return self._stored[0] if self._weights is None else self._weights.shape[0] - 1
 
     def sparse_rows(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(starts, entries)`` as ``barley.fast._loop.sparse_rows`` makes them from the dense
+        """``(starts, entries)`` as ``barley.transition.fast._loop.sparse_rows`` makes them from the dense
         matrix, read straight from the stored arrays (written row by row, columns ascending,
         by ``np.nonzero``); None once the dense matrix exists."""
         if self._weights is not None:

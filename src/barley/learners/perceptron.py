@@ -30,7 +30,7 @@ feature and the zero row of "no feature", one column per class seen."""
 
 class AveragedWeights:
     """The online core of the averaged perceptron: weights (features + "none" row × classes)
-    and the lazy average. Training by exploration (:mod:`barley.training`) drives it
+    and the lazy average. Training by exploration (:mod:`barley.transition.training`) drives it
     step by step; :meth:`PerceptronLearner.fit` over a fixed set of instances."""
 
     def __init__(self, n_features: int, n_classes: int):

@@ -30,7 +30,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
                char_dim: int | None = None, char_hidden: int | None = None, lstm_hidden: int | None = None,
                lstm_layers: int | None = None, dropout: float | None = None, word_dropout: float | None = None,
                min_form_count: int | None = None, arc_mlp: int | None = None, label_mlp: int | None = None):
-    """A biaffine parser (the ``biaffine`` kind of :func:`barley.parser.train`).
+    """A biaffine parser (the ``biaffine`` kind of :func:`barley.kinds.train`).
 
     Encoder sizes (``form_dim`` … ``min_form_count``) are :class:`barley.neural.encoder.EncoderOptions`,
     ``arc_mlp``/``label_mlp`` :class:`barley.neural.biaffine_model.BiaffineOptions`, ``epochs`` …

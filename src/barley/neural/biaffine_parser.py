@@ -132,7 +132,7 @@ def train_biaffine(sentences: list[Sentence], trees: list[tuple[list[int], list[
     """Fit a biaffine parser on (already transformed) gold trees; with ``dev``, the epoch of the best
     dev LAS is kept and training stops after ``training.patience`` epochs without a better one. The
     ``transforms`` are undone on the dev parses, so that dev LAS is scored on the treebank's own trees."""
-    from barley.parser import evaluate_parser
+    from barley.kinds import evaluate_parser
 
     with deterministic(seed, device, threads):
         encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)

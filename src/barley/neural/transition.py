@@ -17,7 +17,7 @@ from barley.kinds import ParserKind, options_of
 from barley.neural import require_torch
 from barley.neural.options import (EncoderOptions, Training, TransitionOptions, describe_encoder, describe_training,
                                    from_given)
-from barley.training import AFTER_TWO_EPOCHS
+from barley.transition.training import AFTER_TWO_EPOCHS
 
 
 def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], *, source: str,
@@ -31,7 +31,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
                feats_dim: int | None = None, char_dim: int | None = None, char_hidden: int | None = None,
                lstm_hidden: int | None = None, lstm_layers: int | None = None, dropout: float | None = None,
                word_dropout: float | None = None, min_form_count: int | None = None):
-    """A neural transition parser (the ``neural-transition`` kind of :func:`barley.parser.train`).
+    """A neural transition parser (the ``neural-transition`` kind of :func:`barley.kinds.train`).
 
     ``system``: any transition system (default arc-hybrid, Kiperwasser & Goldberg's).
     ``positions``: a position model file (:mod:`barley.neural.positions`; default the system's).
@@ -44,7 +44,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     require_torch()
     from barley.neural.positions import load_positions
     from barley.neural.transition_parser import train_neural_transition
-    from barley.parser import ORACLES
+    from barley.transition.parser import ORACLES
     from barley.systems import get_system
     from barley.systems.base import NoDynamicOracle
     from barley.tree import label_ids, label_table
@@ -112,7 +112,7 @@ def describe(manifest: dict) -> list[str]:
 
 NEURAL_EXPLORATION = AFTER_TWO_EPOCHS
 """The neural transition parser's default exploration: the figures of docs/results/neural.md were
-trained with it (the perceptron's, :func:`barley.training.perceptron_exploration`, was not
+trained with it (the perceptron's, :func:`barley.transition.training.perceptron_exploration`, was not
 measured for this parser)."""
 
 

@@ -1,7 +1,7 @@
 """The neural transition scorer (Kiperwasser & Goldberg 2016, §5): an MLP with one hidden
 layer over the concatenated BiLSTM vectors of the words at a position model's positions
 (:mod:`barley.neural.positions`); an empty position contributes a learned padding vector.
-Its outputs are the scores of the classes (move, label) of :class:`barley.training.Classes`.
+Its outputs are the scores of the classes (move, label) of :class:`barley.transition.training.Classes`.
 
 The hidden layer is computed the way Chen & Manning (2014, §4) and spaCy precompute it:
 ``W · [v_1; …; v_P] = Σ_p W_p · v_p``, so each word's contribution ``W_p · v`` at each

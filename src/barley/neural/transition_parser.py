@@ -1,4 +1,4 @@
-"""The neural transition parser: training through the one loop (:func:`barley.batch.advance`)
+"""The neural transition parser: training through the one loop (:func:`barley.transition.loop.advance`)
 and batched greedy parsing.
 
 Training (Kiperwasser & Goldberg 2016, §5; Goldberg & Nivre 2012 for the dynamic
@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from barley import model_check as check
-from barley.batch import ArcSteps, ParseStats, advance, guided_classes, legal_classes
+from barley.transition.loop import ArcSteps, ParseStats, advance, guided_classes, legal_classes
 from barley.conllu import Sentence
 from barley.constraints import guides, labels_kept, require_support
 from barley.neural.encoder import make_batch
@@ -36,7 +36,7 @@ from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.transition_model import TransitionScorer
 from barley.systems import get_system
 from barley.systems.base import Action, State, TransitionSystem, run_oracle
-from barley.training import Classes, Oracle
+from barley.transition.training import Classes, Oracle
 from barley.transforms import of_manifest
 
 
@@ -222,7 +222,7 @@ def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[in
                             threads: int, log: Callable[[str], None]) -> NeuralTransitionParser:
     """Fit a neural transition parser on (already transformed) gold trees (heads and label ids); the
     ``transforms`` are undone on the dev parses, so that dev LAS is scored on the treebank's own trees."""
-    from barley.parser import evaluate_parser
+    from barley.kinds import evaluate_parser
 
     with deterministic(seed, device, threads):
         encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)

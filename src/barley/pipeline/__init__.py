@@ -251,7 +251,7 @@ class Pipeline:
 
     @stats.setter
     def stats(self, value) -> None:
-        """Start new counts (e.g. per block of a file parsed in parts, :mod:`barley.parallel`)."""
+        """Start new counts (e.g. per block of a file parsed in parts, :mod:`barley.runtime.parallel`)."""
         if self._parser is not None:
             self._parser.stats = value
 
@@ -423,8 +423,8 @@ class Pipeline:
         """CoNLL 2018 F1 scores (Tokens, Sentences, Words, UPOS, ..., LAS, MLAS, BLEX) of the
         pipeline from raw text: the gold sentences' text (rebuilt from ``# text``, paragraphs as
         the treebank marks them, separated by blank lines) is tokenized and analysed, and the
-        output is aligned with the gold on its characters (:mod:`barley.evaluate_conll18`)."""
-        from barley.evaluate_conll18 import evaluate_conll18
+        output is aligned with the gold on its characters (:mod:`barley.evaluation.conll18`)."""
+        from barley.evaluation.conll18 import evaluate_conll18
         from barley.tokenizer.treebank_text import paragraphs
 
         gold = list(read(data) if isinstance(data, str) else data)

@@ -98,7 +98,7 @@ class JointComponent:
         require_torch()
         from barley.neural.joint_training import network_arrays, train_joint
         from barley.neural.options import from_given
-        from barley.parser import gold_tree
+        from barley.kinds import gold_tree
         from barley.transforms import fit_forward
         from barley.tree import label_table
 

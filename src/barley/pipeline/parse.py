@@ -1,6 +1,6 @@
 """The ``parse`` component: barley's transition-based or graph-based parser in a pipeline.
 
-A thin adapter: training is :func:`barley.parser.train`, running is the parser's own
+A thin adapter: training is :func:`barley.kinds.train`, running is the parser's own
 ``parse``, and the files are the parser's own ``to_files`` / ``from_files``, so a
 parser embedded in a pipeline is byte for byte the parser a parser model file holds.
 """
@@ -12,14 +12,13 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from barley import parser as parser_module
-from barley.kinds import all_kind_options
+from barley.kinds import all_kind_options, from_files as parser_from_files, train as train_parser
 from barley.conllu import Sentence
 
 _NOT_OPTIONS = {"train_data", "seed", "dev", "log", "record_time"}
-OPTIONS = {name: parameter.default for name, parameter in inspect.signature(parser_module.train).parameters.items()
+OPTIONS = {name: parameter.default for name, parameter in inspect.signature(train_parser).parameters.items()
            if name not in _NOT_OPTIONS and parameter.kind is inspect.Parameter.KEYWORD_ONLY}
-"""The keyword options of :func:`barley.parser.train` (parser, tags, transforms)."""
+"""The keyword options of :func:`barley.kinds.train` (parser, tags, transforms)."""
 OPTIONAL = all_kind_options()
 """The options of the kinds of parser (system, learner, decoder, ...): passed only when
 given, so that the kind refuses those it does not take."""
@@ -48,7 +47,7 @@ class ParseComponent:
     @classmethod
     def train(cls, sentences: list[Sentence], options: dict, *, seed: int,
               log: Callable[[str], None]) -> ParseComponent:
-        return cls(parser_module.train(sentences, seed=seed, log=log, record_time=False, **options))
+        return cls(train_parser(sentences, seed=seed, log=log, record_time=False, **options))
 
     def process(self, sentences: Iterable[Sentence], arcs=None) -> Iterator[Sentence]:
         """Parse ``sentences``; ``arcs``: given and forbidden arcs (:class:`barley.constraints.ArcOptions`)."""
@@ -64,4 +63,4 @@ class ParseComponent:
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> ParseComponent:
-        return cls(parser_module.from_files(manifest, arrays, path))
+        return cls(parser_from_files(manifest, arrays, path))

@@ -6,12 +6,12 @@ alone: its own ``# newdoc`` and sentence numbers from 1). Texts are taken ``batc
 time, and the sentences of a batch go through the tagger and the parser together, which batch
 their work (the parser advances many sentences in lockstep), then are handed back per text.
 
-With ``n_process`` above 1, the batches go to that many worker processes (:mod:`barley.parallel`:
+With ``n_process`` above 1, the batches go to that many worker processes (:mod:`barley.runtime.parallel`:
 forked on Linux, where they share the loaded model's memory; elsewhere each worker loads the
 model from its file) and come back in input order. At most ``2 × n_process`` batches are in
 flight, and the texts are read as they are needed, so memory holds a few batches whatever the
 number of texts: ``texts`` may be a generator over a corpus larger than memory. Each worker runs
-one thread (:func:`barley.parallel.one_thread`). A document is analysed by the same code in every
+one thread (:func:`barley.runtime.parallel.one_thread`). A document is analysed by the same code in every
 process and independently of the others, so the output does not depend on ``n_process`` or
 ``batch_size``.
 """
@@ -22,7 +22,7 @@ import itertools
 import sys
 from collections.abc import Iterable, Iterator
 
-from barley import parallel
+from barley.runtime import parallel
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.pipeline import PIPE_BATCH

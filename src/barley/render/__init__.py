@@ -88,7 +88,7 @@ def from_sentence(sentence: Sentence, title: str | None = None) -> Drawing:
 def compare(gold: Sentence, system: Sentence, title: str | None = None) -> Drawing:
     """The system sentence's drawing with its wrong heads and labels marked against ``gold``.
 
-    The two must have the same words (as :func:`barley.evaluate.evaluate` checks).
+    The two must have the same words (as :func:`barley.evaluation.attachment.evaluate` checks).
     """
     drawing = from_sentence(system, title)
     gold_heads, gold_labels = gold.heads().tolist(), gold.deprels()

@@ -1,7 +1,7 @@
 """A page of the sentences a parser got most wrong (``barley evaluate --show-errors N``).
 
 Sentences are ranked by their LAS errors among the scored words (as
-:func:`barley.evaluate.evaluate` scored them, punctuation setting included), then
+:func:`barley.evaluation.attachment.evaluate` scored them, punctuation setting included), then
 by the share of their words that are wrong; each is drawn as the gold tree above
 the system tree with its wrong heads and labels marked.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from barley import render
-from barley.evaluate import Evaluation, Source, _aligned as aligned
+from barley.evaluation.attachment import Evaluation, Source, _aligned as aligned
 from barley.render import html, svg
 
 

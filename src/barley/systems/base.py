@@ -191,7 +191,7 @@ class TransitionSystem(ABC):
     attaches: tuple[tuple[str, int] | None, ...] = ()
     """Per move: the word its arc attaches as dependent, as an address (list, position: ``("Stack",
     0)`` is Stack[0]), None for a move that makes no arc; read by a parser's confidence
-    (:mod:`barley.batch`) to know whose head each step decides, and checked against ``apply``."""
+    (:mod:`barley.transition.loop`) to know whose head each step decides, and checked against ``apply``."""
     addresses: tuple[str, ...] = ("Stack", "Input")
     """The lists of its configurations that feature addresses can name (Stack[0], Input[1], ...):
     those of :meth:`initial`'s configuration; a system with its own configuration declares its own."""

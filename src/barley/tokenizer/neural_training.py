@@ -25,7 +25,7 @@ import torch
 
 from barley.conllu import Sentence
 from barley.errors import BarleyError
-from barley.evaluate_conll18 import evaluate_conll18
+from barley.evaluation.conll18 import evaluate_conll18
 from barley.neural.fitting import deterministic
 from barley.tokenizer import best_threshold, features
 from barley.tokenizer.multiword import MultiwordExpander

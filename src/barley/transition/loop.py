@@ -5,9 +5,9 @@ the configurations that are not terminal advance by one transition together. Whi
 transition is the *policy*'s choice (:func:`advance`):
 
 * :class:`FollowModel`: the best-scoring legal action of the trained model (parsing);
-* :class:`barley.training.FollowOracle`: the static oracle's action, recording the
+* :class:`barley.transition.training.FollowOracle`: the static oracle's action, recording the
   configuration and the action as a training instance (Nivre 2008 §6.1);
-* :class:`barley.training.Explore`: the model's own action with probability p, else a
+* :class:`barley.transition.training.Explore`: the model's own action with probability p, else a
   zero-cost action of the dynamic oracle, learning at every step (Goldberg & Nivre 2012).
 
 A transition is forced, and no policy asked, when only one move is legal and it takes

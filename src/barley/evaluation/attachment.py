@@ -1,7 +1,7 @@
 """Scoring parser output against a gold standard, and comparing two parsers.
 
 Both files must hold the same syntactic words (multiword-token lines and empty
-nodes are ignored); :mod:`barley.evaluate_conll18` scores files whose tokenization
+nodes are ignored); :mod:`barley.evaluation.conll18` scores files whose tokenization
 or sentence split differ, with the CoNLL 2018 shared task's metrics. Scores, as
 percentages of the scored words:
 
@@ -282,7 +282,7 @@ def mcnemar(first: np.ndarray, second: np.ndarray) -> McNemar:
 
 def format_report(evaluation: Evaluation, gold: str, system: str, conll18_las: float | None = None) -> str:
     """The text report of ``barley evaluate``; with ``conll18_las`` (the CoNLL 2018 shared task's LAS F1 of
-    the same files, :mod:`barley.evaluate_conll18`, whose table the command prints after it), that LAS
+    the same files, :mod:`barley.evaluation.conll18`, whose table the command prints after it), that LAS
     beside barley's."""
     scores = evaluation.as_dict()
     lines = [f"gold:   {gold}", f"system: {system}", f"punctuation: {scores['punctuation']}",

@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Greedy transition parsing of whole sentences in compiled code: the fast path.
 
-This is :func:`barley.batch.parse_batch` with :class:`barley.batch.FollowModel`,
+This is :func:`barley.transition.loop.parse_batch` with :class:`barley.transition.loop.FollowModel`,
 sentence by sentence and without Python per transition. Everything it does has a
 readable twin that is its specification and test oracle:
 
@@ -16,7 +16,7 @@ readable twin that is its specification and test oracle:
 Lists are stored with the element next to the decision point *last*: the stack top,
 the buffer front, λ1's head, λ2's front, the inactive stack's top. So the element
 ``L[i]`` of any list is ``items[len - 1 - i]`` and ``L[-1 - i]`` is ``items[i]``.
-:mod:`barley.fast` builds the tables this module reads (:class:`Program`).
+:mod:`barley.transition.fast` builds the tables this module reads (:class:`Program`).
 """
 
 from libc.stdlib cimport malloc, free
@@ -796,7 +796,7 @@ def checked(str name, values, dtype, Py_ssize_t length=-1, low=None, high=None):
 
 
 cdef class Program:
-    """What the compiled loop reads of one parser; built by :mod:`barley.fast` from its
+    """What the compiled loop reads of one parser; built by :mod:`barley.transition.fast` from its
     system, feature model(s), index, learner and classes. Keeps the arrays alive.
 
     Every table is checked once here, before its pointer is handed to C (:func:`checked`):

@@ -1,4 +1,4 @@
-"""Training a transition-based parser through the one loop (:func:`barley.batch.advance`).
+"""Training a transition-based parser through the one loop (:func:`barley.transition.loop.advance`).
 
 Two ways, two policies:
 
@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from barley.batch import advance
+from barley.transition.loop import advance
 from barley.conllu import Sentence
 from barley.errors import BarleyError, InputError
 from barley.features.extract import FeatureIndex
-from barley.featurize import Featurizer
+from barley.transition.featurize import Featurizer
 from barley.learners import rows_to_csr
 from barley.learners.perceptron import AveragedWeights, PerceptronLearner
 from barley.systems.base import Action, Costs, OracleError, State, TransitionSystem

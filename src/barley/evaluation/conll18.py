@@ -57,7 +57,7 @@ import numpy as np
 from barley import conllu
 from barley.conllu import DEPREL, FEATS, FORM, HEAD, ID, LEMMA, UPOS, XPOS
 from barley.errors import InputError
-from barley.evaluate import Source, _percent, _show
+from barley.evaluation.attachment import Source, _percent, _show
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
            "UAS", "LAS", "CLAS", "MLAS", "BLEX")

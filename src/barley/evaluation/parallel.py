@@ -1,13 +1,13 @@
 """``barley evaluate --jobs N``: scoring a large file on every core, with the report of one process.
 
-The gold file is cut into blocks by :func:`barley.parallel.blocks` (the one cutting
+The gold file is cut into blocks by :func:`barley.runtime.parallel.blocks` (the one cutting
 rule: whole sentences, about a megabyte each), and every system file right after the
 same numbers of sentences. Each worker process scores a gold block against its
-system blocks with the code of one process (:func:`barley.evaluate.evaluate`,
-:func:`barley.evaluate_conll18.evaluate_conll18`), and the main process joins the
+system blocks with the code of one process (:func:`barley.evaluation.attachment.evaluate`,
+:func:`barley.evaluation.conll18.evaluate_conll18`), and the main process joins the
 pieces in file order: per-word facts end to end, counts added
-(:meth:`~barley.evaluate.Evaluation.concatenate`,
-:meth:`~barley.evaluate_conll18.Conll18Evaluation.concatenate`). Every figure of the
+(:meth:`~barley.evaluation.attachment.Evaluation.concatenate`,
+:meth:`~barley.evaluation.conll18.Conll18Evaluation.concatenate`). Every figure of the
 report (the tables by length and by DEPREL, McNemar's test of ``--compare``, the
 CoNLL 2018 metrics) is then the one of ``--jobs 1``, byte for byte.
 
@@ -27,9 +27,9 @@ from collections.abc import Iterator
 
 from barley.conllu import open_bytes, read_bytes
 from barley.errors import InputError
-from barley.evaluate import Evaluation, evaluate
-from barley.evaluate_conll18 import Conll18Evaluation, evaluate_conll18
-from barley.parallel import BLOCK_BYTES, blocks, first_line_end, in_order, worker_pool
+from barley.evaluation.attachment import Evaluation, evaluate
+from barley.evaluation.conll18 import Conll18Evaluation, evaluate_conll18
+from barley.runtime.parallel import BLOCK_BYTES, blocks, first_line_end, in_order, worker_pool
 
 Piece = tuple[bytes, int, str | None]
 """A block of one file as a worker reads it: its bytes, first line, and the file's line end (None: its first block)."""
@@ -42,7 +42,7 @@ def evaluate_files(gold: str, systems: list[str], exclude_punct: bool | str, job
     For each system: its CoNLL 2018 metrics and, when ``per_word`` and its tokenization is
     the gold's, barley's per-word evaluation (else None), each the same as one process
     gives; None when the files cannot be scored in pieces (see the module docstring).
-    ``block_bytes``: the size of the gold's blocks (default :data:`~barley.parallel.BLOCK_BYTES`).
+    ``block_bytes``: the size of the gold's blocks (default :data:`~barley.runtime.parallel.BLOCK_BYTES`).
     """
     names = [gold, *systems]
     block_bytes = block_bytes or BLOCK_BYTES

@@ -1,12 +1,12 @@
 """The fast path: greedy transition parsing of whole sentences in compiled code.
 
-The reference path (:func:`barley.batch.parse_batch`: the systems' ``legal``/``apply``,
+The reference path (:func:`barley.transition.loop.parse_batch`: the systems' ``legal``/``apply``,
 the feature model's ``row``, numpy keys and ids, the learner's ``scores``) spends its
-time in Python at every transition. :mod:`barley.fast._loop` (Cython) runs the same
+time in Python at every transition. :mod:`barley.transition.fast._loop` (Cython) runs the same
 steps for a whole batch without Python per transition, for every transition system
 and the linear learners (linear, perceptron, and the data split over them), and is
 tested to give the reference's transitions, rows and trees exactly
-(``tests/test_fast.py``). This module turns a :class:`barley.parser.Parser` into the
+(``tests/test_fast.py``). This module turns a :class:`barley.transition.parser.Parser` into the
 tables the loop reads (:func:`compile_parser`) and its output back into the reference's.
 
 Why Cython: the package builds with setuptools already, Cython is one build
@@ -61,7 +61,7 @@ def loop_module():
     if os.environ.get("BARLEY_NO_FAST", "") not in ("", "0"):
         return None
     try:
-        loop = importlib.import_module("barley.fast._loop")
+        loop = importlib.import_module("barley.transition.fast._loop")
     except ImportError as error:
         _say_once(f"the compiled parsing loop is not available ({error}); parsing takes the slower reference "
                   f"path (install barley where a C compiler is present: pip install .)")
@@ -93,7 +93,7 @@ def compile_parser(parser) -> CompiledParser | None:
 
 
 class CompiledParser:
-    """``parse_batch`` of :mod:`barley.batch`, compiled, for one parser."""
+    """``parse_batch`` of :mod:`barley.transition.loop`, compiled, for one parser."""
 
     def __init__(self, module, parser, scorer: dict):
         featurizer = parser.featurizer
@@ -116,7 +116,7 @@ class CompiledParser:
 
     def parse_batch(self, sentences: Sequence, stats, trace: list | None = None, given: Sequence | None = None,
                     evidence: list | None = None) -> list[tuple[list[int], list[int]]]:
-        """Like :func:`barley.batch.parse_batch`; ``trace`` (a list) receives, per sentence,
+        """Like :func:`barley.transition.loop.parse_batch`; ``trace`` (a list) receives, per sentence,
         the list of its transitions ``(move, label, row)`` (row None for a forced one);
         ``given``: per sentence, the arcs to keep (a :class:`barley.constraints.SentenceArcs` or
         None), where :meth:`keeps` says the loop can; ``evidence`` (a list) the batch's

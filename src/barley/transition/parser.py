@@ -3,7 +3,7 @@
 Training (Nivre 2008 §6.1): every training sentence is parsed by the system's
 static oracle; each configuration where the next transition is not forced gives
 one instance (features of the configuration, the oracle's (move, label)); the
-learner is fitted on all of them. Parsing is greedy (:mod:`barley.batch`).
+learner is fitted on all of them. Parsing is greedy (:mod:`barley.transition.loop`).
 
 Gold trees pass through the ``transforms`` (e.g. pseudo-projective lifting) before
 the oracle, and parser output passes through their inverses in reverse order. A
@@ -15,7 +15,6 @@ manifest by ``barley.transforms.from_json``.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,25 +22,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from barley import __version__, model_check as check, model_file
-from barley.batch import ParseStats, parse_batch
+from barley.transition.loop import ParseStats, parse_batch
 from barley.confidence import Confidence, temperature_of
-from barley.conllu import Sentence, read
+from barley.conllu import Sentence
 from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
                                 write_tree)
 from barley.errors import BarleyError, InputError
-from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
 from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
-from barley.featurize import Featurizer
-from barley.kinds import ParserKind, get_kind, in_length_batches, kind_of, options_of
+from barley.transition.featurize import Featurizer
+from barley.kinds import ParserKind, check_choice, in_length_batches, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
-from barley.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
-from barley.transforms import describe_transforms, fit_forward, of_manifest
-from barley.tree import check_tree, label_ids, label_table
+from barley.transition.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
+from barley.transforms import describe_transforms, of_manifest
+from barley.tree import label_ids, label_table
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
 VOCABULARY_WARNING = {"UPOS": 100, "XPOS": 1000, "FEATS": 3000, "DEPREL": 500}
@@ -49,10 +47,6 @@ BATCH_SIZE = 512
 SORT_WINDOW = 8
 """Parsing reads this many batches ahead to group sentences of similar length."""
 MIN_FEATURE_COUNT = 1
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 class Parser:
@@ -76,14 +70,14 @@ class Parser:
         self.stats = ParseStats()
         self.confidence: Confidence | None = None  # barley parse --confidence
         self.temperature = temperature_of(self.manifest)
-        self._compiled = None  # the compiled loop (barley.fast), built on the first parse; False: none
+        self._compiled = None  # the compiled loop (barley.transition.fast), built on the first parse; False: none
 
     @property
     def compiled(self):
-        """The compiled parsing loop for this parser (:mod:`barley.fast`), or None: parse with
-        the reference path (:func:`barley.batch.parse_batch`)."""
+        """The compiled parsing loop for this parser (:mod:`barley.transition.fast`), or None: parse with
+        the reference path (:func:`barley.transition.loop.parse_batch`)."""
         if self._compiled is None:
-            from barley.fast import compile_parser
+            from barley.transition.fast import compile_parser
 
             self._compiled = compile_parser(self) or False
         return self._compiled or None
@@ -122,7 +116,7 @@ class Parser:
 
     def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
         """Parse ``batch``, keeping the ``given`` arcs: by the compiled loop where it can
-        (:meth:`barley.fast.CompiledParser.keeps`), else by the reference path, guided by
+        (:meth:`barley.transition.fast.CompiledParser.keeps`), else by the reference path, guided by
         :class:`barley.constraints.TransitionGuide`."""
         compiled = self.compiled
         evidence = None if self.confidence is None else []
@@ -204,22 +198,7 @@ class Parser:
                        FeatureIndex(arrays["feature_keys"]), learner, split_feature, of_manifest(manifest), manifest)
 
 
-def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):
-    """A parser of any kind from its manifest and arrays (its ``to_files``)."""
-    return kind_of(manifest, path).load(manifest, arrays, path)
-
-
 # --- training ---------------------------------------------------------------------------
-
-def gold_tree(sentence: Sentence) -> tuple[list[int], list[str]]:
-    """HEAD/DEPREL of a training sentence, checked to be a tree (errors name the line)."""
-    heads = [int(h) for h in sentence.heads()]
-    problem = check_tree(heads)
-    if problem is not None:
-        raise InputError(f"{problem}: training needs a complete tree rooted in 0", path=sentence.source,
-                         line=sentence.line, fix="give every word a head in 0..n, without cycles")
-    return heads, sentence.deprels()
-
 
 DEFAULT_SPLIT = {"svm-poly2": "XPOS(Input[0])"}
 """The data split of each learner unless told otherwise: svm-poly2 as in Nivre (2008,
@@ -240,37 +219,6 @@ def _split_atom_check(split_feature: str) -> str:
     return str(feature)
 
 
-def train(train_data: str | Iterable[Sentence], *, parser: str = "transition", seed: int = 1,
-          dev: str | Iterable[Sentence] | None = None, tags: str = "gold", transforms: Sequence = (),
-          record_time: bool = True, log: Callable[[str], None] = _stderr, **options):
-    """Train a parser of the kind ``parser`` (:mod:`barley.kinds`) with its ``options``.
-
-    ``train_data``/``dev``: a CoNLL-U/CoNLL-X path or sentences; ``transforms`` are fitted
-    on the gold trees and applied before training (inverted on output); ``tags``: whether
-    the training tags are gold or predicted (recorded). ``record_time=False`` leaves
-    wall-clock times out of the manifest so that the model file depends only on the data
-    and the options. The options of each kind: :func:`train_transition` (the default) and
-    :func:`barley.graph.pipeline.train_kind`; an option the kind does not take is refused.
-    """
-    started = time.perf_counter()
-    kind = get_kind(parser)
-    kind.check(options)
-    _check_choice(tags, ("gold", "predicted"), "--tags")
-    source = train_data if isinstance(train_data, str) else "<sentences>"
-    sentences = list(read(train_data) if isinstance(train_data, str) else train_data)
-    if not sentences:
-        raise InputError("no training sentence", path=source)
-    trees = fit_forward(transforms, sentences, [gold_tree(s) for s in sentences], log)
-    single_root = all(sum(1 for h in heads[1:] if h == 0) == 1 for heads, _ in trees)
-    counts = {"sentences": len(sentences), "words": sum(len(s) for s in sentences)}
-    if dev is not None:
-        dev = list(read(dev) if isinstance(dev, str) else dev)
-    trained = kind.train(sentences, trees, source=source, single_root=single_root, seed=seed, tags=tags,
-                         transforms=transforms, log=log, **({"dev": dev} if kind.takes_dev else {}), **options)
-    trained.manifest["training"].update({"data": source, "tags": tags, "seed": seed, **counts})
-    return _finish(trained, dev, started if record_time else None, log)
-
-
 def train_transition(sentences: list[Sentence], trees: list, *, source: str, single_root: bool, seed: int,
                      tags: str, transforms: Sequence, log: Callable[[str], None], system: str = "arc-eager",
                      learner: str = "linear", features: str | None = None, split: str | None = "default",
@@ -289,16 +237,16 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     perceptron's (a shorthand for ``learner_options``). ``min_feature_count``: features
     seen in fewer training instances are left out (smaller model, less memory).
     ``oracle``: ``static`` (train on the static oracle's instances) or ``dynamic`` (the
-    perceptron trained by exploration, :mod:`barley.training`: ``explore_after`` and
+    perceptron trained by exploration, :mod:`barley.transition.training`: ``explore_after`` and
     ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``, by default
-    :func:`barley.training.perceptron_exploration`); None: the best measured
+    :func:`barley.transition.training.perceptron_exploration`); None: the best measured
     (:func:`default_oracle`). It owns ``sentences`` and
     ``trees`` (the lists :func:`train` made): with the static oracle it empties them once
     the instances are collected, to free their memory before the learner is fitted.
     """
-    _check_choice(outside_class, OUTSIDE_CLASS, "--outside-class")
+    check_choice(outside_class, OUTSIDE_CLASS, "--outside-class")
     oracle = default_oracle(system, learner, split) if oracle is None else oracle
-    _check_choice(oracle, ORACLES, "--oracle")
+    check_choice(oracle, ORACLES, "--oracle")
     if min_feature_count < 1:
         raise BarleyError(f"--min-feature-count must be at least 1, not {min_feature_count}")
     if oracle == "static" and (explore_after, explore_p) != (None, None):
@@ -326,11 +274,6 @@ def default_oracle(system: str, learner: str, split: str | None) -> str:
     split = DEFAULT_SPLIT.get(learner) if split == "default" else None if split == "none" else split
     explores = learner == "perceptron" and not split and get_system(system).exploration_oracle
     return "dynamic" if explores else "static"
-
-
-def _check_choice(value: str, choices: Sequence[str], option: str) -> None:
-    if value not in choices:
-        raise BarleyError(f"unknown {option} {value!r}", fix="choose " + " or ".join(choices))
 
 
 @dataclass
@@ -470,31 +413,10 @@ def _drained_ids(index: FeatureIndex, key_chunks: list[np.ndarray]) -> Iterator[
         yield index.ids(key_chunks.pop(0))
 
 
-def _finish(parser, dev, started: float | None, log: Callable[[str], None]):
-    """Dev scores and training time into the manifest, for either kind of parser."""
-    if dev is not None:
-        scores = evaluate_parser(parser, dev)
-        parser.manifest["dev"] = scores
-        log(f"dev: LAS {scores['LAS']:.2f}, UAS {scores['UAS']:.2f}, LEM {scores['LEM']:.2f} "
-            f"({scores['words']} words, punctuation included)")
-    if started is not None:
-        parser.manifest["training"]["seconds"] = round(time.perf_counter() - started, 1)
-    return parser
-
-
 def _eta_seconds(learner: str, nonzeros: int, classes: int) -> float:
     """A rough forecast of the fitting time, measured on this kind of data (EWT, 2 cores)."""
     per_unit = {"linear": 3.5e-8, "perceptron": 2e-8, "svm-poly2": 4e-7}.get(learner, 1e-8)
     return per_unit * nonzeros * max(classes, 1)
-
-
-def evaluate_parser(parser: Parser, data: str | Iterable[Sentence]) -> dict:
-    """LAS, UAS and LEM (labeled exact match) of ``parser`` on gold data, every word counted:
-    the scores of :func:`barley.evaluate.evaluate`, rounded for the manifest and the log."""
-    gold = list(read(data) if isinstance(data, str) else data)
-    scores = evaluate(gold, list(parser.parse([s.copy() for s in gold]))).scores
-    return {**{key: round(scores[key] or 0.0, 2) for key in ("LAS", "UAS", "LEM")},
-            "words": scores["tokens"], "sentences": scores["sentences"]}
 
 
 def describe_transition(manifest: dict) -> list[str]:
