@@ -33,7 +33,7 @@ from pathlib import Path
 
 from barley.conllu import DEPREL, FORM, HEAD, read, write
 from barley.pipeline import Pipeline
-from barley.pipeline.tokenize import TokenizeComponent
+from barley.pipeline.tokenize import TokenizeComponent, train_neural
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions, spaces
 from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
 from barley.tokenizer.treebank_text import paragraphs
@@ -84,8 +84,8 @@ def trained(kind: str, folder: Path, name: str, options: TokenizerOptions | Neur
     wall, cpu = time.perf_counter(), time.process_time()
     if kind == "neural":
         dev = next(folder.glob(f"{name}-ud-dev.conllu"), None)
-        tokenizer = NeuralTokenizer.train(sentences, options, seed=seed, log=print,
-                                          dev=None if dev is None else read(str(dev)))
+        tokenizer = train_neural(sentences, options, seed=seed, log=print,
+                                 dev=None if dev is None else read(str(dev)))
     else:
         tokenizer = Tokenizer.train(sentences, options, seed=seed, log=None)
     return tokenizer, (f"trained in {time.perf_counter() - wall:.1f} s ({time.process_time() - cpu:.1f} s CPU) on "

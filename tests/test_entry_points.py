@@ -109,3 +109,14 @@ def test_the_dask_path_parses_and_refuses_as_the_command_line(files, capsys):
     folder, _ = files
     assert _dask(folder, "tagged", capsys) == _cli(folder, "tagged", capsys=capsys)
     assert _dask(folder, "untagged", capsys) == _cli(folder, "untagged", capsys=capsys)
+
+
+@pytest.mark.parametrize("old, new", sorted(__import__("barley._moved", fromlist=["MOVED"]).MOVED.items()))
+def test_a_documented_import_that_moved_still_works_and_says_where_it_went(old, new):
+    import importlib
+    import sys
+
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} is now {new}"):
+        module = importlib.import_module(old)
+    assert module is importlib.import_module(new)

@@ -26,6 +26,7 @@ from barley.tokenizer.neural import LINE_BREAK, NeuralTokenizer, character_input
 from test_tokenizer import SMALL_NEURAL, quiet, write_treebank
 
 torch = pytest.importorskip("torch")
+from barley.tokenizer.neural_training import train_neural_tokenizer  # noqa: E402  (needs PyTorch)
 
 TEXT = ("Juan vio la casa del rey, y Rosa's perro come. Ana lee al gato!\n\nPedro tiene un libro. "
         "Maria come con Luis? el rey lee sin la mesa. ") * 6 + "Fin del libro."
@@ -40,7 +41,7 @@ def treebank(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tokenizer(treebank) -> NeuralTokenizer:
-    return NeuralTokenizer.train(read(str(treebank)), SMALL_NEURAL, seed=1, log=quiet)
+    return train_neural_tokenizer(read(str(treebank)), SMALL_NEURAL, seed=1, log=quiet)
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +146,7 @@ def test_tokenizing_imports_no_torch(model):
 def test_same_data_and_seed_give_the_same_model_bytes(treebank, tmp_path):
     files = []
     for name in ("a", "b"):
-        tokenizer = NeuralTokenizer.train(read(str(treebank)), SMALL_NEURAL, seed=4, log=quiet)
+        tokenizer = train_neural_tokenizer(read(str(treebank)), SMALL_NEURAL, seed=4, log=quiet)
         path = tmp_path / f"{name}.barley"
         Pipeline([TokenizeComponent(tokenizer)], {"pipeline": {"components": ["tokenize"]}}).save(str(path))
         files.append(path.read_bytes())
@@ -155,7 +156,7 @@ def test_same_data_and_seed_give_the_same_model_bytes(treebank, tmp_path):
 def test_training_logs_progress_and_the_held_out_text(treebank):
     lines: list[str] = []
     options = SMALL_NEURAL.__class__(**{**SMALL_NEURAL.__dict__, "epochs": 2})
-    tokenizer = NeuralTokenizer.train(read(str(treebank)), options, seed=1, log=lines.append)
+    tokenizer = train_neural_tokenizer(read(str(treebank)), options, seed=1, log=lines.append)
     text = "\n".join(lines)
     assert "held out: no dev set" in text and "epoch 2/2" in text and "ETA" in text and "kept epoch" in text
     assert tokenizer.training["dev"].startswith("the last 30 training sentences")

@@ -25,7 +25,22 @@ from barley.errors import BarleyError, ModelError
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions
 from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
 
-KINDS = {"linear": (Tokenizer, TokenizerOptions), "neural": (NeuralTokenizer, NeuralTokenizerOptions)}
+
+
+def train_neural(sentences: Iterable[Sentence], options: NeuralTokenizerOptions, *, seed: int,
+                 log: Callable[[str], None], dev: Iterable[Sentence] | None) -> NeuralTokenizer:
+    """The neural tokenizer's training, whose module imports PyTorch: only when asked for."""
+    from barley.neural import require_torch
+
+    require_torch()
+    from barley.tokenizer.neural_training import train_neural_tokenizer
+
+    return train_neural_tokenizer(sentences, options, seed=seed, log=log, dev=dev)
+
+
+KINDS = {"linear": (Tokenizer, TokenizerOptions, Tokenizer.train),
+         "neural": (NeuralTokenizer, NeuralTokenizerOptions, train_neural)}
+"""Each kind of tokenizer: its class (loading), its options and its training."""
 """The kinds of tokenizer: the class and its options (a dataclass) by name. Every class trains
 through one call, ``train(sentences, options, seed=, log=, dev=)``, and loads through
 ``from_arrays(manifest, arrays)``."""
@@ -64,8 +79,8 @@ class TokenizeComponent:
         if refused:
             raise BarleyError(f"the {kind} tokenizer takes no option {', '.join(map(repr, refused))}",
                               fix=f"its options are: {', '.join(kind_options(kind))}")
-        tokenizer, tokenizer_options = KINDS[kind]
-        return cls(tokenizer.train(sentences, tokenizer_options(**given), seed=seed, log=log, dev=dev))
+        _, tokenizer_options, train = KINDS[kind]
+        return cls(train(sentences, tokenizer_options(**given), seed=seed, log=log, dev=dev))
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
         return self.tokenizer.tokenize(text, input=input)

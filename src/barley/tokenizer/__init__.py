@@ -317,7 +317,7 @@ class Tokenizer(Segmenter):
         ``dev`` is not read: the linear tokenizer has no epochs to choose, and tunes its
         sentence-end threshold on the end of the training text (:data:`HELD_OUT`). It is taken so
         that every kind of tokenizer trains through one call (the neural kind's
-        :meth:`~barley.tokenizer.neural.NeuralTokenizer.train` stops early on it)."""
+        :func:`~barley.tokenizer.neural_training.train_neural_tokenizer` stops early on it)."""
         options = options or TokenizerOptions()
         if not 1 <= options.bits <= MAX_BITS:
             raise BarleyError(f"the tokenizer's bits must be between 1 and {MAX_BITS}, not {options.bits}")

@@ -27,7 +27,7 @@ decision sees at least ``context`` characters both ways (except at the ends of a
 block); all windows have the same length, so they run through the LSTM as one batch,
 and memory is bounded by the block.
 
-Training (:mod:`.neural_training`) needs PyTorch; tokenizing runs the network in numpy
+Training (:func:`barley.tokenizer.neural_training.train_neural_tokenizer`) needs PyTorch; tokenizing runs the network in numpy
 (:mod:`barley.neural.numpy_ops`) over the arrays of the model file, which loading
 checks against the manifest (names, dtypes, shapes, finite values) and never executes.
 """
@@ -35,12 +35,10 @@ checks against the manifest (names, dtypes, shapes, finite values) and never exe
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from barley.conllu import Sentence
 from barley.errors import BarleyError, ModelError
 from barley.neural import numpy_ops
 from barley.tokenizer import Segmenter, features
@@ -222,21 +220,6 @@ class NeuralTokenizer(Segmenter):
         self.network = network
         self.options = options
         self.training = training or {}
-
-    @classmethod
-    def train(cls, sentences: Iterable[Sentence], options: NeuralTokenizerOptions | None = None, seed: int = 1,
-              log: Callable[[str], None] | None = None, dev: Iterable[Sentence] | None = None) -> NeuralTokenizer:
-        """Train on treebank sentences (needs PyTorch); ``dev`` (or, without it, the last tenth of
-        the training sentences) chooses the epoch and the sentence-end threshold."""
-        from barley.neural import require_torch
-
-        require_torch()
-        from barley.tokenizer.neural_training import train_neural_tokenizer
-
-        options = options or NeuralTokenizerOptions()
-        options.check()
-        return train_neural_tokenizer(list(sentences), options, seed=seed, log=log or (lambda message: None),
-                                      dev=None if dev is None else list(dev))
 
     def _character_scores(self, text: str, encoded: tuple[np.ndarray, np.ndarray],
                           solid: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ training sentences is held out for this (the log says so).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 import numpy as np
 import torch
 
@@ -104,10 +104,16 @@ def _scored(tokenizer: NeuralTokenizer, dev: _Text, dev_inputs: np.ndarray) -> d
     return {"threshold": threshold, "Tokens": evaluation["Tokens"].f1, "Sentences": evaluation["Sentences"].f1}
 
 
-def train_neural_tokenizer(sentences: list[Sentence], options: NeuralTokenizerOptions, *, seed: int,
-                           log: Callable[[str], None], dev: list[Sentence] | None) -> NeuralTokenizer:
-    """A neural tokenizer trained on ``sentences`` (see the module docstring)."""
+def train_neural_tokenizer(sentences: Iterable[Sentence], options: NeuralTokenizerOptions | None = None, *,
+                           seed: int = 1, log: Callable[[str], None] | None = None,
+                           dev: Iterable[Sentence] | None = None) -> NeuralTokenizer:
+    """A neural tokenizer trained on ``sentences`` (see the module docstring); ``dev`` (or, without
+    it, the last tenth of the training sentences) chooses the epoch and the sentence-end threshold."""
     started = time.perf_counter()
+    options = options or NeuralTokenizerOptions()
+    options.check()
+    log = log or (lambda message: None)
+    sentences, dev = list(sentences), None if dev is None else list(dev)
     if dev is None:
         held = max(1, int(len(sentences) * HELD_OUT))
         if len(sentences) < 2:
