@@ -39,6 +39,8 @@ from barley.neural.options import BiaffineOptions, EncoderOptions
 from barley.nbest import analyses, expanded
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, lemma_dictionaries
+from barley.valid_ud import UDRules
+from barley.valid_ud import require_support as require_valid_ud
 
 HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
 """The tagging heads and the column each fills (the lemma head's classes are edit rules)."""
@@ -122,6 +124,7 @@ class Annotator:
     stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
     temperature: float = 1.0
     nbest: int | None = None  # barley parse --nbest: the k best trees of each sentence
+    valid_ud: UDRules | None = None  # barley parse --valid-ud: the rules every tree keeps (barley.valid_ud)
     analyses: dict[int, list[Sentence]] = field(default_factory=dict)  # with nbest: each sentence's, by id()
 
     def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs, arcs: ArcOptions | None = None,
@@ -146,6 +149,8 @@ class Annotator:
             for word, value in zip(words, best.tolist()):
                 word[column] = values[value]
         arc_scores = [self._arc(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
+        if self.valid_ud is not None:
+            arc_scores = [self.valid_ud.mask_arcs(arc, sentence.words) for arc, sentence in zip(arc_scores, sentences)]
         ranked = [self._trees(arc, sentence_arcs) for arc, sentence_arcs in zip(arc_scores, given)]
         every = [(k, heads) for k, trees in enumerate(ranked) for _, heads in trees]  # labels for every tree at once
         rows = np.concatenate([np.full(lengths[k], k) for k, _ in every])
@@ -154,6 +159,8 @@ class Annotator:
         scores = ops.biaffine_aligned(ops.with_bias(outputs.label_dep[rows, nodes]),
                                       ops.with_bias(outputs.label_head[rows, chosen]), outputs.label_weight)
         best = scores.argmax(axis=1)
+        if self.valid_ud is not None:
+            best = self._valid_labels(sentences, [trees[0][1] for trees in ranked], scores, best)
         labels = best.tolist()
         start = 0
         for sentence, trees, sentence_arcs in zip(sentences, ranked, given):
@@ -170,6 +177,26 @@ class Annotator:
             heads = [trees[0][1] for trees in ranked]
             confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arc_scores,
                                                     heads, scores, best), self.temperature)
+
+    def _valid_labels(self, sentences: Sequence[Sentence], trees: list[np.ndarray], scores: np.ndarray,
+                      best: np.ndarray) -> np.ndarray:
+        """``best`` (each word's best label at its head, sentence after sentence) replaced, in each
+        sentence whose labels break a rule of UD, by the best labelling that keeps them
+        (:meth:`barley.valid_ud.UDRules.reconcile` over the label ``scores``)."""
+        best, start, rules = best.copy(), 0, self.valid_ud
+        for sentence, heads in zip(sentences, trees):
+            stop = start + len(sentence)
+            heads = [int(h) for h in heads]
+            if rules.violations(heads, [-1, *best[start:stop].tolist()], sentence.words):
+                found = rules.reconcile(heads, np.vstack([np.zeros((1, scores.shape[1])), scores[start:stop]]),
+                                        sentence.words)
+                if found is None:
+                    self.stats.not_valid += 1
+                else:
+                    self.stats.relabelled += 1
+                    best[start:stop] = found[1:]
+            start = stop
+        return best
 
     def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
         """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
@@ -241,6 +268,13 @@ class JointParser:
         if k is not None:
             check_k_best(self.annotator.decoding)
         self.annotator.nbest = k
+
+    def set_valid_ud(self, on: bool) -> None:
+        """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
+        or not."""
+        if on:
+            require_valid_ud("joint parser", self.annotator.transforms)
+        self.annotator.valid_ud = UDRules(self.annotator.tables.labels) if on else None
 
     def _annotate(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
         padded = pad([self.vocabularies.encode(sentence) for sentence in batch])

@@ -27,11 +27,16 @@ class BiaffineParseStats:
     words: int = 0
     decoded: int = 0
     approximation_moves: int = 0
+    relabelled: int = 0  # --valid-ud: sentences whose best labels broke a rule of UD (barley.valid_ud)
+    not_valid: int = 0  # --valid-ud: sentences no labelling of the tree could keep valid
 
     def summary(self) -> str:
-        return (f"{self.sentences} sentences, {self.words} words; {self.decoded} sentences needed the decoder "
+        text = (f"{self.sentences} sentences, {self.words} words; {self.decoded} sentences needed the decoder "
                 f"(the others' best heads were already a tree), {self.approximation_moves} non-projective "
                 f"approximation moves")
+        if self.relabelled or self.not_valid:
+            text += f"; {self.relabelled} sentences relabelled to keep UD's rules ({self.not_valid} could not be)"
+        return text
 
 
 def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats,

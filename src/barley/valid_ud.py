@@ -1,0 +1,407 @@
+"""UD-valid output by construction (``barley parse --valid-ud``): trees that break none of the
+structural rules that UD's own validator checks at level 3.
+
+The rules, as ``validate.py --level 3`` (UniversalDependencies/tools, ``udtools/level3.py``)
+checks them, on the universal part of each DEPREL (``nsubj:pass`` → ``nsubj``):
+
+* one subject and one object per head (``check_single_subject``, ``check_single_object``): at
+  most one dependent whose relation contains ``subj`` (``nsubj``, ``csubj`` and their subtypes,
+  except ``nsubj:outer`` and ``csubj:outer``), at most one ``obj``;
+* function words are leaves (``check_functional_leaves``): a word attached as ``case``, ``mark``,
+  ``aux``, ``cop``, ``det``, ``clf``, ``cc``, ``fixed``, ``goeswith`` or ``punct`` takes only the
+  dependents :data:`LEAVES` lists for it (a ``det`` with ``Poss=Yes`` also ``appos``, ``acl``,
+  ``nmod``); a negation (``advmod`` on a PART or ADV with ``Polarity=Neg``) may modify any of them
+  but ``punct``;
+* ``conj``, ``fixed``, ``flat``, ``goeswith``, ``appos`` run left to right (the head precedes the
+  dependent, ``check_left_to_right_relations``); ``root`` exactly on the words whose head is 0
+  (``check_zero_root``);
+* relation and UPOS agree (``check_upos_vs_deprel``, with the word's ``ExtPos`` feature standing for
+  its UPOS where it has one): :data:`AGREEMENT` (``det`` on DET or PRON, ``advmod`` not on a NOUN,
+  ``punct`` on PUNCT, …), a PUNCT word is ``punct`` (or ``root``), no ``fixed`` on or under a PROPN;
+  and ``goeswith`` only where the tags say so (``check_goeswith_morphology_and_edeps``: the
+  dependent tagged X with no lemma and no features, the head with ``Typo=Yes``).
+
+The tags are the tagger's (or the input's), taken as they are: the relations adapt to them.
+
+How a parser keeps them:
+
+* graph-based decoding with labels chosen after the tree (the joint network): a PUNCT word may
+  head only PUNCT words (:meth:`UDRules.mask_arcs`, the arc scores masked before the tested
+  decoders run); then the labels of the tree are the best-scoring labelling under every rule
+  (:meth:`UDRules.reconcile`), an exact dynamic programme over the tree (a word's label decides
+  which labels its dependents may take; at each head, one subject and one object at most: the
+  best choice among each class's two best dependents);
+* transition-based parsers (:class:`ValidGuide`): a labelled move's labels are masked where they
+  would break a rule given the arcs built so far (the dependent's UPOS, the direction, the head's
+  label or — before the head has one — the labels its UPOS allows, the head's subject and object,
+  the dependent's own dependents); where no action survives (the system's other moves cannot
+  finish the tree otherwise) the unmasked choice is taken and counted; a word that the system
+  leaves without a head and ``finalize`` attaches under the root word takes ``punct`` (PUNCT) or
+  the first of :data:`STRAY` the model knows instead of ``root`` (:meth:`UDRules.strays`).
+
+What is guaranteed, and tested on random trees with random scores (``tests/test_valid_ud.py``):
+for the graph case, every output follows every rule above whenever the model has a *free* label
+(no rule concerns it: ``dep``, ``nmod``, ``obl``, …) and ``punct``; :meth:`UDRules.violations`
+lists what a tree breaks. Not covered: punctuation projectivity (``punct-is-nonproj``,
+``punct-causes-nonproj``), ``obl-should-be-nmod``, gaps and spaces in ``goeswith`` and ``fixed``,
+and the validator's own exceptions (a punctuation child of a non-projective function word), which
+are refused as if they were errors. ``docs/valid-ud.md`` has the measured effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from barley.conllu import FEATS, LEMMA, UPOS
+
+RIGHTWARD = frozenset({"conj", "fixed", "flat", "goeswith", "appos"})
+"""Relations whose head precedes the dependent."""
+_MARK_CASE = frozenset({"advmod", "obl", "goeswith", "fixed", "reparandum", "conj", "cc", "punct"})
+LEAVES: dict[str, frozenset[str]] = {
+    "mark": _MARK_CASE,
+    "case": _MARK_CASE,
+    "aux": frozenset({"goeswith", "fixed", "reparandum", "conj", "cc", "punct"}),
+    "cop": frozenset({"goeswith", "fixed", "reparandum", "conj", "cc", "punct"}),
+    "det": frozenset({"det", "case", "advmod", "obl", "clf", "goeswith", "fixed", "flat", "compound", "reparandum",
+                      "discourse", "parataxis", "conj", "cc", "punct"}),
+    "clf": _MARK_CASE,
+    "cc": frozenset({"goeswith", "fixed", "reparandum", "conj", "punct"}),
+    "fixed": frozenset({"goeswith", "reparandum", "conj", "punct"}),
+    "goeswith": frozenset(),
+    "punct": frozenset({"punct"}),
+}
+"""A function-word relation (universal part) → the relations its word's dependents may have."""
+POSSESSIVE_DET = frozenset({"appos", "acl", "nmod"})
+"""What a ``det`` with ``Poss=Yes`` may take besides."""
+AGREEMENT: dict[str, tuple[bool, frozenset[str]]] = {
+    "det": (True, frozenset({"DET", "PRON"})),
+    "nummod": (True, frozenset({"NUM", "NOUN", "SYM"})),
+    "advmod": (True, frozenset({"ADV", "ADJ", "CCONJ", "DET", "PART", "SYM"})),
+    "expl": (True, frozenset({"PRON", "DET", "PART"})),
+    "aux": (True, frozenset({"AUX"})),
+    "cop": (True, frozenset({"AUX", "PRON", "DET", "SYM"})),
+    "case": (False, frozenset({"PROPN", "ADJ", "PRON", "DET", "NUM", "AUX"})),
+    "mark": (False, frozenset({"NOUN", "PROPN", "ADJ", "PRON", "DET", "NUM", "AUX", "INTJ"})),
+    "cc": (False, frozenset({"NOUN", "PROPN", "ADJ", "PRON", "DET", "NUM", "VERB", "AUX", "INTJ"})),
+    "punct": (True, frozenset({"PUNCT"})),
+}
+"""A relation → (True, the UPOS it needs) or (False, the UPOS it refuses)."""
+STRAY = ("parataxis", "dep")
+"""The label, first known to the model, of a word that a transition system left without a head and
+``finalize`` attached under the root word (``root`` there would break ``root-is-not-0``)."""
+
+
+def universal(label: str) -> str:
+    return label.split(":", 1)[0]
+
+
+def feature(word: Sequence[str], name: str) -> str | None:
+    """The value of feature ``name`` in the word's FEATS, or None."""
+    for pair in word[FEATS].split("|"):
+        key, _, value = pair.partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def upos_of(word: Sequence[str]) -> str:
+    """The UPOS the validator reads: the ``ExtPos`` feature where there is one."""
+    return feature(word, "ExtPos") or word[UPOS]
+
+
+class UDRules:
+    """The rules over a model's ``labels`` (see the module docstring), as masks over label ids."""
+
+    def __init__(self, labels: Sequence[str]):
+        self.labels = list(labels)
+        self.universal = [universal(label) for label in self.labels]
+        relation = np.array(self.universal, dtype=object)
+        self.root = relation == "root"
+        self.subject = np.array(["subj" in u and label not in ("nsubj:outer", "csubj:outer")
+                                 for u, label in zip(self.universal, self.labels)])
+        self.object = relation == "obj"
+        self.rightward = np.isin(relation, list(RIGHTWARD))
+        self.classes = sorted(LEAVES)
+        self.leaf_class = np.array([self.classes.index(u) if u in LEAVES else -1 for u in self.universal])
+        self.admits = np.array([np.isin(relation, list(LEAVES[name])) for name in self.classes])  # class × child label
+        self.possessive = np.isin(relation, list(POSSESSIVE_DET))
+        self.negation = relation == "advmod"
+        self.fixed, self.goeswith = relation == "fixed", relation == "goeswith"
+        self.punct = next((k for k, u in enumerate(self.universal) if u == "punct" and self.labels[k] == u), None)
+        restricted = set(AGREEMENT) | RIGHTWARD | set(LEAVES) | {"root"}
+        self.free = ~np.isin(relation, list(restricted)) & ~self.subject & ~self.object
+        self.stray = next((self.labels.index(label) for label in STRAY if label in self.labels),
+                          int(np.flatnonzero(self.free)[0]) if self.free.any() else None)
+        self._word_labels: dict[tuple, np.ndarray] = {}
+
+    # --- masks over labels ------------------------------------------------------------------
+
+    def word_labels(self, word: Sequence[str]) -> np.ndarray:
+        """The labels a word's tags allow (relation–UPOS agreement), wherever it is attached."""
+        key = (upos_of(word), word[UPOS], word[LEMMA] == "_", word[FEATS] == "_")
+        if key not in self._word_labels:
+            self._word_labels[key] = self._agreeing(word)
+        return self._word_labels[key]
+
+    def _agreeing(self, word: Sequence[str]) -> np.ndarray:
+        upos = upos_of(word)
+        allowed = np.ones(len(self.labels), dtype=bool)
+        for k, u in enumerate(self.universal):
+            if u in AGREEMENT:
+                needs, tags = AGREEMENT[u]
+                allowed[k] = (upos in tags) == needs
+        if upos == "PUNCT":
+            allowed &= np.array([label.startswith(("punct", "root")) for label in self.labels])
+        if upos == "PROPN":
+            allowed &= ~self.fixed
+        if not (word[UPOS] == "X" and word[LEMMA] == "_" and word[FEATS] == "_"):
+            allowed &= ~self.goeswith
+        return allowed
+
+    def arc_labels(self, words: Sequence[Sequence[str]], word_masks: np.ndarray, head: int, dependent: int
+                   ) -> np.ndarray:
+        """The labels the arc ``head → dependent`` may take on its own (``word_masks``: each node's
+        :meth:`word_labels`, row 0 unused): agreement, direction, ``root`` iff the head is 0, no
+        ``fixed`` under a PROPN, ``goeswith`` only under a head with ``Typo=Yes``."""
+        if head == 0:
+            return word_masks[dependent] & self.root
+        allowed = word_masks[dependent] & ~self.root
+        if head > dependent:
+            allowed &= ~self.rightward
+        head_word = words[head - 1]
+        if upos_of(head_word) == "PROPN":
+            allowed &= ~self.fixed
+        if feature(head_word, "Typo") != "Yes":
+            allowed &= ~self.goeswith
+        return allowed
+
+    def admitted(self, leaf_class: int, head_word: Sequence[str], word: Sequence[str]) -> np.ndarray:
+        """The labels ``word`` may take under a head attached with a relation of ``leaf_class`` (an
+        index of :attr:`classes`; -1: not a function word, anything goes)."""
+        if leaf_class < 0:
+            return np.ones(len(self.labels), dtype=bool)
+        allowed = self.admits[leaf_class].copy()
+        name = self.classes[leaf_class]
+        if name == "det" and feature(head_word, "Poss") == "Yes":
+            allowed |= self.possessive
+        if name != "punct" and word[UPOS] in ("PART", "ADV") and feature(word, "Polarity") == "Neg":
+            allowed |= self.negation
+        return allowed
+
+    def word_masks(self, words: Sequence[Sequence[str]]) -> np.ndarray:
+        """Each node's :meth:`word_labels` (row 0, the root node: none)."""
+        masks = np.zeros((len(words) + 1, len(self.labels)), dtype=bool)
+        for d, word in enumerate(words, 1):
+            masks[d] = self.word_labels(word)
+        return masks
+
+    # --- graph decoders -----------------------------------------------------------------------
+
+    @staticmethod
+    def mask_arcs(arc: np.ndarray, words: Sequence[Sequence[str]]) -> np.ndarray:
+        """``arc[h, d]`` with the arcs from a PUNCT word to a word that is not PUNCT at -inf: a
+        PUNCT word is ``punct`` (or the root), and ``punct`` heads only ``punct``. Every other
+        word keeps a head (the root node, a word that is not PUNCT)."""
+        punct = np.array([False] + [upos_of(word) == "PUNCT" for word in words])
+        if not punct.any() or punct[1:].all():
+            return arc
+        blocked = punct[:, None] & ~punct[None, :]
+        return np.where(blocked, -np.inf, arc)
+
+    def reconcile(self, heads: Sequence[int], scores: np.ndarray, words: Sequence[Sequence[str]]) -> list[int] | None:
+        """The labelling of the tree ``heads`` (node 0..n) that maximises the summed ``scores``
+        (``scores[d, label]``, rows 1..n: each word's label scores at its head) under every rule,
+        as label ids per node (entry 0: -1); None when no labelling keeps them all.
+
+        Exact, by dynamic programming from the leaves up: ``best[d, l]`` is the best score of d's
+        subtree with d labelled l; a head's dependents are labelled together (:meth:`_dependents`)
+        once per class of the head's label (a function-word class, or anything else)."""
+        n = len(heads) - 1
+        masks = self.word_masks(words)
+        children: list[list[int]] = [[] for _ in range(n + 1)]
+        for d in range(1, n + 1):
+            children[heads[d]].append(d)
+        order, at = [0], 0
+        while at < len(order):
+            order.extend(children[order[at]])
+            at += 1
+        best = np.full((n + 1, len(self.labels)), -np.inf)
+        picks: dict[tuple[int, int], list[int]] = {}
+        for d in reversed(order):
+            if d == 0:
+                value, picks[0, -1] = self._dependents(0, -1, children[0], best, words)
+                break
+            allowed = self.arc_labels(words, masks, heads[d], d)
+            own = np.where(allowed, scores[d], -np.inf)
+            for leaf_class in sorted({int(self.leaf_class[k]) for k in np.flatnonzero(allowed)}):
+                value, picks[d, leaf_class] = self._dependents(d, leaf_class, children[d], best, words)
+                labels = allowed & (self.leaf_class == leaf_class)
+                best[d, labels] = own[labels] + value
+        if not np.isfinite(value):
+            return None
+        label_ids = [-1] * (n + 1)
+        todo = [(0, -1)]
+        while todo:
+            d, leaf_class = todo.pop()
+            for child, label in zip(children[d], picks[d, leaf_class]):
+                label_ids[child] = label
+                todo.append((child, int(self.leaf_class[label])))
+        return label_ids
+
+    def _dependents(self, head: int, leaf_class: int, kids: list[int], best: np.ndarray,
+                    words: Sequence[Sequence[str]]) -> tuple[float, list[int]]:
+        """The best labels of ``kids`` under ``head`` attached with a relation of ``leaf_class``, with
+        at most one subject and one object among them: (their summed best, the labels). Each kid's
+        best is taken three ways (neither, subject, object); the best pair of a subject and an object
+        kid is among the two kids that gain most by each (a pair must be two kids)."""
+        if not kids:
+            return 0.0, []
+        head_word = words[head - 1] if head else None
+        rows = np.stack([np.where(self.admitted(leaf_class, head_word, words[c - 1]), best[c], -np.inf)
+                         for c in kids])
+        kinds = (~self.subject & ~self.object, self.subject, self.object)
+        values = [np.where(kind, rows, -np.inf) for kind in kinds]
+        plain, subject, object_ = (v.max(axis=1) for v in values)
+        choices = [v.argmax(axis=1) for v in values]
+        finite = np.isfinite(plain)
+        base = float(plain[finite].sum())
+
+        def total(s: int, o: int) -> float:
+            if (s >= 0 and s == o) or any(not finite[k] for k in range(len(kids)) if k not in (s, o)):
+                return -np.inf
+            value = base
+            for k, gain in ((s, subject), (o, object_)):
+                if k >= 0:
+                    value += float(gain[k]) - (float(plain[k]) if finite[k] else 0.0)
+            return value
+
+        def leading(gain: np.ndarray) -> list[int]:
+            extra = np.where(~np.isfinite(gain), -np.inf, np.where(finite, gain - np.where(finite, plain, 0.0), np.inf))
+            ranked = [int(k) for k in np.argsort(-extra, kind="stable")[:2] if np.isfinite(extra[k])]
+            return [-1] + ranked
+
+        value, s, o = max(((total(s, o), s, o) for s in leading(subject) for o in leading(object_)),
+                          key=lambda option: option[0])
+        labels = [int(choices[1][k] if k == s else choices[2][k] if k == o else choices[0][k])
+                  for k in range(len(kids))]
+        return value, labels
+
+    # --- checking -----------------------------------------------------------------------------
+
+    def violations(self, heads: Sequence[int], label_ids: Sequence[int], words: Sequence[Sequence[str]]
+                   ) -> list[tuple[str, int]]:
+        """What the tree breaks, as (the validator's test id, the word): the checker of the rules."""
+        masks = self.word_masks(words)
+        found = []
+        for d in range(1, len(heads)):
+            h, label = heads[d], label_ids[d]
+            if not self.arc_labels(words, masks, h, d)[label]:
+                found.append(("relation", d))
+            if h and not self.admitted(int(self.leaf_class[label_ids[h]]), words[h - 1], words[d - 1])[label]:
+                found.append(("leaf-" + self.universal[label_ids[h]], d))
+        for h in range(len(heads)):
+            kids = [label_ids[d] for d in range(1, len(heads)) if heads[d] == h]
+            if sum(self.subject[k] for k in kids) > 1:
+                found.append(("too-many-subjects", h))
+            if sum(self.object[k] for k in kids) > 1:
+                found.append(("too-many-objects", h))
+        return found
+
+    def strays(self, heads: Sequence[int], label_ids: list[int], words: Sequence[Sequence[str]]) -> list[int]:
+        """``label_ids`` with the words that ``finalize`` put under the root word (label ``root``, head
+        not 0) labelled ``punct`` (PUNCT) or :attr:`stray` instead."""
+        for d in range(1, len(heads)):
+            if heads[d] != 0 and self.root[label_ids[d]]:
+                punct = upos_of(words[d - 1]) == "PUNCT" and self.punct is not None
+                label_ids[d] = self.punct if punct else self.stray
+        return label_ids
+
+
+class ValidGuide:
+    """Which actions of a transition system keep one sentence's tree UD-valid (see the module
+    docstring): the labels of each labelled move masked where the arc would break a rule, given the
+    arcs built so far; on top of an ``inner`` guide (given arcs, :class:`barley.constraints.TransitionGuide`)
+    if any. ``fallbacks`` counts the steps where no action was left, and the unmasked ones were taken."""
+
+    def __init__(self, rules: UDRules, system, words: Sequence[Sequence[str]], inner=None):
+        self.rules, self.system, self.words, self.inner = rules, system, words, inner
+        self.masks = rules.word_masks(words)
+        self.fallbacks = 0
+        self.head_admits = [None] + [self._could_admit(h) for h in range(1, len(words) + 1)]
+
+    def _could_admit(self, head: int) -> np.ndarray:
+        """The labels some label of ``head`` (other than ``root``) admits under it, before it has one."""
+        rules = self.rules
+        classes = {int(rules.leaf_class[k]) for k in np.flatnonzero(self.masks[head] & ~rules.root)}
+        return np.any([rules.admits[c] if c >= 0 else np.ones(len(rules.labels), dtype=bool) for c in classes]
+                      or [np.ones(len(rules.labels), dtype=bool)], axis=0)
+
+    def labels(self, state, head: int, dependent: int) -> np.ndarray:
+        """The labels the arc ``head → dependent`` may take in ``state``."""
+        rules, words = self.rules, self.words
+        allowed = rules.arc_labels(words, self.masks, head, dependent)
+        if head == 0:
+            return allowed
+        kids = [state.labels[c] for c in state.children[head]]
+        if any(rules.subject[k] for k in kids):
+            allowed &= ~rules.subject
+        if any(rules.object[k] for k in kids):
+            allowed &= ~rules.object
+        if state.heads[head] != -1 and state.labels[head] != -1:
+            allowed &= rules.admitted(int(rules.leaf_class[state.labels[head]]), words[head - 1], words[dependent - 1])
+        else:
+            allowed &= self.head_admits[head]
+        for child in state.children[dependent]:
+            label = state.labels[child]
+            keeps = [rules.admitted(c, words[dependent - 1], words[child - 1])[label]
+                     for c in range(-1, len(rules.classes))]
+            allowed &= np.array(keeps)[rules.leaf_class + 1]
+        return allowed
+
+    def allowed(self, state, legal: Sequence[bool], class_moves: np.ndarray, class_labels: np.ndarray) -> np.ndarray:
+        """Per class (move, label): may it be taken in ``state``?"""
+        inner = (np.ones(len(class_moves), dtype=bool) if self.inner is None
+                 else self.inner.allowed(state, legal, class_moves, class_labels))
+        inner = inner & np.array(legal)[class_moves]
+        allowed = inner.copy()
+        for move, ok in enumerate(legal):
+            if ok and self.system.labeled[move]:
+                head, dependent = self.system.arc(state, move)
+                these = class_moves == move
+                allowed[these] &= self.labels(state, head, dependent)[class_labels[these]]
+        if not allowed.any():
+            self.fallbacks += 1
+            return inner
+        return allowed
+
+
+def transition_guides(rules: UDRules | None, system, sentences: Sequence, inner: list) -> list:
+    """Per sentence, its :class:`ValidGuide` over the ``inner`` guide (given arcs, or None); ``inner``
+    itself without ``rules``."""
+    if rules is None:
+        return inner
+    return [ValidGuide(rules, system, sentence.words, guide) for sentence, guide in zip(sentences, inner)]
+
+
+def fallbacks(guides: list) -> int:
+    """The steps where the rules left no action, over ``guides`` (see :class:`ValidGuide`)."""
+    return sum(guide.fallbacks for guide in guides if isinstance(guide, ValidGuide))
+
+
+def require_support(parser: str, transforms: Sequence = (), system=None) -> None:
+    """Refuse ``--valid-ud`` for a parser behind ``transforms`` (their inverse moves arcs after the
+    rules are kept) or with a transition ``system`` that does not name the arc of a move."""
+    from barley.errors import BarleyError
+    from barley.systems.base import TransitionSystem
+
+    if transforms:
+        names = ", ".join(transform.to_json()["name"] for transform in transforms)
+        raise BarleyError(f"--valid-ud: the {parser} parses through transforms ({names}), whose inverse would "
+                          "undo the rules",
+                          fix="parse without --valid-ud, or with a model trained without transforms")
+    if system is not None and type(system).arc is TransitionSystem.arc:
+        raise BarleyError(f"--valid-ud: the {system.name} system does not name the arc of a move, which the "
+                          "rules are kept by", fix="parse without --valid-ud, or use arc-eager, arc-hybrid, "
+                          "arc-standard, stack-projective, covington or swap")

@@ -1,0 +1,248 @@
+"""UD-valid output by construction (``barley parse --valid-ud``, :mod:`barley.valid_ud`).
+
+* each rule on a small constructed case, for the graph reconciliation and for the transition masks;
+* the reconciled labelling is the best valid one (brute force over every labelling, random small
+  trees, random tags and scores);
+* on random sentences with random scores, graph decoding (arc masks, the tested decoders, then the
+  reconciled labels) and every transition system that names its arcs (following random allowed
+  actions) give a tree that breaks no rule;
+* the shipped model's trees that already keep the rules are left byte for byte; without the option
+  nothing changes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from random_trees import any_tree
+
+from barley.conllu import Sentence
+from barley.graph.decoding import decode
+from barley.graph.model import GraphOptions, Scores
+from barley.systems import REGISTRY, get_system
+from barley.tree import check_tree
+from barley.valid_ud import UDRules, ValidGuide
+
+LABELS = ["root", "punct", "nsubj", "obj", "det", "aux", "conj", "dep", "advmod", "nsubj:outer", "fixed",
+          "goeswith", "case", "nmod:poss"]
+TAGS = ["NOUN", "VERB", "PUNCT", "DET", "AUX", "ADV", "PROPN", "PRON", "X", "PART"]
+RULES = UDRules(LABELS)
+L = {label: k for k, label in enumerate(LABELS)}
+
+
+def word(upos: str, feats: str = "_", lemma: str = "w") -> list[str]:
+    return ["1", "w", lemma, upos, "_", feats, "_", "_", "_", "_"]
+
+
+def scores_for(n: int, preferred: dict[int, list[str]]) -> np.ndarray:
+    """Label scores rows 0..n: each word's ``preferred`` labels first (10, 9, ...), the rest 0."""
+    scores = np.zeros((n + 1, len(LABELS)))
+    for d, labels in preferred.items():
+        for rank, label in enumerate(labels):
+            scores[d, L[label]] = 10.0 - rank
+    return scores
+
+
+def names(label_ids: list[int]) -> list[str]:
+    return [LABELS[k] for k in label_ids[1:]]
+
+
+# --- the rules, one by one: graph reconciliation -----------------------------------------------
+
+def test_one_subject_per_head_keeps_the_better_one():
+    words = [word("NOUN"), word("VERB"), word("NOUN")]
+    heads = [-1, 2, 0, 2]
+    scores = scores_for(3, {1: ["nsubj", "dep"], 2: ["root"], 3: ["nsubj", "obj"]})
+    scores[3, L["nsubj"]] = 9.5  # word 3 is the weaker subject
+    assert names(RULES.reconcile(heads, scores, words)) == ["nsubj", "root", "obj"]
+
+
+def test_outer_subject_does_not_count_and_one_object_per_head():
+    words = [word("NOUN"), word("VERB"), word("NOUN"), word("NOUN")]
+    heads = [-1, 2, 0, 2, 2]
+    scores = scores_for(4, {1: ["nsubj:outer"], 2: ["root"], 3: ["obj", "advmod", "dep"], 4: ["obj", "nsubj"]})
+    assert names(RULES.reconcile(heads, scores, words)) == ["nsubj:outer", "root", "obj", "nsubj"]
+
+
+def test_a_function_word_takes_no_dependent_it_may_not_have():
+    # word 2 would be aux, but it heads word 1 (a noun the scores want as nsubj): aux may not have it
+    words = [word("NOUN"), word("AUX"), word("VERB")]
+    heads = [-1, 2, 3, 0]
+    scores = scores_for(3, {1: ["nsubj", "dep"], 2: ["aux", "dep"], 3: ["root"]})
+    labels = names(RULES.reconcile(heads, scores, words))
+    assert labels[1] != "aux" or labels[0] in ("punct", "conj", "fixed", "goeswith")
+    assert labels == ["nsubj", "dep", "root"]
+
+
+def test_negation_may_modify_a_function_word_but_not_punctuation():
+    words = [word("PART", "Polarity=Neg"), word("AUX"), word("VERB")]
+    scores = scores_for(3, {1: ["advmod"], 2: ["aux"], 3: ["root"]})
+    assert names(RULES.reconcile([-1, 2, 3, 0], scores, words)) == ["advmod", "aux", "root"]
+    words[1] = word("PUNCT")
+    scores = scores_for(3, {1: ["advmod"], 2: ["punct"], 3: ["root"]})
+    assert RULES.reconcile([-1, 2, 3, 0], scores, words) is None  # a PUNCT word is punct, which heads no advmod
+
+
+def test_left_to_right_relations_and_root():
+    words = [word("NOUN"), word("CCONJ"), word("NOUN")]
+    heads = [-1, 3, 3, 0]  # word 1 before its head: conj must not be chosen
+    scores = scores_for(3, {1: ["conj", "dep"], 2: ["root", "dep"], 3: ["dep", "root"]})
+    assert names(RULES.reconcile(heads, scores, words)) == ["dep", "dep", "root"]
+
+
+def test_relation_and_upos_agree():
+    words = [word("NOUN"), word("VERB"), word("PUNCT"), word("DET"), word("NOUN")]
+    heads = [-1, 2, 0, 2, 5, 2]
+    scores = scores_for(5, {1: ["advmod", "punct", "det", "dep"], 2: ["root"], 3: ["dep", "punct"],
+                            4: ["advmod", "det"], 5: ["obj"]})
+    assert names(RULES.reconcile(heads, scores, words)) == ["dep", "root", "punct", "advmod", "obj"]
+    words[3] = word("NOUN")  # advmod is refused on a NOUN, det too
+    assert names(RULES.reconcile(heads, scores, words))[3] == "dep"
+
+
+def test_fixed_and_goeswith_need_their_tags():
+    words = [word("PROPN"), word("ADP"), word("X", lemma="_"), word("NOUN", "Typo=Yes")]
+    heads = [-1, 0, 1, 4, 1]
+    scores = scores_for(4, {1: ["root"], 2: ["fixed", "case"], 3: ["goeswith", "dep"], 4: ["dep"]})
+    labels = names(RULES.reconcile(heads, scores, words))
+    assert labels[1] == "case"  # no fixed under a PROPN
+    assert labels[2] == "dep"  # goeswith needs the head after... no: word 3 precedes its head 4
+    words[2] = word("X", lemma="_")
+    heads = [-1, 0, 1, 1, 3]
+    scores = scores_for(4, {1: ["root"], 2: ["case"], 3: ["dep"], 4: ["goeswith", "dep"]})
+    assert names(RULES.reconcile(heads, scores, words))[3] == "dep"  # the head lacks Typo=Yes
+    words = [word("PROPN"), word("ADP"), word("NOUN", "Typo=Yes"), word("X", lemma="_")]
+    assert names(RULES.reconcile(heads, scores, words))[3] == "goeswith"
+
+
+def test_punctuation_heads_only_punctuation():
+    words = [word("NOUN"), word("PUNCT"), word("PUNCT"), word("VERB")]
+    arc = np.zeros((5, 5))
+    masked = RULES.mask_arcs(arc, words)
+    assert masked[2, 1] == -np.inf and masked[2, 4] == -np.inf and masked[2, 3] == 0 and masked[0, 1] == 0
+    assert masked[1, 2] == 0 and masked[4, 2] == 0
+    only = [word("PUNCT"), word("PUNCT")]
+    assert np.array_equal(RULES.mask_arcs(np.zeros((3, 3)), only), np.zeros((3, 3)))
+
+
+# --- the reconciled labelling is the best valid one -----------------------------------------------
+
+@pytest.mark.parametrize("seed", range(60))
+def test_reconcile_is_the_best_valid_labelling(seed):
+    rng = random.Random(seed)
+    n = rng.randint(1, 4)
+    labels = ["root", "punct", "nsubj", "obj", "aux", "conj", "dep", "advmod"]
+    rules = UDRules(labels)
+    heads = any_tree(rng.randint, n, True)
+    words = [word(rng.choice(TAGS), rng.choice(["_", "Polarity=Neg"])) for _ in range(n)]
+    scores = np.array([[rng.uniform(-3, 3) for _ in labels] for _ in range(n + 1)])
+    best, best_value = None, -np.inf
+    for labelling in itertools.product(range(len(labels)), repeat=n):
+        label_ids = [-1, *labelling]
+        if not rules.violations(heads, label_ids, words):
+            value = sum(scores[d, label_ids[d]] for d in range(1, n + 1))
+            if value > best_value:
+                best, best_value = label_ids, value
+    found = rules.reconcile(heads, scores, words)
+    if best is None:
+        assert found is None
+    else:
+        assert found is not None and not rules.violations(heads, found, words)
+        assert sum(scores[d, found[d]] for d in range(1, n + 1)) == pytest.approx(best_value)
+
+
+# --- random sentences, random scores: trees that break no rule -------------------------------------
+
+def random_words(rng: random.Random, n: int) -> list[list[str]]:
+    return [word(rng.choice(TAGS), rng.choice(["_", "_", "Polarity=Neg", "Poss=Yes", "Typo=Yes"]),
+                 rng.choice(["w", "_"])) for _ in range(n)]
+
+
+@pytest.mark.parametrize("decoder", ["mst", "eisner"])
+@pytest.mark.parametrize("seed", range(40))
+def test_graph_decoding_with_the_rules_gives_valid_trees(decoder, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 15))
+    words = random_words(random.Random(seed), n)
+    arc = rng.normal(size=(n + 1, n + 1))
+    arc[:, 0] = -np.inf
+    np.fill_diagonal(arc, -np.inf)
+    heads = decode(GraphOptions(decoder=decoder, single_root=True), Scores(None, None, None, arc=RULES.mask_arcs(arc, words)))[0]
+    heads = [int(h) for h in heads]
+    assert check_tree(heads, single_root=True) is None
+    label_ids = RULES.reconcile(heads, rng.normal(size=(n + 1, len(LABELS))), words)
+    assert label_ids is not None and RULES.violations(heads, label_ids, words) == []
+
+
+NAMED_ARCS = sorted(name for name in REGISTRY if get_system(name).exploration_oracle
+                    and name not in ("swap-eager", "swap-lazy"))
+
+
+@pytest.mark.parametrize("system_name", NAMED_ARCS)
+@pytest.mark.parametrize("seed", range(30))
+def test_transition_guide_gives_valid_trees(system_name, seed):
+    rng = random.Random(seed)
+    system = get_system(system_name, single_root=True)
+    n = rng.randint(1, 12)
+    words = random_words(rng, n)
+    guide = ValidGuide(RULES, system, words)
+    classes = np.array([(m, label if system.labeled[m] else -1) for m in range(len(system.moves))
+                        for label in (range(len(LABELS)) if system.labeled[m] else [-1])])
+    state = system.initial(n)
+    while not system.is_terminal(state):
+        legal = system.legal(state)
+        allowed = guide.allowed(state, legal, classes[:, 0], classes[:, 1])
+        move, label = classes[rng.choice(np.flatnonzero(allowed))]
+        system.apply(state, int(move), int(label))
+    system.finalize(state, L["root"])
+    heads = list(state.heads)
+    assert check_tree(heads, single_root=True) is None
+    label_ids = RULES.strays(heads, list(state.labels), words)
+    if system_name == "arc-eager":  # SHIFT or REDUCE is always left: never a step without an allowed action
+        assert guide.fallbacks == 0
+    if guide.fallbacks == 0:
+        assert RULES.violations(heads, label_ids, words) == []
+
+
+def test_transition_masks_one_by_one():
+    system = get_system("arc-eager", single_root=True)
+    words = [word("NOUN"), word("NOUN"), word("VERB"), word("PUNCT"), word("NOUN")]
+    guide = ValidGuide(RULES, system, words)
+    state = system.initial(5)
+    for move, label in [(3, -1), (3, -1)]:  # SHIFT the two nouns
+        system.apply(state, move, label)
+    left = guide.labels(state, 3, 2)  # word 2 ← word 3 (LEFT-ARC): no conj leftwards
+    assert left[L["nsubj"]] and not left[L["conj"]] and not left[L["root"]] and not left[L["punct"]]
+    system.apply(state, 0, L["nsubj"])
+    assert not guide.labels(state, 3, 1)[L["nsubj"]]  # a second subject of word 3
+    assert guide.labels(state, 3, 1)[L["nsubj:outer"]]
+    system.apply(state, 0, L["dep"])
+    system.apply(state, 1, L["root"])  # 0 → 3
+    assert guide.labels(state, 3, 4)[L["punct"]] and not guide.labels(state, 3, 4)[L["dep"]]
+    system.apply(state, 1, L["punct"])  # 3 → 4, the PUNCT word
+    assert not guide.labels(state, 4, 5).any()  # punct heads nothing but punct, and word 5 is a NOUN
+
+
+# --- the shipped model ------------------------------------------------------------------------------
+
+def test_shipped_model_leaves_valid_trees_byte_for_byte():
+    from barley.pipeline import Pipeline
+    from barley.shipped import default_model_path
+
+    text = ("The cat sat on the mat. I gave him a book and she gave him two.\n\n"
+            "Peter, my friend, is here. It works, does n't it? Go home now!\n")
+    pipeline = Pipeline.load(default_model_path())
+    plain = list(pipeline.parse(text))
+    valid = list(pipeline.parse(text, valid_ud=True))
+    again = list(pipeline.parse(text))  # the option holds for one call
+    rules = UDRules(pipeline["joint"].parser.annotator.tables.labels)
+    assert [s.to_text() for s in again] == [s.to_text() for s in plain]
+    for before, after in zip(plain, valid):
+        if not rules.violations(list(before.heads()), [-1] + [rules.labels.index(d) for d in before.deprels()[1:]],
+                                before.words):
+            assert before.to_text() == after.to_text()
+        assert rules.violations(list(after.heads()), [-1] + [rules.labels.index(d) for d in after.deprels()[1:]],
+                                after.words) == []
