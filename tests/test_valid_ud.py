@@ -235,9 +235,11 @@ def test_shipped_model_leaves_valid_trees_byte_for_byte():
     text = ("The cat sat on the mat. I gave him a book and she gave him two.\n\n"
             "Peter, my friend, is here. It works, does n't it? Go home now!\n")
     pipeline = Pipeline.load(default_model_path())
-    plain = list(pipeline.parse(text))
+    plain = list(pipeline.parse(text, valid_ud=False))
     valid = list(pipeline.parse(text, valid_ud=True))
-    again = list(pipeline.parse(text))  # the option holds for one call
+    default = list(pipeline.parse(text))  # the joint network keeps the rules by default
+    again = list(pipeline.parse(text, valid_ud=False))  # the option holds for one call
+    assert [s.to_text() for s in default] == [s.to_text() for s in valid]
     rules = UDRules(pipeline["joint"].parser.annotator.tables.labels)
     assert [s.to_text() for s in again] == [s.to_text() for s in plain]
     for before, after in zip(plain, valid):

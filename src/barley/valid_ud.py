@@ -51,6 +51,7 @@ are refused as if they were errors. ``docs/valid-ud.md`` has the measured effect
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -111,6 +112,20 @@ def upos_of(word: Sequence[str]) -> str:
     return feature(word, "ExtPos") or word[UPOS]
 
 
+@dataclass
+class Tags:
+    """What the rules read of one sentence's words, per node 0..n (row 0, the root node: nothing):
+    the labels each word's tags allow (:meth:`UDRules.word_labels`), and its PROPN (or ExtPos),
+    ``Typo=Yes``, ``Poss=Yes`` and negation (a PART or ADV with ``Polarity=Neg``)."""
+
+    masks: np.ndarray
+    propn: np.ndarray
+    typo: np.ndarray
+    poss: np.ndarray
+    neg: np.ndarray
+    punct: np.ndarray
+
+
 class UDRules:
     """The rules over a model's ``labels`` (see the module docstring), as masks over label ids."""
 
@@ -135,6 +150,17 @@ class UDRules:
         self.stray = next((self.labels.index(label) for label in STRAY if label in self.labels),
                           int(np.flatnonzero(self.free)[0]) if self.free.any() else None)
         self._word_labels: dict[tuple, np.ndarray] = {}
+        self.admitted_table = np.ones((len(self.classes) + 1, 2, 2, len(self.labels)), dtype=bool)
+        for c, name in enumerate(self.classes):
+            for poss in (0, 1):
+                for neg in (0, 1):
+                    allowed = self.admits[c].copy()
+                    if name == "det" and poss:
+                        allowed |= self.possessive
+                    if name != "punct" and neg:
+                        allowed |= self.negation
+                    self.admitted_table[c + 1, poss, neg] = allowed
+        """``[leaf class + 1, the head's Poss=Yes, the dependent's negation]``: the labels admitted (:meth:`admitted`)."""
 
     # --- masks over labels ------------------------------------------------------------------
 
@@ -160,42 +186,36 @@ class UDRules:
             allowed &= ~self.goeswith
         return allowed
 
-    def arc_labels(self, words: Sequence[Sequence[str]], word_masks: np.ndarray, head: int, dependent: int
-                   ) -> np.ndarray:
-        """The labels the arc ``head → dependent`` may take on its own (``word_masks``: each node's
-        :meth:`word_labels`, row 0 unused): agreement, direction, ``root`` iff the head is 0, no
-        ``fixed`` under a PROPN, ``goeswith`` only under a head with ``Typo=Yes``."""
+    def tags(self, words: Sequence[Sequence[str]]) -> Tags:
+        """What the rules read of ``words`` (see :class:`Tags`)."""
+        n = len(words)
+        masks = np.zeros((n + 1, len(self.labels)), dtype=bool)
+        flags = np.zeros((5, n + 1), dtype=bool)
+        for d, word in enumerate(words, 1):
+            masks[d] = self.word_labels(word)
+            upos = upos_of(word)
+            flags[:, d] = (upos == "PROPN", feature(word, "Typo") == "Yes", feature(word, "Poss") == "Yes",
+                           word[UPOS] in ("PART", "ADV") and feature(word, "Polarity") == "Neg", upos == "PUNCT")
+        return Tags(masks, *flags)
+
+    def arc_labels(self, tags: Tags, head: int, dependent: int) -> np.ndarray:
+        """The labels the arc ``head → dependent`` may take on its own: agreement, direction, ``root``
+        iff the head is 0, no ``fixed`` under a PROPN, ``goeswith`` only under a head with ``Typo=Yes``."""
         if head == 0:
-            return word_masks[dependent] & self.root
-        allowed = word_masks[dependent] & ~self.root
+            return tags.masks[dependent] & self.root
+        allowed = tags.masks[dependent] & ~self.root
         if head > dependent:
             allowed &= ~self.rightward
-        head_word = words[head - 1]
-        if upos_of(head_word) == "PROPN":
+        if tags.propn[head]:
             allowed &= ~self.fixed
-        if feature(head_word, "Typo") != "Yes":
+        if not tags.typo[head]:
             allowed &= ~self.goeswith
         return allowed
 
-    def admitted(self, leaf_class: int, head_word: Sequence[str], word: Sequence[str]) -> np.ndarray:
-        """The labels ``word`` may take under a head attached with a relation of ``leaf_class`` (an
-        index of :attr:`classes`; -1: not a function word, anything goes)."""
-        if leaf_class < 0:
-            return np.ones(len(self.labels), dtype=bool)
-        allowed = self.admits[leaf_class].copy()
-        name = self.classes[leaf_class]
-        if name == "det" and feature(head_word, "Poss") == "Yes":
-            allowed |= self.possessive
-        if name != "punct" and word[UPOS] in ("PART", "ADV") and feature(word, "Polarity") == "Neg":
-            allowed |= self.negation
-        return allowed
-
-    def word_masks(self, words: Sequence[Sequence[str]]) -> np.ndarray:
-        """Each node's :meth:`word_labels` (row 0, the root node: none)."""
-        masks = np.zeros((len(words) + 1, len(self.labels)), dtype=bool)
-        for d, word in enumerate(words, 1):
-            masks[d] = self.word_labels(word)
-        return masks
+    def admitted(self, leaf_class: int, tags: Tags, head: int, dependent: int) -> np.ndarray:
+        """The labels ``dependent`` may take under ``head`` attached with a relation of ``leaf_class``
+        (an index of :attr:`classes`; -1: not a function word, anything goes). Read only."""
+        return self.admitted_table[leaf_class + 1, int(tags.poss[head]), int(tags.neg[dependent])]
 
     # --- graph decoders -----------------------------------------------------------------------
 
@@ -219,7 +239,7 @@ class UDRules:
         subtree with d labelled l; a head's dependents are labelled together (:meth:`_dependents`)
         once per class of the head's label (a function-word class, or anything else)."""
         n = len(heads) - 1
-        masks = self.word_masks(words)
+        tags = self.tags(words)
         children: list[list[int]] = [[] for _ in range(n + 1)]
         for d in range(1, n + 1):
             children[heads[d]].append(d)
@@ -231,12 +251,12 @@ class UDRules:
         picks: dict[tuple[int, int], list[int]] = {}
         for d in reversed(order):
             if d == 0:
-                value, picks[0, -1] = self._dependents(0, -1, children[0], best, words)
+                value, picks[0, -1] = self._dependents(0, -1, children[0], best, tags)
                 break
-            allowed = self.arc_labels(words, masks, heads[d], d)
+            allowed = self.arc_labels(tags, heads[d], d)
             own = np.where(allowed, scores[d], -np.inf)
             for leaf_class in sorted({int(self.leaf_class[k]) for k in np.flatnonzero(allowed)}):
-                value, picks[d, leaf_class] = self._dependents(d, leaf_class, children[d], best, words)
+                value, picks[d, leaf_class] = self._dependents(d, leaf_class, children[d], best, tags)
                 labels = allowed & (self.leaf_class == leaf_class)
                 best[d, labels] = own[labels] + value
         if not np.isfinite(value):
@@ -251,15 +271,14 @@ class UDRules:
         return label_ids
 
     def _dependents(self, head: int, leaf_class: int, kids: list[int], best: np.ndarray,
-                    words: Sequence[Sequence[str]]) -> tuple[float, list[int]]:
+                    tags: Tags) -> tuple[float, list[int]]:
         """The best labels of ``kids`` under ``head`` attached with a relation of ``leaf_class``, with
         at most one subject and one object among them: (their summed best, the labels). Each kid's
         best is taken three ways (neither, subject, object); the best pair of a subject and an object
         kid is among the two kids that gain most by each (a pair must be two kids)."""
         if not kids:
             return 0.0, []
-        head_word = words[head - 1] if head else None
-        rows = np.stack([np.where(self.admitted(leaf_class, head_word, words[c - 1]), best[c], -np.inf)
+        rows = np.stack([np.where(self.admitted(leaf_class, tags, head, c), best[c], -np.inf)
                          for c in kids])
         kinds = (~self.subject & ~self.object, self.subject, self.object)
         values = [np.where(kind, rows, -np.inf) for kind in kinds]
@@ -293,13 +312,13 @@ class UDRules:
     def violations(self, heads: Sequence[int], label_ids: Sequence[int], words: Sequence[Sequence[str]]
                    ) -> list[tuple[str, int]]:
         """What the tree breaks, as (the validator's test id, the word): the checker of the rules."""
-        masks = self.word_masks(words)
+        tags = self.tags(words)
         found = []
         for d in range(1, len(heads)):
             h, label = heads[d], label_ids[d]
-            if not self.arc_labels(words, masks, h, d)[label]:
+            if not self.arc_labels(tags, h, d)[label]:
                 found.append(("relation", d))
-            if h and not self.admitted(int(self.leaf_class[label_ids[h]]), words[h - 1], words[d - 1])[label]:
+            if h and not self.admitted(int(self.leaf_class[label_ids[h]]), tags, h, d)[label]:
                 found.append(("leaf-" + self.universal[label_ids[h]], d))
         for h in range(len(heads)):
             kids = [label_ids[d] for d in range(1, len(heads)) if heads[d] == h]
@@ -326,22 +345,22 @@ class ValidGuide:
     if any. ``fallbacks`` counts the steps where no action was left, and the unmasked ones were taken."""
 
     def __init__(self, rules: UDRules, system, words: Sequence[Sequence[str]], inner=None):
-        self.rules, self.system, self.words, self.inner = rules, system, words, inner
-        self.masks = rules.word_masks(words)
+        self.rules, self.system, self.inner = rules, system, inner
+        self.tags = rules.tags(words)
         self.fallbacks = 0
+        self._classes = None  # the class moves of the last call, and each move's classes
         self.head_admits = [None] + [self._could_admit(h) for h in range(1, len(words) + 1)]
 
     def _could_admit(self, head: int) -> np.ndarray:
         """The labels some label of ``head`` (other than ``root``) admits under it, before it has one."""
         rules = self.rules
-        classes = {int(rules.leaf_class[k]) for k in np.flatnonzero(self.masks[head] & ~rules.root)}
-        return np.any([rules.admits[c] if c >= 0 else np.ones(len(rules.labels), dtype=bool) for c in classes]
-                      or [np.ones(len(rules.labels), dtype=bool)], axis=0)
+        classes = np.unique(rules.leaf_class[self.tags.masks[head] & ~rules.root])
+        return rules.admitted_table[classes + 1, int(self.tags.poss[head]), 0].any(axis=0)
 
     def labels(self, state, head: int, dependent: int) -> np.ndarray:
         """The labels the arc ``head → dependent`` may take in ``state``."""
-        rules, words = self.rules, self.words
-        allowed = rules.arc_labels(words, self.masks, head, dependent)
+        rules, tags = self.rules, self.tags
+        allowed = rules.arc_labels(tags, head, dependent)
         if head == 0:
             return allowed
         kids = [state.labels[c] for c in state.children[head]]
@@ -350,31 +369,37 @@ class ValidGuide:
         if any(rules.object[k] for k in kids):
             allowed &= ~rules.object
         if state.heads[head] != -1 and state.labels[head] != -1:
-            allowed &= rules.admitted(int(rules.leaf_class[state.labels[head]]), words[head - 1], words[dependent - 1])
+            allowed &= rules.admitted(int(rules.leaf_class[state.labels[head]]), tags, head, dependent)
         else:
             allowed &= self.head_admits[head]
-        for child in state.children[dependent]:
-            label = state.labels[child]
-            keeps = [rules.admitted(c, words[dependent - 1], words[child - 1])[label]
-                     for c in range(-1, len(rules.classes))]
-            allowed &= np.array(keeps)[rules.leaf_class + 1]
+        poss = int(tags.poss[dependent])
+        for child in state.children[dependent]:  # the dependent's label must admit its own dependents
+            allowed &= rules.admitted_table[rules.leaf_class + 1, poss, int(tags.neg[child]), state.labels[child]]
         return allowed
 
     def allowed(self, state, legal: Sequence[bool], class_moves: np.ndarray, class_labels: np.ndarray) -> np.ndarray:
         """Per class (move, label): may it be taken in ``state``?"""
-        inner = (np.ones(len(class_moves), dtype=bool) if self.inner is None
-                 else self.inner.allowed(state, legal, class_moves, class_labels))
-        inner = inner & np.array(legal)[class_moves]
+        inner = (np.array(legal)[class_moves] if self.inner is None
+                 else self.inner.allowed(state, legal, class_moves, class_labels) & np.array(legal)[class_moves])
+        if self._classes is None or self._classes[0] is not class_moves:
+            self._classes = (class_moves, [np.flatnonzero(class_moves == move) for move in range(len(legal))])
         allowed = inner.copy()
         for move, ok in enumerate(legal):
             if ok and self.system.labeled[move]:
-                head, dependent = self.system.arc(state, move)
-                these = class_moves == move
-                allowed[these] &= self.labels(state, head, dependent)[class_labels[these]]
+                these = self._classes[1][move]
+                allowed[these] &= self.labels(state, *self.system.arc(state, move))[class_labels[these]]
         if not allowed.any():
             self.fallbacks += 1
             return inner
         return allowed
+
+
+def by_default(parser) -> bool:
+    """Does ``parser`` keep the rules unless told not to? Where its class says so
+    (``valid_ud_by_default``: the joint network, where they cost no accuracy and a few percent of
+    the time, ``docs/valid-ud.md``), and never behind transforms."""
+    transforms = getattr(getattr(parser, "annotator", parser), "transforms", ())
+    return getattr(parser, "valid_ud_by_default", False) and not transforms
 
 
 def transition_guides(rules: UDRules | None, system, sentences: Sequence, inner: list) -> list:
