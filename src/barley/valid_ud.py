@@ -307,6 +307,28 @@ class UDRules:
                   for k in range(len(kids))]
         return value, labels
 
+    def attach_punctuation(self, heads: Sequence[int], label_ids: Sequence[int], arc: np.ndarray,
+                           fixed: Sequence[int] = ()) -> list[int]:
+        """``heads`` with each ``punct`` word that the validator finds attached non-projectively
+        (``punct-is-nonproj``: a word between it and its head that the head does not dominate) or
+        causing non-projectivity (``punct-causes-nonproj``: an arc across it whose head does not
+        dominate it), :func:`punctuation_projective`, moved to the best-scoring head (``arc[h, d]``)
+        where it is neither, when there is one; not to the root node, not into its own subtree, not
+        under a ``goeswith`` word; the words of ``fixed`` (given arcs) stay. Labels are unchanged, and
+        every rule above still holds: ``punct`` may hang from any other word."""
+        heads = [int(h) for h in heads]
+        n = len(heads) - 1
+        for word in range(1, n + 1):
+            if (self.universal[label_ids[word]] != "punct" or word in fixed
+                    or punctuation_projective(heads, word, heads[word])):
+                continue
+            inside = subtree(heads, word)
+            able = [h for h in range(1, n + 1) if h not in inside and self.universal[label_ids[h]] != "goeswith"
+                    and punctuation_projective(heads, word, h)]
+            if able:
+                heads[word] = max(able, key=lambda h: (arc[h, word], -abs(h - word)))
+        return heads
+
     # --- checking -----------------------------------------------------------------------------
 
     def violations(self, heads: Sequence[int], label_ids: Sequence[int], words: Sequence[Sequence[str]]
@@ -336,6 +358,51 @@ class UDRules:
                 punct = upos_of(words[d - 1]) == "PUNCT" and self.punct is not None
                 label_ids[d] = self.punct if punct else self.stray
         return label_ids
+
+
+def subtree(heads: Sequence[int], word: int) -> set[int]:
+    """``word`` and the words it dominates in the tree ``heads``."""
+    inside = {word}
+    for d in range(1, len(heads)):
+        path, node = [], d
+        while node > 0 and node not in inside and len(path) < len(heads):
+            path.append(node)
+            node = heads[node]
+        if node in inside:
+            inside.update(path)
+    return inside
+
+
+def ancestors(heads: Sequence[int], word: int) -> set[int]:
+    """The nodes above ``word`` in the tree ``heads``, the root node 0 included."""
+    above, node = set(), word
+    while node > 0:
+        node = heads[node]
+        above.add(node)
+    return above
+
+
+def punctuation_projective(heads: Sequence[int], word: int, head: int) -> bool:
+    """Would ``word`` under ``head`` pass the validator's two punctuation tests
+    (``udtools.utils.get_gap`` and ``get_caused_nonprojectivities``, line by line)? No word between
+    it and its head outside the head's subtree; no arc across it from a word that is not above it,
+    counting only the words between it and its head on the head's side."""
+    heads = list(heads)
+    heads[word] = head
+    low, high = min(word, head), max(word, head)
+    if any(head not in ancestors(heads, x) for x in range(low + 1, high)):
+        return False
+    above = ancestors(heads, word)
+    n = len(heads) - 1
+    left = range(head + 1, word) if head < word else range(1, word)
+    right = range(word + 1, n + 1) if head < word else range(word + 1, head)
+    for x in left:
+        if heads[x] not in above and heads[x] > word and (head < word or heads[x] < head):
+            return False
+    for x in right:
+        if heads[x] not in above and heads[x] < word and (head > word or heads[x] > head):
+            return False
+    return True
 
 
 class ValidGuide:

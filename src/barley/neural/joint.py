@@ -28,7 +28,7 @@ import numpy as np
 
 from barley.confidence import Confidence
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
+from barley.constraints import FREE, ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.errors import ModelError
 from barley.graph.decoding import check_k_best
 from barley.graph.marginals import ArcEvidence
@@ -160,7 +160,7 @@ class Annotator:
                                       ops.with_bias(outputs.label_head[rows, chosen]), outputs.label_weight)
         best = scores.argmax(axis=1)
         if self.valid_ud is not None:
-            best = self._valid_labels(sentences, [trees[0][1] for trees in ranked], scores, best)
+            best = self._valid_trees(sentences, ranked, arc_scores, scores, best, given)
         labels = best.tolist()
         start = 0
         for sentence, trees, sentence_arcs in zip(sentences, ranked, given):
@@ -178,15 +178,17 @@ class Annotator:
             confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arc_scores,
                                                     heads, scores, best), self.temperature)
 
-    def _valid_labels(self, sentences: Sequence[Sentence], trees: list[np.ndarray], scores: np.ndarray,
-                      best: np.ndarray) -> np.ndarray:
+    def _valid_trees(self, sentences: Sequence[Sentence], ranked: list, arc_scores: list[np.ndarray],
+                     scores: np.ndarray, best: np.ndarray, given: list[SentenceArcs | None]) -> np.ndarray:
         """``best`` (each word's best label at its head, sentence after sentence) replaced, in each
         sentence whose labels break a rule of UD, by the best labelling that keeps them
-        (:meth:`barley.valid_ud.UDRules.reconcile` over the label ``scores``)."""
+        (:meth:`barley.valid_ud.UDRules.reconcile` over the label ``scores``); then each sentence's best
+        tree in ``ranked`` with its punctuation attached projectively where the validator wants it
+        (:meth:`barley.valid_ud.UDRules.attach_punctuation`, the given arcs left as they are)."""
         best, start, rules = best.copy(), 0, self.valid_ud
-        for sentence, heads in zip(sentences, trees):
+        for k, sentence in enumerate(sentences):
             stop = start + len(sentence)
-            heads = [int(h) for h in heads]
+            heads = [int(h) for h in ranked[k][0][1]]
             if rules.violations(heads, [-1, *best[start:stop].tolist()], sentence.words):
                 found = rules.reconcile(heads, np.vstack([np.zeros((1, scores.shape[1])), scores[start:stop]]),
                                         sentence.words)
@@ -195,6 +197,11 @@ class Annotator:
                 else:
                     self.stats.relabelled += 1
                     best[start:stop] = found[1:]
+            fixed = [] if given[k] is None else [d for d, h in enumerate(given[k].kept_heads()) if d and h != FREE]
+            moved = rules.attach_punctuation(heads, [-1, *best[start:stop].tolist()], arc_scores[k], fixed)
+            if moved != heads:
+                self.stats.punctuation_moved += sum(a != b for a, b in zip(moved, heads))
+                ranked[k][0] = (ranked[k][0][0], np.array(moved))
             start = stop
         return best
 
