@@ -13,7 +13,11 @@
 from __future__ import annotations
 
 import itertools
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +28,7 @@ from barley.graph.decoding import decode
 from barley.graph.model import GraphOptions, Scores
 from barley.systems import REGISTRY, get_system
 from barley.tree import check_tree
-from barley.valid_ud import UDRules, ValidGuide
+from barley.valid_ud import UDRules, ValidGuide, ancestors, punctuation_projective, subtree
 
 LABELS = ["root", "punct", "nsubj", "obj", "det", "aux", "conj", "dep", "advmod", "nsubj:outer", "fixed",
           "goeswith", "case", "nmod:poss"]
@@ -224,6 +228,100 @@ def test_transition_masks_one_by_one():
     assert guide.labels(state, 3, 4)[L["punct"]] and not guide.labels(state, 3, 4)[L["dep"]]
     system.apply(state, 1, L["punct"])  # 3 → 4, the PUNCT word
     assert not guide.labels(state, 4, 5).any()  # punct heads nothing but punct, and word 5 is a NOUN
+
+
+# --- punctuation attached projectively ------------------------------------------------------------
+
+def gap_free_and_causing_nothing(heads: list[int], word: int) -> bool:
+    """The validator's two punctuation tests restated from their definitions (not line by line): no
+    word strictly between ``word`` and its head outside the head's subtree; no word x on the
+    head's side between them, or beyond ``word`` away from the head, whose arc crosses ``word``
+    while its head is not above ``word`` (heads between ``word`` and its head only)."""
+    head = heads[word]
+    if any(x not in subtree(heads, head) for x in range(min(word, head) + 1, max(word, head))):
+        return False
+    above = ancestors(heads, word)
+    for x in range(1, len(heads)):
+        h = heads[x]
+        if x == word or h in above or h == word:
+            continue
+        crosses = min(x, h) < word < max(x, h)
+        on_own_side = (min(word, head) < x < max(word, head)) or (x > word if head < word else x < word)
+        head_beyond = h > head if head < word else h < head
+        if crosses and on_own_side and head_beyond:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_punctuation_test_is_the_validators(seed):
+    rng = random.Random(seed)
+    n = rng.randint(2, 9)
+    heads = any_tree(rng.randint, n, True)
+    for word in range(1, n + 1):
+        if heads[word]:
+            assert punctuation_projective(heads, word, heads[word]) == gap_free_and_causing_nothing(heads, word)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_attached_punctuation_passes_and_keeps_a_tree(seed):
+    rng = random.Random(seed)
+    n = rng.randint(2, 12)
+    heads = any_tree(rng.randint, n, True)
+    labels = [-1] + [L["root"] if heads[d] == 0 else L[rng.choice(["punct", "punct", "dep", "nsubj"])]
+                     for d in range(1, n + 1)]
+    arc = np.random.default_rng(seed).normal(size=(n + 1, n + 1))
+    moved = RULES.attach_punctuation(heads, labels, arc, fixed=[2])
+    assert check_tree(moved, single_root=True) is None and moved[2] == heads[2]
+    for d in range(1, n + 1):
+        if moved[d] != heads[d]:
+            assert LABELS[labels[d]] == "punct" and punctuation_projective(moved, d, moved[d])
+        if LABELS[labels[d]] != "punct":
+            assert moved[d] == heads[d]
+
+
+# --- the official validator (optional) --------------------------------------------------------------
+
+VALIDATOR = os.environ.get("BARLEY_UD_VALIDATOR")
+STRUCTURAL = ("too-many-subjects", "too-many-objects", "leaf-", "right-to-left-", "0-is-not-root", "root-is-not-0",
+              "rel-upos-", "upos-rel-punct", "punct-is-nonproj", "punct-causes-nonproj")
+
+
+@pytest.mark.skipif(not VALIDATOR or not Path(VALIDATOR).is_file(),
+                    reason="UD's validator is not given: set BARLEY_UD_VALIDATOR to UniversalDependencies/tools' "
+                           "validate.py (it needs udapi and regex)")
+def test_the_official_validator_finds_nothing_structural(tmp_path):
+    """Random sentences with random tags and scores, decoded as the joint network does with the
+    rules (arcs masked, Chu-Liu-Edmonds, labels reconciled, punctuation attached), pass
+    ``validate.py --level 3`` on every rule that ``--valid-ud`` keeps."""
+    labels = LABELS[:10] + ["obl", "nmod", "cc", "flat", "appos", "mark", "cop", "nummod", "expl", "compound"]
+    rules = UDRules(labels)
+    tags = ["NOUN", "VERB", "PUNCT", "DET", "AUX", "ADV", "PROPN", "PRON", "ADJ", "CCONJ", "ADP", "NUM", "SCONJ"]
+    lines = []
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1, 16))
+        forms = [f"w{k}" for k in range(1, n + 1)]
+        words = [["_", form, form, str(rng.choice(tags)), "_", str(rng.choice(["_", "Polarity=Neg", "Poss=Yes"])),
+                  "_", "_", "_", "_"] for form in forms]
+        arc = rng.normal(size=(n + 1, n + 1))
+        arc[:, 0] = -np.inf
+        np.fill_diagonal(arc, -np.inf)
+        masked = rules.mask_arcs(arc, words)
+        heads = [int(h) for h in decode(GraphOptions(decoder="mst", single_root=True),
+                                        Scores(None, None, None, arc=masked))[0]]
+        label_ids = rules.reconcile(heads, rng.normal(size=(n + 1, len(labels))), words)
+        heads = rules.attach_punctuation(heads, label_ids, masked)
+        lines += [f"# sent_id = s{seed}", f"# text = {' '.join(forms)}"]
+        lines += ["\t".join([str(d), *words[d - 1][1:6], str(heads[d]), labels[label_ids[d]], "_", "_"])
+                  for d in range(1, n + 1)] + [""]
+    path = tmp_path / "random.conllu"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, VALIDATOR, "--lang", "ud", "--level", "3", "--max-err", "0",
+                          "--no-warnings", str(path)], capture_output=True, text=True, cwd=Path(VALIDATOR).parent)
+    assert "PASSED" in run.stderr or "FAILED" in run.stderr, run.stderr[-2000:]
+    found = [line for line in run.stderr.splitlines() if any(f" {test}" in line for test in STRUCTURAL)]
+    assert found == []
 
 
 # --- the shipped model ------------------------------------------------------------------------------
