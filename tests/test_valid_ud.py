@@ -346,3 +346,19 @@ def test_shipped_model_leaves_valid_trees_byte_for_byte():
             assert before.to_text() == after.to_text()
         assert rules.violations(list(after.heads()), [-1] + [rules.labels.index(d) for d in after.deprels()[1:]],
                                 after.words) == []
+
+
+def test_given_arcs_win_over_the_rules():
+    """A given arc from a PUNCT word to a noun is kept (the rules' arc mask leaves it), and counted as a
+    sentence the rules could not hold."""
+    from barley.conllu import read_lines
+    from barley.constraints import ArcOptions
+    from barley.pipeline import Pipeline
+    from barley.shipped import default_model_path
+
+    rows = ["1\tHello", "2\t,", "3\tworld\t_\t_\t_\t_\t2\tdep", "4\t."]
+    lines = ["# sent_id = a\n"] + [(row + "\t_" * (10 - len(row.split("\t"))))[:] + "\n" for row in rows] + ["\n"]
+    pipeline = Pipeline.load(default_model_path())
+    parsed = list(pipeline.parse(list(read_lines(lines)), arcs=ArcOptions(keep=True), valid_ud=True))[0]
+    assert parsed.words[2][6:8] == ["2", "dep"] and parsed.words[1][3] == "PUNCT"
+    assert pipeline.stats.not_valid == 1

@@ -220,14 +220,16 @@ class UDRules:
     # --- graph decoders -----------------------------------------------------------------------
 
     @staticmethod
-    def mask_arcs(arc: np.ndarray, words: Sequence[Sequence[str]]) -> np.ndarray:
+    def mask_arcs(arc: np.ndarray, words: Sequence[Sequence[str]], given: Sequence[int] = ()) -> np.ndarray:
         """``arc[h, d]`` with the arcs from a PUNCT word to a word that is not PUNCT at -inf: a
         PUNCT word is ``punct`` (or the root), and ``punct`` heads only ``punct``. Every other
-        word keeps a head (the root node, a word that is not PUNCT)."""
+        word keeps a head (the root node, a word that is not PUNCT). The words of ``given`` (whose
+        head is given, :mod:`barley.constraints`) keep theirs: given arcs win."""
         punct = np.array([False] + [upos_of(word) == "PUNCT" for word in words])
         if not punct.any() or punct[1:].all():
             return arc
         blocked = punct[:, None] & ~punct[None, :]
+        blocked[:, list(given)] = False
         return np.where(blocked, -np.inf, arc)
 
     def reconcile(self, heads: Sequence[int], scores: np.ndarray, words: Sequence[Sequence[str]]) -> list[int] | None:

@@ -150,7 +150,8 @@ class Annotator:
                 word[column] = values[value]
         arc_scores = [self._arc(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
         if self.valid_ud is not None:
-            arc_scores = [self.valid_ud.mask_arcs(arc, sentence.words) for arc, sentence in zip(arc_scores, sentences)]
+            arc_scores = [self.valid_ud.mask_arcs(arc, sentence.words, _given_words(sentence_arcs))
+                          for arc, sentence, sentence_arcs in zip(arc_scores, sentences, given)]
         ranked = [self._trees(arc, sentence_arcs) for arc, sentence_arcs in zip(arc_scores, given)]
         every = [(k, heads) for k, trees in enumerate(ranked) for _, heads in trees]  # labels for every tree at once
         rows = np.concatenate([np.full(lengths[k], k) for k, _ in every])
@@ -197,8 +198,8 @@ class Annotator:
                 else:
                     self.stats.relabelled += 1
                     best[start:stop] = found[1:]
-            fixed = [] if given[k] is None else [d for d, h in enumerate(given[k].kept_heads()) if d and h != FREE]
-            moved = rules.attach_punctuation(heads, [-1, *best[start:stop].tolist()], arc_scores[k], fixed)
+            moved = rules.attach_punctuation(heads, [-1, *best[start:stop].tolist()], arc_scores[k],
+                                             _given_words(given[k]))
             if moved != heads:
                 self.stats.punctuation_moved += sum(a != b for a, b in zip(moved, heads))
                 ranked[k][0] = (ranked[k][0][0], np.array(moved))
@@ -251,6 +252,11 @@ class Annotator:
             lemma = next((found for found in (apply_rule(form, rules[r]) for r in np.argsort(-scores))
                           if found is not None), form)
         return lemma
+
+
+def _given_words(arcs: SentenceArcs | None) -> list[int]:
+    """The words whose head is given and kept (:mod:`barley.constraints`)."""
+    return [] if arcs is None else [d for d, h in enumerate(arcs.kept_heads()) if d and h != FREE]
 
 
 class JointParser:
