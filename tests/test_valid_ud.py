@@ -362,3 +362,35 @@ def test_given_arcs_win_over_the_rules():
     parsed = list(pipeline.parse(list(read_lines(lines)), arcs=ArcOptions(keep=True), valid_ud=True))[0]
     assert parsed.words[2][6:8] == ["2", "dep"] and parsed.words[1][3] == "PUNCT"
     assert pipeline.stats.not_valid == 1
+
+
+KEEPING = ["arc-eager", "arc-hybrid", "arc-standard", "covington-nonprojective", "neural-transition", "joint"]
+REFUSING = ["arc-eager+pseudo-projective", "graph-mst", "biaffine"]
+
+
+@pytest.mark.parametrize("kind", KEEPING + REFUSING)
+def test_every_parser_keeps_the_rules_or_refuses_in_one_line(kind, tmp_path):
+    """Trained on a toy language, every kind that keeps the rules parses trees that break none of them
+    (or counts the steps where it could not); the others refuse ``valid_ud=True`` and parse as
+    before without it."""
+    from test_constraints import _model, _toy
+
+    from barley.conllu import read
+    from barley.errors import BarleyError
+
+    train_path, test_path = _toy(tmp_path)
+    pipeline = _model(kind, train_path)
+    sentences = list(read(str(test_path)))
+    if kind in REFUSING:
+        with pytest.raises(BarleyError, match="valid-ud"):
+            list(pipeline.parse([s.copy() for s in sentences], valid_ud=True))
+        assert all(check_tree(s.heads().tolist(), True) is None for s in pipeline.parse([s.copy() for s in sentences]))
+        return
+    parsed = list(pipeline.parse([s.copy() for s in sentences], valid_ud=True))
+    labels = sorted({word[7] for sentence in read(str(train_path)) for word in sentence.words})
+    rules = UDRules(labels)
+    fallbacks = getattr(pipeline.stats, "ud_fallbacks", 0)
+    broken = [s.sent_id for s in parsed
+              if rules.violations(s.heads().tolist(), [-1] + [labels.index(d) for d in s.deprels()[1:]], s.words)]
+    assert all(check_tree(s.heads().tolist(), True) is None for s in parsed)
+    assert broken == [] or (kind == "arc-hybrid" and len(broken) <= fallbacks)
