@@ -394,3 +394,19 @@ def test_every_parser_keeps_the_rules_or_refuses_in_one_line(kind, tmp_path):
               if rules.violations(s.heads().tolist(), [-1] + [labels.index(d) for d in s.deprels()[1:]], s.words)]
     assert all(check_tree(s.heads().tolist(), True) is None for s in parsed)
     assert broken == [] or (kind == "arc-hybrid" and len(broken) <= fallbacks)
+
+
+def test_the_service_field_says_true_false_or_the_default():
+    from barley.errors import BarleyError
+    from barley.service.app import _fields
+
+    def asked(body: bytes, kind: str = "application/json"):
+        return _fields(kind, b"", body)["valid_ud"]
+
+    assert asked(b'{"data": "x"}') is None and asked(b'{"data": "x", "valid_ud": null}') is None
+    assert asked(b'{"data": "x", "valid_ud": true}') is True and asked(b'{"data": "x", "valid_ud": false}') is False
+    assert asked(b"data=x&valid_ud=no", "application/x-www-form-urlencoded") is False
+    with pytest.raises(BarleyError, match="valid_ud"):
+        asked(b"data=x&valid_ud=maybe", "application/x-www-form-urlencoded")
+    with pytest.raises(BarleyError, match="valid_ud"):
+        asked(b'{"data": "x", "valid_ud": "yes"}')
