@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from barley.confidence import Confidence, temperature_of
 from barley.conllu import Sentence, read
 from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
                                 write_tree)
-from barley.errors import BarleyError, InputError
+from barley.errors import BarleyError, BarleyWarning, InputError
 from barley.evaluate import evaluate
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
@@ -116,6 +117,9 @@ class Parser:
         or not: through the reference path, whose moves the rules mask (:class:`barley.valid_ud.ValidGuide`)."""
         if on:
             require_valid_ud(f"{self.system.name} parser", self.transforms, self.system)
+            if self.compiled is not None and self.valid_ud is None:  # said once: until it is turned off
+                warnings.warn("--valid-ud: the compiled loop does not keep UD's rules yet: parsing takes the "
+                              "reference path (about three times the CPU time)", BarleyWarning, stacklevel=2)
         self.valid_ud = UDRules(self.labels) if on else None
 
     def _parse_with_arcs(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
