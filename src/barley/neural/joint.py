@@ -182,17 +182,19 @@ class Annotator:
     def _valid_trees(self, sentences: Sequence[Sentence], ranked: list, arc_scores: list[np.ndarray],
                      scores: np.ndarray, best: np.ndarray, given: list[SentenceArcs | None]) -> np.ndarray:
         """``best`` (each word's best label at its head, sentence after sentence) replaced, in each
-        sentence whose labels break a rule of UD, by the best labelling that keeps them
-        (:meth:`barley.valid_ud.UDRules.reconcile` over the label ``scores``); then each sentence's best
+        sentence whose labels break a rule of UD, by the most probable labelling that keeps them
+        (:meth:`barley.valid_ud.UDRules.reconcile` over the labels' log-probabilities, the softmax of
+        ``scores`` at each word's head); then each sentence's best
         tree in ``ranked`` with its punctuation attached projectively where the validator wants it
         (:meth:`barley.valid_ud.UDRules.attach_punctuation`, the given arcs left as they are)."""
         best, start, rules = best.copy(), 0, self.valid_ud
+        log_probabilities = scores - np.logaddexp.reduce(scores, axis=1, keepdims=True)  # summed over the words
         for k, sentence in enumerate(sentences):
             stop = start + len(sentence)
             heads = [int(h) for h in ranked[k][0][1]]
             if rules.violations(heads, [-1, *best[start:stop].tolist()], sentence.words):
-                found = rules.reconcile(heads, np.vstack([np.zeros((1, scores.shape[1])), scores[start:stop]]),
-                                        sentence.words)
+                found = rules.reconcile(heads, np.vstack([np.zeros((1, scores.shape[1])),
+                                                          log_probabilities[start:stop]]), sentence.words)
                 if found is None:
                     self.stats.not_valid += 1
                 else:
