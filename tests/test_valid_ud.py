@@ -364,8 +364,8 @@ def test_given_arcs_win_over_the_rules():
     assert pipeline.stats.not_valid == 1
 
 
-KEEPING = ["arc-eager", "arc-hybrid", "arc-standard", "covington-nonprojective", "neural-transition", "joint"]
-REFUSING = ["arc-eager+pseudo-projective", "graph-mst", "biaffine"]
+KEEPING = ["arc-eager", "arc-hybrid", "arc-standard", "covington-nonprojective", "neural-transition", "biaffine", "joint"]
+REFUSING = ["arc-eager+pseudo-projective", "graph-mst"]
 
 
 @pytest.mark.parametrize("kind", KEEPING + REFUSING)

@@ -331,6 +331,26 @@ class UDRules:
                 heads[word] = max(able, key=lambda h: (arc[h, word], -abs(h - word)))
         return heads
 
+    def keep(self, heads: Sequence[int], label_ids: Sequence[int], label_scores: np.ndarray, arc: np.ndarray,
+             words: Sequence[Sequence[str]], fixed: Sequence[int], stats) -> tuple[list[int], list[int]]:
+        """A graph parser's tree (``heads``, its best ``label_ids``, node 0..n) made to keep the rules:
+        relabelled when it breaks one, by the most probable labelling that does (:meth:`reconcile` over
+        the log-softmax of ``label_scores``, ``[words, labels]`` at each word's head), then its
+        punctuation attached projectively (:meth:`attach_punctuation`, the words of ``fixed`` staying).
+        Counted in ``stats`` (``relabelled``, ``not_valid``, ``punctuation_moved``)."""
+        heads, label_ids = [int(h) for h in heads], [int(label) for label in label_ids]
+        if self.violations(heads, label_ids, words):
+            log_probabilities = label_scores - np.logaddexp.reduce(label_scores, axis=1, keepdims=True)
+            found = self.reconcile(heads, np.vstack([np.zeros((1, label_scores.shape[1])), log_probabilities]), words)
+            if found is None:
+                stats.not_valid += 1
+            else:
+                stats.relabelled += 1
+                label_ids = found
+        moved = self.attach_punctuation(heads, label_ids, arc, fixed)
+        stats.punctuation_moved += sum(a != b for a, b in zip(moved, heads))
+        return moved, label_ids
+
     # --- checking -----------------------------------------------------------------------------
 
     def violations(self, heads: Sequence[int], label_ids: Sequence[int], words: Sequence[Sequence[str]]
@@ -469,6 +489,11 @@ def by_default(parser) -> bool:
     the time, ``docs/valid-ud.md``), and never behind transforms."""
     transforms = getattr(getattr(parser, "annotator", parser), "transforms", ())
     return getattr(parser, "valid_ud_by_default", False) and not transforms
+
+
+def given_words(arcs) -> list[int]:
+    """The words whose head is given and kept (a :class:`barley.constraints.SentenceArcs`, or None)."""
+    return [] if arcs is None else [d for d, h in enumerate(arcs.kept_heads()) if d and h != -1]
 
 
 def transition_guides(rules: UDRules | None, system, sentences: Sequence, inner: list) -> list:

@@ -67,7 +67,7 @@ def register(subparsers) -> None:
     parser.add_argument("--valid-ud", action=argparse.BooleanOptionalAction, default=None,
                         help="keep the structural rules of UD's validator (level 3) in every tree: one subject and "
                              "one object per head, function words as leaves, conj/fixed/flat/appos/goeswith left "
-                             "to right, relations that agree with UPOS (joint and transition-based parsers; "
+                             "to right, relations that agree with UPOS (joint, biaffine and transition-based parsers; "
                              "docs/valid-ud.md). Default: on for the joint network (the shipped default model), "
                              "off for transition-based parsers; --no-valid-ud turns it off")
     parser.set_defaults(func=run, needs="parse")

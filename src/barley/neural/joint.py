@@ -28,7 +28,7 @@ import numpy as np
 
 from barley.confidence import Confidence
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.constraints import FREE, ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
+from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.errors import ModelError
 from barley.graph.decoding import check_k_best
 from barley.graph.marginals import ArcEvidence
@@ -39,7 +39,7 @@ from barley.neural.options import BiaffineOptions, EncoderOptions
 from barley.nbest import analyses, expanded
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, lemma_dictionaries
-from barley.valid_ud import UDRules
+from barley.valid_ud import UDRules, given_words
 from barley.valid_ud import require_support as require_valid_ud
 
 HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
@@ -150,7 +150,7 @@ class Annotator:
                 word[column] = values[value]
         arc_scores = [self._arc(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
         if self.valid_ud is not None:
-            arc_scores = [self.valid_ud.mask_arcs(arc, sentence.words, _given_words(sentence_arcs))
+            arc_scores = [self.valid_ud.mask_arcs(arc, sentence.words, given_words(sentence_arcs))
                           for arc, sentence, sentence_arcs in zip(arc_scores, sentences, given)]
         ranked = [self._trees(arc, sentence_arcs) for arc, sentence_arcs in zip(arc_scores, given)]
         every = [(k, heads) for k, trees in enumerate(ranked) for _, heads in trees]  # labels for every tree at once
@@ -181,30 +181,16 @@ class Annotator:
 
     def _valid_trees(self, sentences: Sequence[Sentence], ranked: list, arc_scores: list[np.ndarray],
                      scores: np.ndarray, best: np.ndarray, given: list[SentenceArcs | None]) -> np.ndarray:
-        """``best`` (each word's best label at its head, sentence after sentence) replaced, in each
-        sentence whose labels break a rule of UD, by the most probable labelling that keeps them
-        (:meth:`barley.valid_ud.UDRules.reconcile` over the labels' log-probabilities, the softmax of
-        ``scores`` at each word's head); then each sentence's best
-        tree in ``ranked`` with its punctuation attached projectively where the validator wants it
-        (:meth:`barley.valid_ud.UDRules.attach_punctuation`, the given arcs left as they are)."""
-        best, start, rules = best.copy(), 0, self.valid_ud
-        log_probabilities = scores - np.logaddexp.reduce(scores, axis=1, keepdims=True)  # summed over the words
+        """``best`` (each word's best label at its head, sentence after sentence) and each sentence's best
+        tree in ``ranked`` made to keep UD's rules (:meth:`barley.valid_ud.UDRules.keep`: relabelled where
+        they break one, punctuation attached projectively, the given arcs left as they are)."""
+        best, start = best.copy(), 0
         for k, sentence in enumerate(sentences):
             stop = start + len(sentence)
-            heads = [int(h) for h in ranked[k][0][1]]
-            if rules.violations(heads, [-1, *best[start:stop].tolist()], sentence.words):
-                found = rules.reconcile(heads, np.vstack([np.zeros((1, scores.shape[1])),
-                                                          log_probabilities[start:stop]]), sentence.words)
-                if found is None:
-                    self.stats.not_valid += 1
-                else:
-                    self.stats.relabelled += 1
-                    best[start:stop] = found[1:]
-            moved = rules.attach_punctuation(heads, [-1, *best[start:stop].tolist()], arc_scores[k],
-                                             _given_words(given[k]))
-            if moved != heads:
-                self.stats.punctuation_moved += sum(a != b for a, b in zip(moved, heads))
-                ranked[k][0] = (ranked[k][0][0], np.array(moved))
+            heads, label_ids = self.valid_ud.keep(ranked[k][0][1], [-1, *best[start:stop].tolist()], scores[start:stop],
+                                                  arc_scores[k], sentence.words, given_words(given[k]), self.stats)
+            best[start:stop] = label_ids[1:]
+            ranked[k][0] = (ranked[k][0][0], np.array(heads))
             start = stop
         return best
 
@@ -254,11 +240,6 @@ class Annotator:
             lemma = next((found for found in (apply_rule(form, rules[r]) for r in np.argsort(-scores))
                           if found is not None), form)
         return lemma
-
-
-def _given_words(arcs: SentenceArcs | None) -> list[int]:
-    """The words whose head is given and kept (:mod:`barley.constraints`)."""
-    return [] if arcs is None else [d for d, h in enumerate(arcs.kept_heads()) if d and h != FREE]
 
 
 class JointParser:

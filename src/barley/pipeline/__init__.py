@@ -317,8 +317,8 @@ class Pipeline:
             if on:
                 kind = getattr(inner, "kind", None) or "graph-based"
                 raise BarleyError(f"--valid-ud: {f'the {kind} parser of this model' if parser is not None else 'this model (no parser)'} "
-                                  "does not keep UD's rules yet; joint and transition-based parsers do",
-                                  fix="leave --valid-ud out, or parse with a joint or transition-based model")
+                                  "does not keep UD's rules yet; joint, biaffine and transition-based parsers do",
+                                  fix="leave --valid-ud out, or parse with a joint, biaffine or transition-based model")
             return
         inner.set_valid_ud(by_default(inner) if on is None else on)
 
