@@ -83,7 +83,8 @@ def main() -> None:
     parser.add_argument("--given", type=float, default=0.5, help="share of the gold arcs given (default 0.5)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--subtrees", action="store_true",
-                        help="give the arcs of whole gold subtrees (about the share of the words) instead of random words")
+                        help="give the arcs of whole gold subtrees (about the share of the words) instead of "
+                             "random words")
     args = parser.parse_args()
     pipeline = Pipeline.load(args.model or default_model_path())
     gold = list(read(args.gold))

@@ -65,7 +65,8 @@ def main() -> None:
     parser.add_argument("--scorer", help="the official conll18_ud_eval.py, to print its LAS too")
     args = parser.parse_args()
     if not args.validator or not Path(args.validator).is_file():
-        sys.exit("no validator: give --validator PATH/validate.py or set BARLEY_UD_VALIDATOR (UniversalDependencies/tools)")
+        sys.exit("no validator: give --validator PATH/validate.py or set BARLEY_UD_VALIDATOR "
+                 "(UniversalDependencies/tools)")
     model = args.model or default_model_path()
     pipeline = Pipeline.load(model)
     gold = list(read(args.gold))

@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 from random_trees import any_tree
 
-from barley.conllu import Sentence
 from barley.graph.decoding import decode
 from barley.graph.model import GraphOptions, Scores
 from barley.systems import REGISTRY, get_system
@@ -174,7 +173,8 @@ def test_graph_decoding_with_the_rules_gives_valid_trees(decoder, seed):
     arc = rng.normal(size=(n + 1, n + 1))
     arc[:, 0] = -np.inf
     np.fill_diagonal(arc, -np.inf)
-    heads = decode(GraphOptions(decoder=decoder, single_root=True), Scores(None, None, None, arc=RULES.mask_arcs(arc, words)))[0]
+    masked = RULES.mask_arcs(arc, words)
+    heads = decode(GraphOptions(decoder=decoder, single_root=True), Scores(None, None, None, arc=masked))[0]
     heads = [int(h) for h in heads]
     assert check_tree(heads, single_root=True) is None
     label_ids = RULES.reconcile(heads, rng.normal(size=(n + 1, len(LABELS))), words)
@@ -364,7 +364,8 @@ def test_given_arcs_win_over_the_rules():
     assert pipeline.stats.not_valid == 1
 
 
-KEEPING = ["arc-eager", "arc-hybrid", "arc-standard", "covington-nonprojective", "neural-transition", "biaffine", "joint"]
+KEEPING = ["arc-eager", "arc-hybrid", "arc-standard", "covington-nonprojective", "neural-transition", "biaffine",
+           "joint"]
 REFUSING = ["arc-eager+pseudo-projective", "graph-mst"]
 
 

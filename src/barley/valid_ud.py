@@ -25,12 +25,14 @@ The tags are the tagger's (or the input's), taken as they are: the relations ada
 
 How a parser keeps them:
 
-* graph-based decoding with labels chosen after the tree (the joint network): a PUNCT word may
-  head only PUNCT words (:meth:`UDRules.mask_arcs`, the arc scores masked before the tested
-  decoders run); then the labels of the tree are the best-scoring labelling under every rule
-  (:meth:`UDRules.reconcile`), an exact dynamic programme over the tree (a word's label decides
-  which labels its dependents may take; at each head, one subject and one object at most: the
-  best choice among each class's two best dependents);
+* graph-based decoding with labels chosen after the tree (the joint network, the biaffine parser;
+  :meth:`UDRules.keep`): a PUNCT word may head only PUNCT words (:meth:`UDRules.mask_arcs`, the arc
+  scores masked before the tested decoders run); then the labels of the tree are the most probable
+  labelling under every rule (:meth:`UDRules.reconcile`), an exact dynamic programme over the tree
+  (a word's label decides which labels its dependents may take; at each head, one subject and one
+  object at most: the best choice among each class's two best dependents); then each ``punct`` word
+  the validator would find non-projective moves to the best head where it is not
+  (:meth:`UDRules.attach_punctuation`, ``punct-is-nonproj`` and ``punct-causes-nonproj``);
 * transition-based parsers (:class:`ValidGuide`): a labelled move's labels are masked where they
   would break a rule given the arcs built so far (the dependent's UPOS, the direction, the head's
   label or — before the head has one — the labels its UPOS allows, the head's subject and object,
@@ -41,11 +43,11 @@ How a parser keeps them:
 
 What is guaranteed, and tested on random trees with random scores (``tests/test_valid_ud.py``):
 for the graph case, every output follows every rule above whenever the model has a *free* label
-(no rule concerns it: ``dep``, ``nmod``, ``obl``, …) and ``punct``; :meth:`UDRules.violations`
-lists what a tree breaks. Not covered: punctuation projectivity (``punct-is-nonproj``,
-``punct-causes-nonproj``), ``obl-should-be-nmod``, gaps and spaces in ``goeswith`` and ``fixed``,
-and the validator's own exceptions (a punctuation child of a non-projective function word), which
-are refused as if they were errors. ``docs/valid-ud.md`` has the measured effect.
+(no rule concerns it: ``dep``, ``nmod``, ``obl``, …) and ``punct``, and punctuation is projective
+wherever some head allows it; :meth:`UDRules.violations` lists what a tree breaks. Not covered:
+``obl-should-be-nmod``, gaps and spaces in ``goeswith`` and ``fixed``, and the validator's own
+exceptions (a punctuation child of a non-projective function word), which are refused as if they
+were errors. ``docs/valid-ud.md`` has the measured effect.
 """
 
 from __future__ import annotations
@@ -123,7 +125,6 @@ class Tags:
     typo: np.ndarray
     poss: np.ndarray
     neg: np.ndarray
-    punct: np.ndarray
 
 
 class UDRules:
@@ -160,7 +161,8 @@ class UDRules:
                     if name != "punct" and neg:
                         allowed |= self.negation
                     self.admitted_table[c + 1, poss, neg] = allowed
-        """``[leaf class + 1, the head's Poss=Yes, the dependent's negation]``: the labels admitted (:meth:`admitted`)."""
+        """``[leaf class + 1, the head's Poss=Yes, the dependent's negation]``: the labels admitted
+        (:meth:`admitted`)."""
 
     # --- masks over labels ------------------------------------------------------------------
 
@@ -190,12 +192,11 @@ class UDRules:
         """What the rules read of ``words`` (see :class:`Tags`)."""
         n = len(words)
         masks = np.zeros((n + 1, len(self.labels)), dtype=bool)
-        flags = np.zeros((5, n + 1), dtype=bool)
+        flags = np.zeros((4, n + 1), dtype=bool)
         for d, word in enumerate(words, 1):
             masks[d] = self.word_labels(word)
-            upos = upos_of(word)
-            flags[:, d] = (upos == "PROPN", feature(word, "Typo") == "Yes", feature(word, "Poss") == "Yes",
-                           word[UPOS] in ("PART", "ADV") and feature(word, "Polarity") == "Neg", upos == "PUNCT")
+            flags[:, d] = (upos_of(word) == "PROPN", feature(word, "Typo") == "Yes", feature(word, "Poss") == "Yes",
+                           word[UPOS] in ("PART", "ADV") and feature(word, "Polarity") == "Neg")
         return Tags(masks, *flags)
 
     def arc_labels(self, tags: Tags, head: int, dependent: int) -> np.ndarray:

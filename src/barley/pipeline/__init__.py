@@ -316,8 +316,9 @@ class Pipeline:
         if not hasattr(inner, "set_valid_ud"):
             if on:
                 kind = getattr(inner, "kind", None) or "graph-based"
-                raise BarleyError(f"--valid-ud: {f'the {kind} parser of this model' if parser is not None else 'this model (no parser)'} "
-                                  "does not keep UD's rules yet; joint, biaffine and transition-based parsers do",
+                which = f"the {kind} parser of this model" if parser is not None else "this model (no parser)"
+                raise BarleyError(f"--valid-ud: {which} does not keep UD's rules yet; joint, biaffine and "
+                                  "transition-based parsers do",
                                   fix="leave --valid-ud out, or parse with a joint, biaffine or transition-based model")
             return
         inner.set_valid_ud(by_default(inner) if on is None else on)
