@@ -230,6 +230,28 @@ def test_transition_masks_one_by_one():
     assert not guide.labels(state, 4, 5).any()  # punct heads nothing but punct, and word 5 is a NOUN
 
 
+def test_transition_masks_leaves_objects_and_agreement():
+    system = get_system("arc-eager", single_root=True)
+    words = [word("NOUN"), word("AUX"), word("VERB"), word("NOUN"), word("NOUN"), word("PART", "Polarity=Neg")]
+    guide = ValidGuide(RULES, system, words)
+    state = system.initial(6)
+    system.apply(state, 3, -1)  # SHIFT 1
+    system.apply(state, 0, L["nsubj"])  # LEFT-ARC 1 ← 2: word 2 now has a subject dependent
+    system.apply(state, 3, -1)  # SHIFT 2
+    left = guide.labels(state, 3, 2)  # word 2 ← word 3: not aux (an aux takes no nsubj), not advmod (AUX)
+    assert not left[L["aux"]] and left[L["dep"]] and not left[L["advmod"]]
+    system.apply(state, 0, L["dep"])  # LEFT-ARC 2 ← 3
+    system.apply(state, 1, L["root"])  # RIGHT-ARC 0 → 3
+    system.apply(state, 1, L["obj"])  # RIGHT-ARC 3 → 4
+    system.apply(state, 2, -1)  # REDUCE 4
+    assert not guide.labels(state, 3, 5)[L["obj"]] and guide.labels(state, 3, 5)[L["nsubj"]]  # one object
+    assert not guide.labels(state, 3, 5)[L["advmod"]] and not guide.labels(state, 3, 5)[L["det"]]  # a NOUN
+    system.apply(state, 1, L["case"])  # RIGHT-ARC 3 → 5, a function word now
+    under_case = guide.labels(state, 5, 6)
+    assert under_case[L["advmod"]] and not under_case[L["dep"]]  # a negation may modify it, nothing else here
+    assert guide.fallbacks == 0
+
+
 # --- punctuation attached projectively ------------------------------------------------------------
 
 def gap_free_and_causing_nothing(heads: list[int], word: int) -> bool:
