@@ -4,7 +4,8 @@ For a model (by default the one that ships), on a gold test file (by default UD_
 test, gold tokenization): the parse time without and with confidence (in-process, the best
 of ``--repeat`` runs, wall clock and CPU: the machine may be shared), and the head
 confidence's expected calibration error (10 equal-width bins) and AUROC against head errors,
-with the model's temperature and after ``barley calibrate`` on the dev file.
+with the model's temperature and after ``barley calibrate`` on the dev file; and, after it, the
+precision and recall of the words ``--flag-below P`` flags, for several P.
 
     python bench/bench_confidence.py                       # shipped model, EWT dev → test
     python bench/bench_confidence.py --retag               # tags predicted by the model's tagger
@@ -65,6 +66,23 @@ def scores(gold: list, parsed: list) -> dict:
             "AUROC": calibration["AUROC"]}
 
 
+def flagged(gold: list, parsed: list, thresholds: list[float]) -> list[tuple[float, int, float, float]]:
+    """Per threshold P, what ``barley parse --flag-below P`` would flag: (P, the words flagged, the
+    precision: the share of them whose head is wrong, the recall: the share of head errors flagged)."""
+    from barley.conllu import HEAD, MISC
+    from barley.confidence import read_head_prob
+
+    pairs = [(read_head_prob(p[MISC]), g[HEAD] != p[HEAD]) for gs, ps in zip(gold, parsed)
+             for g, p in zip(gs.words, ps.words)]
+    errors = sum(wrong for _, wrong in pairs)
+    rows = []
+    for threshold in thresholds:
+        marked = [wrong for probability, wrong in pairs if probability < threshold]
+        rows.append((threshold, len(marked), 100.0 * sum(marked) / max(len(marked), 1),
+                     100.0 * sum(marked) / max(errors, 1)))
+    return rows
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--model", help="model file (default: the shipped English model)")
@@ -73,6 +91,8 @@ def main() -> None:
     options.add_argument("--retag", action="store_true", help="predict the tags again (as barley parse --retag)")
     options.add_argument("--repeat", type=int, default=3, help="timed parses of each kind (default 3)")
     options.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    options.add_argument("--flag-below", type=float, nargs="+", default=[0.3, 0.5, 0.7, 0.9], metavar="P",
+                         help="thresholds whose flagged words are counted (default 0.3 0.5 0.7 0.9)")
     args = options.parse_args()
 
     from barley.commands.calibrate import calibrate
@@ -94,7 +114,8 @@ def main() -> None:
     found = calibrate(pipeline, list(read(args.dev)), args.dev, args.retag)
     pipeline.calibrated(found)
     pipeline.with_confidence(Confidence())
-    after = scores(gold, list(pipeline.parse([sentence.copy() for sentence in gold], retag=args.retag)))
+    calibrated = list(pipeline.parse([sentence.copy() for sentence in gold], retag=args.retag))
+    after = scores(gold, calibrated)
     figures = {
         "model": model, "test": args.test, "dev": args.dev, "words": words, "tags": "predicted" if args.retag
         else "as in the file", "parse_s": round(plain_wall, 2), "parse_confidence_s": round(sure_wall, 2),
@@ -113,6 +134,9 @@ def main() -> None:
           f"AUROC {before['AUROC']:.4f}")
     print(f"after barley calibrate on {Path(args.dev).name} (temperature {found['temperature']:.4f}, fitted on "
           f"the words' head likelihood): ECE {100 * after['ECE']:.2f} points, AUROC {after['AUROC']:.4f}")
+    for threshold, count, precision, recall in flagged(gold, calibrated, args.flag_below):
+        print(f"--flag-below {threshold:g} (after calibration): {count} words flagged ({100 * count / words:.1f}%), "
+              f"{precision:.1f}% of them with a wrong head; {recall:.1f}% of the head errors flagged")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
 

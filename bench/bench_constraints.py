@@ -8,7 +8,7 @@ punctuation included) both ways, whether every given arc was kept, and parse tim
 included, after a warm-up parse).
 
     python bench/bench_constraints.py /work/shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu \\
-        --model src/barley/models/en_ewt.barley --given 0.5 --seed 1
+        --model src/barley/models/en_ewt.barley --given 0.5 --seed 1 [--subtrees]
 """
 
 from __future__ import annotations
@@ -23,13 +23,35 @@ from barley.pipeline import Pipeline
 from barley.shipped import default_model_path
 
 
-def blanked(gold, share: float, rng: random.Random):
-    """Copies of ``gold`` with tags blanked and the arcs of a random ``share`` of the words kept;
-    and per sentence the set of words whose arc is given."""
+def subtrees(sentence, share: float, rng: random.Random) -> set[int]:
+    """Whole subtrees of the gold tree (a word's arc and every arc below it), tops taken in a random
+    order, until about ``share`` of the words are given (a subtree that would overshoot is skipped)."""
+    heads = [int(h) for h in sentence.heads()]
+    below: list[set[int]] = [{d} for d in range(len(heads))]
+    for d in range(1, len(heads)):
+        node = heads[d]
+        while node > 0:
+            below[node].add(d)
+            node = heads[node]
+    kept: set[int] = set()
+    for top in rng.sample(range(1, len(heads)), len(heads) - 1):
+        new = below[top] - kept
+        if len(kept) + len(new) <= share * (len(heads) - 1) + 0.5:
+            kept |= new
+    return kept
+
+
+def blanked(gold, share: float, rng: random.Random, whole_subtrees: bool = False):
+    """Copies of ``gold`` with tags blanked and the arcs of a random ``share`` of the words kept (with
+    ``whole_subtrees``, of whole subtrees, :func:`subtrees`); and per sentence the set of words whose
+    arc is given."""
     copies, given = [], []
     for sentence in gold:
         copy = sentence.copy()
-        kept = {d for d in range(1, len(copy) + 1) if rng.random() < share}
+        if whole_subtrees:
+            kept = subtrees(sentence, share, rng)
+        else:
+            kept = {d for d in range(1, len(copy) + 1) if rng.random() < share}
         for d, word in enumerate(copy.words, 1):
             for column in (UPOS, XPOS, FEATS, LEMMA):
                 word[column] = "_"
@@ -60,10 +82,13 @@ def main() -> None:
     parser.add_argument("--model", default=None)
     parser.add_argument("--given", type=float, default=0.5, help="share of the gold arcs given (default 0.5)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--subtrees", action="store_true",
+                        help="give the arcs of whole gold subtrees (about the share of the words) instead of "
+                             "random words")
     args = parser.parse_args()
     pipeline = Pipeline.load(args.model or default_model_path())
     gold = list(read(args.gold))
-    copies, given = blanked(gold, args.given, random.Random(args.seed))
+    copies, given = blanked(gold, args.given, random.Random(args.seed), args.subtrees)
     list(pipeline.parse([s.copy() for s in copies[:50]], arcs=ArcOptions(keep=True)))  # warm-up: lazy loading
     results = {}
     for name, arcs in (("without", None), ("with", ArcOptions(keep=True))):
@@ -77,7 +102,9 @@ def main() -> None:
         seconds = time.perf_counter() - started
         results[name] = (*scores(gold, parsed, given), seconds)
     free = results["with"][2]
-    print(f"{args.gold}: {len(gold)} sentences; {sum(map(len, given))} given arcs ({args.given:.0%}, seed {args.seed}), "
+    how = "whole subtrees" if args.subtrees else "random words"
+    print(f"{args.gold}: {len(gold)} sentences; {sum(map(len, given))} given arcs ({args.given:.0%} of {how}, "
+          f"seed {args.seed}), "
           f"{free} free words; model {args.model or default_model_path()}")
     for name, (las, uas, _, lost, seconds) in results.items():
         kept = f"; given arcs not kept: {lost}" if name == "with" else ""

@@ -35,7 +35,7 @@ from barley.conllu import DEPREL, FORM, HEAD, read, write
 from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import TokenizeComponent, train_neural
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions, spaces
-from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
+from barley.tokenizer.neural import NeuralTokenizerOptions
 from barley.tokenizer.treebank_text import paragraphs
 
 UD = Path(os.environ.get("BARLEY_UD_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud"))

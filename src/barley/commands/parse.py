@@ -64,6 +64,12 @@ def register(subparsers) -> None:
                              "(crossing arcs for a projective parser) instead of keeping a largest subset")
     parser.add_argument("--forbid", metavar="FILE",
                         help="arcs that must not appear: one per line, 'SENT_ID HEAD DEPENDENT' (docs/constraints.md)")
+    parser.add_argument("--valid-ud", action=argparse.BooleanOptionalAction, default=None,
+                        help="keep the structural rules of UD's validator (level 3) in every tree: one subject and "
+                             "one object per head, function words as leaves, conj/fixed/flat/appos/goeswith left "
+                             "to right, relations that agree with UPOS (joint, biaffine and transition-based parsers; "
+                             "docs/valid-ud.md). Default: on for the joint network (the shipped default model), "
+                             "off for transition-based parsers; --no-valid-ud turns it off")
     parser.set_defaults(func=run, needs="parse")
 
 
@@ -132,6 +138,10 @@ def _parse(args) -> int:
     if args.nbest is not None and (args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--nbest is not yet taken with --scheduler", fix="parse with --jobs instead")
     arcs = _arc_options(args)
+    valid_ud = getattr(args, "valid_ud", None)
+    if valid_ud is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
+        raise BarleyError("--valid-ud and --no-valid-ud parse in one process (not yet with --jobs or --scheduler, "
+                          "which keep the parser's default)", fix="leave out --jobs and --scheduler")
     if arcs is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--keep-arcs and --forbid parse in one process (not yet with --jobs or --scheduler)",
                           fix="leave out --jobs and --scheduler")
@@ -180,7 +190,8 @@ def _parse(args) -> int:
         sentences = read(args.input)
     else:
         sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
-    write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest)), args.output)
+    write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest,
+                                                   valid_ud=valid_ud)), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started
         words = counted["words"] if args.nbest is None else pipeline.stats.words  # the input's, not K times over

@@ -12,6 +12,7 @@ import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
+from barley.errors import BarleyError
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept
 from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
@@ -26,6 +27,8 @@ from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.transforms import of_manifest
 from barley.tree import label_ids
+from barley.valid_ud import UDRules, given_words
+from barley.valid_ud import require_support as require_valid_ud
 
 
 class TrainedBiaffineParser(NeuralParser):
@@ -41,6 +44,7 @@ class TrainedBiaffineParser(NeuralParser):
         self.stats = BiaffineParseStats()
         self.max_words = default_max_words(decoding)  # barley parse --max-words
         self.nbest: int | None = None  # barley parse --nbest
+        self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
         self._analyses: dict[int, list[Sentence]] = {}  # with nbest: each parsed sentence's, by id()
 
     # --- parsing -----------------------------------------------------------------------
@@ -68,20 +72,34 @@ class TrainedBiaffineParser(NeuralParser):
             check_length(sentence, self.max_words, "biaffine parser")
         was_training = self.model.training
         self.model.eval()
-        given_in_order = iter(given)  # tree_scores decodes the sentences in batch order
-        decode = (None if self.confidence is None
-                  else lambda arc, best_label: best_tree(self.decoding, arc, self.stats, next(given_in_order)))
+        if self.confidence is not None and self.valid_ud is not None:
+            raise BarleyError("--confidence is not yet written for the biaffine parser's trees held to UD's rules",
+                              fix="leave out --valid-ud or --confidence")
+        in_order = iter(zip(batch, given))  # tree_scores decodes the sentences in batch order
+
+        def decode(arc: np.ndarray, best_label: np.ndarray) -> np.ndarray:
+            sentence, arcs = next(in_order)
+            if self.valid_ud is not None:  # no PUNCT word heads a word that is not (barley.valid_ud)
+                arc = self.valid_ud.mask_arcs(arc, sentence.words, given_words(arcs))
+            return best_tree(self.decoding, arc, self.stats, arcs)
+
         with torch.inference_mode():
             encoded = [self.vocabularies.encode(sentence) for sentence in batch]
-            scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device), decode)
+            scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device),
+                                            None if self.confidence is None and self.valid_ud is None else decode)
         self.model.train(was_training)
         for sentence, (arc, best_label, *decoded), arcs in zip(batch, scored, given):
             if self.nbest is not None:
                 self._analyses[id(sentence)] = analyses(sentence, self._k_best(arc, best_label), self.set_tree)
                 continue
             heads = decoded[0] if decoded else best_tree(self.decoding, arc, self.stats, arcs)
-            self.set_tree(sentence, [int(h) for h in heads], self._deprels(best_label, heads, arcs), arcs,
-                          self.decoding.single_root)
+            if self.valid_ud is None:
+                deprels = self._deprels(best_label, heads, arcs)
+            else:  # relabelled and punctuation attached again where UD's rules want it
+                heads, label_ids = self.valid_ud.keep(heads, [-1, *best_label[heads[1:], np.arange(1, len(heads))]],
+                                                      decoded[2], arc, sentence.words, given_words(arcs), self.stats)
+                deprels = [""] + [self.labels[label] for label in labels_kept(label_ids, arcs)[1:]]
+            self.set_tree(sentence, [int(h) for h in heads], deprels, arcs, self.decoding.single_root)
         if self.confidence is not None:  # heads: the tree marginals or softmax of log P(h | d); labels at the head
             labels = np.concatenate([best_label[heads[1:], np.arange(1, len(heads))]
                                      for _, best_label, heads, _, _ in scored])
@@ -89,6 +107,14 @@ class TrainedBiaffineParser(NeuralParser):
                                    [arc for *_, arc, _ in scored], [heads for _, _, heads, _, _ in scored],
                                    np.concatenate([label_scores for *_, label_scores in scored]), labels)
             self.confidence.write(batch, evidence, self.temperature)
+
+    def set_valid_ud(self, on: bool) -> None:
+        """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
+        or not: the arc scores masked before decoding, the tree relabelled and its punctuation attached
+        again after (:meth:`barley.valid_ud.UDRules.keep`)."""
+        if on:
+            require_valid_ud("biaffine parser", self.transforms)
+        self.valid_ud = UDRules(self.labels) if on else None
 
     def _k_best(self, arc: np.ndarray, best_label: np.ndarray) -> list[tuple[float, list[int], list[str]]]:
         """The ``nbest`` best trees of a sentence's scores as (score, heads, deprels), each arc with its best label."""

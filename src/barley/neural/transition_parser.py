@@ -38,6 +38,8 @@ from barley.systems import get_system
 from barley.systems.base import Action, State, TransitionSystem, run_oracle
 from barley.transition.training import Classes, Oracle
 from barley.transforms import of_manifest
+from barley.valid_ud import UDRules, fallbacks, transition_guides
+from barley.valid_ud import require_support as require_valid_ud
 
 
 def position_index(row: Callable, states: Sequence[State], waiting: list[int], offsets: np.ndarray,
@@ -146,6 +148,7 @@ class NeuralTransitionParser(NeuralParser):
         self.classes = Classes(system, labels)
         self.row = positions.reader(system)
         self.stats = ParseStats()
+        self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
 
     # --- parsing -----------------------------------------------------------------------
 
@@ -160,6 +163,13 @@ class NeuralTransitionParser(NeuralParser):
     def check_arcs(self, arcs) -> None:
         require_support(self.system, arcs)
 
+    def set_valid_ud(self, on: bool) -> None:
+        """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
+        or not: the rules mask the moves (:class:`barley.valid_ud.ValidGuide`)."""
+        if on:
+            require_valid_ud(f"neural {self.system.name} parser", self.transforms, self.system)
+        self.valid_ud = UDRules(self.labels) if on else None
+
     def tree_class(self) -> str:
         return self.system.tree_class
 
@@ -171,15 +181,19 @@ class NeuralTransitionParser(NeuralParser):
             vectors, longest = self.encode(batch)
             states = [system.initial(len(sentence)) for sentence in batch]
             steps = None if self.confidence is None else ArcSteps(system, states, self.classes.table[:, 0])
-            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, guides(system, given), steps)
+            steering = transition_guides(self.valid_ud, system, batch, guides(system, given))
+            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, steering, steps)
             stats.forced += advance(system, states, policy)
+            stats.ud_fallbacks += fallbacks(steering)
         self.model.train(was_training)
         for sentence, state, arcs in zip(batch, states, given):
             stats.sentences += 1
             stats.words += len(sentence)
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
-            label_ids = labels_kept(state.labels, arcs)  # a root arc that finalize built takes its given label too
+            label_ids = state.labels if self.valid_ud is None else self.valid_ud.strays(state.heads, list(state.labels),
+                                                                                        sentence.words)
+            label_ids = labels_kept(label_ids, arcs)  # a root arc that finalize built takes its given label too
             self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in label_ids[1:]],
                           arcs, system.single_root)
         if steps is not None:  # each word keeps the probabilities of its arc through the inverse transforms

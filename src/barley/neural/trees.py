@@ -27,11 +27,18 @@ class BiaffineParseStats:
     words: int = 0
     decoded: int = 0
     approximation_moves: int = 0
+    relabelled: int = 0  # --valid-ud: sentences whose best labels broke a rule of UD (barley.valid_ud)
+    not_valid: int = 0  # --valid-ud: sentences no labelling of the tree could keep valid
+    punctuation_moved: int = 0  # --valid-ud: punct words attached again to be projective
 
     def summary(self) -> str:
-        return (f"{self.sentences} sentences, {self.words} words; {self.decoded} sentences needed the decoder "
+        text = (f"{self.sentences} sentences, {self.words} words; {self.decoded} sentences needed the decoder "
                 f"(the others' best heads were already a tree), {self.approximation_moves} non-projective "
                 f"approximation moves")
+        if self.relabelled or self.not_valid or self.punctuation_moved:
+            text += (f"; {self.relabelled} sentences relabelled to keep UD's rules ({self.not_valid} could not be), "
+                     f"{self.punctuation_moved} punctuation marks attached projectively")
+        return text
 
 
 def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats,

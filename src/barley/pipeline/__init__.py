@@ -304,6 +304,25 @@ class Pipeline:
                               fix="leave --nbest out, or parse with a graph-based or biaffine model")
         inner.set_nbest(k)
 
+    def set_valid_ud(self, on: bool | None) -> None:
+        """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
+        or not; None: the parser's default (:func:`barley.valid_ud.by_default`: on for the joint network,
+        where the rules cost no accuracy; off for transition-based parsers, which would leave the
+        compiled loop). A parser that cannot is refused in one line when asked."""
+        from barley.valid_ud import by_default
+
+        parser = self._parser
+        inner = getattr(parser, "parser", parser)
+        if not hasattr(inner, "set_valid_ud"):
+            if on:
+                kind = getattr(inner, "kind", None) or "graph-based"
+                which = f"the {kind} parser of this model" if parser is not None else "this model (no parser)"
+                raise BarleyError(f"--valid-ud: {which} does not keep UD's rules yet; joint, biaffine and "
+                                  "transition-based parsers do",
+                                  fix="leave --valid-ud out, or parse with a joint, biaffine or transition-based model")
+            return
+        inner.set_valid_ud(by_default(inner) if on is None else on)
+
     # --- running ---------------------------------------------------------------------
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
@@ -318,8 +337,8 @@ class Pipeline:
                               fix="give tokenized sentences (CoNLL-U), or train with --components tokenize,...")
         return tokenizers[0].tokenize(text, input=input)
 
-    def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None, nbest: int | None = None
-              ) -> Iterator[Sentence]:
+    def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None, nbest: int | None = None,
+              valid_ud: bool | None = None) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
         ``data``: a text (needs a tokenizer in the pipeline) or sentences (e.g. from
@@ -329,12 +348,18 @@ class Pipeline:
         and DEPREL the sentences already have), for the component that writes the trees.
         ``nbest``: yield the k best analyses of each sentence (:meth:`set_nbest`), the first of
         them the sentence itself; it holds for the parser from this call on, so read one such
-        stream before the next. The two are not combined (refused in one line).
+        stream before the next. The two are not combined (refused in one line). ``valid_ud``: keep
+        UD's structural rules in every tree or not (:meth:`set_valid_ud`; None: the parser's default;
+        not with ``nbest``, which turns the default off).
         """
         if arcs is not None and nbest is not None:
             raise BarleyError("the k best trees (nbest) are not yet parsed around given or forbidden arcs "
                               "(keep-arcs, forbid)", fix="ask for the k best trees or for the arcs, not both")
+        if valid_ud and nbest is not None:
+            raise BarleyError("the k best trees (nbest) are not yet held to UD's rules (valid-ud)",
+                              fix="ask for the k best trees or for valid UD, not both")
         self.set_nbest(nbest)
+        self.set_valid_ud(False if nbest is not None and valid_ud is None else valid_ud)
         sentences = self.tokenize(data) if isinstance(data, str) else data
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",

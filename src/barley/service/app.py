@@ -13,7 +13,8 @@
     SVG arc diagram of each sentence. With ``nbest`` K, the K best analyses of each sentence
     (``barley parse --nbest``: graph-based, biaffine and joint models). ``keep_arcs``,
     ``strict_arcs`` and ``forbid`` are ``barley parse``'s ``--keep-arcs``, ``--strict-arcs`` and
-    ``--forbid`` (the file's text) (docs/constraints.md); not together with ``nbest``.
+    ``--forbid`` (the file's text) (docs/constraints.md); not together with ``nbest``. ``valid_ud``
+    (true, false, or null for the model's default) is ``--valid-ud`` / ``--no-valid-ud`` (docs/valid-ud.md).
 ``GET /models``
     The models served, the default one, and the input formats each reads.
 ``GET /openapi.json``
@@ -76,6 +77,8 @@ class ParseRequest(BaseModel):
                                                  "together, instead of keeping a largest subset")
     forbid: str | None = Field(None, description="arcs that must not appear, one per line: SENT_ID HEAD DEPENDENT "
                                                  "(barley parse --forbid)")
+    valid_ud: bool | None = Field(None, description="keep UD's structural rules in every tree (barley parse "
+                                                    "--valid-ud; null: the model's default)")
 
 
 class ParsedSentence(BaseModel):
@@ -166,11 +169,12 @@ def create_app(registry: ModelRegistry, limits: Limits = Limits(),
     return SecurityHeaders(HostAndOrigin(BodyLimit(app, limits.max_request_bytes), hosts))
 
 
-FIELDS = ("data", "input", "model", "draw", "nbest", "keep_arcs", "strict_arcs", "forbid")
+FIELDS = ("data", "input", "model", "draw", "nbest", "keep_arcs", "strict_arcs", "forbid", "valid_ud")
 """The fields of a parse request (:class:`ParseRequest`)."""
 
 TRUE, FALSE = ("true", "1", "on", "yes"), ("false", "0", "off", "no", "")
-"""How a form or query string says ``draw``, ``keep_arcs`` or ``strict_arcs`` (a JSON body says true or false)."""
+"""How a form or query string says ``draw``, ``keep_arcs``, ``strict_arcs`` or ``valid_ud`` (a JSON body says
+true or false; an empty ``valid_ud``, like null, is the model's default)."""
 
 
 def _fields(content_type: str, query: bytes, body: bytes) -> dict:
@@ -207,7 +211,8 @@ def _fields(content_type: str, query: bytes, body: bytes) -> dict:
         raise BarleyError(f"the field 'nbest' is {fields['nbest']!r}", fix=f"give a whole number from 1 to {MAX_NBEST}")
     return {"data": data.encode("utf-8") if isinstance(data, str) else data, "input": fields.get("input") or "conllu",
             "model": fields.get("model"), "draw": _boolean(fields, "draw"), "nbest": nbest,
-            "arcs": _arc_options(fields, _boolean(fields, "keep_arcs"), _boolean(fields, "strict_arcs"))}
+            "arcs": _arc_options(fields, _boolean(fields, "keep_arcs"), _boolean(fields, "strict_arcs")),
+            "valid_ud": None if fields.get("valid_ud") in (None, "") else _boolean(fields, "valid_ud")}
 
 
 def _boolean(fields: dict, name: str) -> bool:
@@ -234,7 +239,8 @@ def _arc_options(fields: dict, keep: bool, strict: bool):
 
 
 JSON_TYPES = {"data": (str,), "input": (str,), "model": (str, type(None)), "draw": (bool,), "nbest": (int, type(None)),
-              "keep_arcs": (bool,), "strict_arcs": (bool,), "forbid": (str, type(None))}
+              "keep_arcs": (bool,), "strict_arcs": (bool,), "forbid": (str, type(None)),
+              "valid_ud": (bool, type(None))}
 """The JSON types each field may take."""
 
 
@@ -333,7 +339,8 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     times quicker to write and to read than with one object per token."""
     fields = _fields(content_type, query, body)
     model = registry.get(fields["model"])
-    sentences = model.parse(fields["data"], fields["input"], limits, fields["arcs"], fields["nbest"])
+    sentences = model.parse(fields["data"], fields["input"], limits, fields["arcs"], fields["nbest"],
+                            fields["valid_ud"])
     answer = {"model": model.name, "input": fields["input"],
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}

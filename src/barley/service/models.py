@@ -46,18 +46,18 @@ class ServedModel:
             list(self.pipeline.tokenize("x"))
         list(self.pipeline.parse([WARM_UP.copy()], retag=True))
 
-    def parse(self, data: bytes, input_format: str, limits: Limits, arcs=None, nbest: int | None = None
-              ) -> list[Sentence]:
+    def parse(self, data: bytes, input_format: str, limits: Limits, arcs=None, nbest: int | None = None,
+              valid_ud: bool | None = None) -> list[Sentence]:
         """The sentences of a request's ``data`` in ``input_format``, analysed; ``arcs``: given and
         forbidden arcs (:class:`barley.constraints.ArcOptions`); ``nbest``: the k best analyses of
-        each sentence (:meth:`Pipeline.parse`)."""
+        each sentence; ``valid_ud``: UD's rules kept or not, None: the model's default (:meth:`Pipeline.parse`)."""
         if input_format == "conllu":  # read before taking the lock: reading CoNLL-U needs no model
             sentences = read_input(data, input_format, limits, self.pipeline)
             with self.lock:
-                return list(self.pipeline.parse(sentences, arcs=arcs, nbest=nbest))
+                return list(self.pipeline.parse(sentences, arcs=arcs, nbest=nbest, valid_ud=valid_ud))
         with self.lock:
             return list(self.pipeline.parse(read_input(data, input_format, limits, self.pipeline), arcs=arcs,
-                                            nbest=nbest))
+                                            nbest=nbest, valid_ud=valid_ud))
 
     def describe(self) -> dict:
         manifest = self.manifest

@@ -16,6 +16,7 @@ manifest by ``barley.transforms.from_json``.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ from barley.confidence import Confidence, temperature_of
 from barley.conllu import Sentence
 from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
                                 write_tree)
-from barley.errors import BarleyError, InputError
+from barley.errors import BarleyError, BarleyWarning, InputError
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
 from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
@@ -40,6 +41,8 @@ from barley.systems.base import NoDynamicOracle, TransitionSystem
 from barley.transition.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
 from barley.transforms import describe_transforms, of_manifest
 from barley.tree import label_ids, label_table
+from barley.valid_ud import UDRules, fallbacks, transition_guides
+from barley.valid_ud import require_support as require_valid_ud
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
 VOCABULARY_WARNING = {"UPOS": 100, "XPOS": 1000, "FEATS": 3000, "DEPREL": 500}
@@ -71,6 +74,7 @@ class Parser:
         self.confidence: Confidence | None = None  # barley parse --confidence
         self.temperature = temperature_of(self.manifest)
         self._compiled = None  # the compiled loop (barley.transition.fast), built on the first parse; False: none
+        self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
 
     @property
     def compiled(self):
@@ -102,6 +106,16 @@ class Parser:
                                  lambda order, _: [order[start:start + batch_size]
                                                    for start in range(0, len(order), batch_size)])
 
+    def set_valid_ud(self, on: bool) -> None:
+        """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
+        or not: through the reference path, whose moves the rules mask (:class:`barley.valid_ud.ValidGuide`)."""
+        if on:
+            require_valid_ud(f"{self.system.name} parser", self.transforms, self.system)
+            if self.compiled is not None and self.valid_ud is None:  # said once: until it is turned off
+                warnings.warn("--valid-ud: the compiled loop does not keep UD's rules yet: parsing takes the "
+                              "reference path (about three times the CPU time)", BarleyWarning, stacklevel=2)
+        self.valid_ud = UDRules(self.labels) if on else None
+
     def _parse_with_arcs(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
         """The sentences of ``batch`` without given arcs parsed together, then those with them."""
         given = [arcs.of(sentence, self.labels) if arcs else None for sentence in batch]
@@ -120,11 +134,15 @@ class Parser:
         :class:`barley.constraints.TransitionGuide`."""
         compiled = self.compiled
         evidence = None if self.confidence is None else []
-        if compiled and (not any(given) or compiled.keeps(given)):
+        if compiled and self.valid_ud is None and (not any(given) or compiled.keeps(given)):
             results = compiled.parse_batch(batch, self.stats, given=given, evidence=evidence)
-        else:
-            results = parse_batch(self, batch, self.stats, guides(self.system, given), evidence)
+        else:  # the reference path: given arcs the compiled loop does not keep, or UD's rules (--valid-ud)
+            steering = transition_guides(self.valid_ud, self.system, batch, guides(self.system, given))
+            results = parse_batch(self, batch, self.stats, steering, evidence)
+            self.stats.ud_fallbacks += fallbacks(steering)
         for sentence, (heads, ids), arcs in zip(batch, results, given):
+            if self.valid_ud is not None:
+                ids = self.valid_ud.strays(heads, list(ids), sentence.words)
             ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
             deprels = [""] + [self.labels[label] for label in ids[1:]]
             write_tree(sentence, heads, deprels, self.transforms, arcs, self.system.single_root)

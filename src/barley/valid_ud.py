@@ -1,0 +1,527 @@
+"""UD-valid output by construction (``barley parse --valid-ud``): trees that break none of the
+structural rules that UD's own validator checks at level 3.
+
+The rules, as ``validate.py --level 3`` (UniversalDependencies/tools, ``udtools/level3.py``)
+checks them, on the universal part of each DEPREL (``nsubj:pass`` → ``nsubj``):
+
+* one subject and one object per head (``check_single_subject``, ``check_single_object``): at
+  most one dependent whose relation contains ``subj`` (``nsubj``, ``csubj`` and their subtypes,
+  except ``nsubj:outer`` and ``csubj:outer``), at most one ``obj``;
+* function words are leaves (``check_functional_leaves``): a word attached as ``case``, ``mark``,
+  ``aux``, ``cop``, ``det``, ``clf``, ``cc``, ``fixed``, ``goeswith`` or ``punct`` takes only the
+  dependents :data:`LEAVES` lists for it (a ``det`` with ``Poss=Yes`` also ``appos``, ``acl``,
+  ``nmod``); a negation (``advmod`` on a PART or ADV with ``Polarity=Neg``) may modify any of them
+  but ``punct``;
+* ``conj``, ``fixed``, ``flat``, ``goeswith``, ``appos`` run left to right (the head precedes the
+  dependent, ``check_left_to_right_relations``); ``root`` exactly on the words whose head is 0
+  (``check_zero_root``);
+* relation and UPOS agree (``check_upos_vs_deprel``, with the word's ``ExtPos`` feature standing for
+  its UPOS where it has one): :data:`AGREEMENT` (``det`` on DET or PRON, ``advmod`` not on a NOUN,
+  ``punct`` on PUNCT, …), a PUNCT word is ``punct`` (or ``root``), no ``fixed`` on or under a PROPN;
+  and ``goeswith`` only where the tags say so (``check_goeswith_morphology_and_edeps``: the
+  dependent tagged X with no lemma and no features, the head with ``Typo=Yes``).
+
+The tags are the tagger's (or the input's), taken as they are: the relations adapt to them.
+
+How a parser keeps them:
+
+* graph-based decoding with labels chosen after the tree (the joint network, the biaffine parser;
+  :meth:`UDRules.keep`): a PUNCT word may head only PUNCT words (:meth:`UDRules.mask_arcs`, the arc
+  scores masked before the tested decoders run); then the labels of the tree are the most probable
+  labelling under every rule (:meth:`UDRules.reconcile`), an exact dynamic programme over the tree
+  (a word's label decides which labels its dependents may take; at each head, one subject and one
+  object at most: the best choice among each class's two best dependents); then each ``punct`` word
+  the validator would find non-projective moves to the best head where it is not
+  (:meth:`UDRules.attach_punctuation`, ``punct-is-nonproj`` and ``punct-causes-nonproj``);
+* transition-based parsers (:class:`ValidGuide`): a labelled move's labels are masked where they
+  would break a rule given the arcs built so far (the dependent's UPOS, the direction, the head's
+  label or — before the head has one — the labels its UPOS allows, the head's subject and object,
+  the dependent's own dependents); where no action survives (the system's other moves cannot
+  finish the tree otherwise) the unmasked choice is taken and counted; a word that the system
+  leaves without a head and ``finalize`` attaches under the root word takes ``punct`` (PUNCT) or
+  the first of :data:`STRAY` the model knows instead of ``root`` (:meth:`UDRules.strays`).
+
+What is guaranteed, and tested on random trees with random scores (``tests/test_valid_ud.py``):
+for the graph case, every output follows every rule above whenever the model has a *free* label
+(no rule concerns it: ``dep``, ``nmod``, ``obl``, …) and ``punct``, and punctuation is projective
+wherever some head allows it; :meth:`UDRules.violations` lists what a tree breaks. Not covered:
+``obl-should-be-nmod``, gaps and spaces in ``goeswith`` and ``fixed``, and the validator's own
+exceptions (a punctuation child of a non-projective function word), which are refused as if they
+were errors. ``docs/valid-ud.md`` has the measured effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from barley.conllu import FEATS, LEMMA, UPOS
+
+RIGHTWARD = frozenset({"conj", "fixed", "flat", "goeswith", "appos"})
+"""Relations whose head precedes the dependent."""
+_MARK_CASE = frozenset({"advmod", "obl", "goeswith", "fixed", "reparandum", "conj", "cc", "punct"})
+LEAVES: dict[str, frozenset[str]] = {
+    "mark": _MARK_CASE,
+    "case": _MARK_CASE,
+    "aux": frozenset({"goeswith", "fixed", "reparandum", "conj", "cc", "punct"}),
+    "cop": frozenset({"goeswith", "fixed", "reparandum", "conj", "cc", "punct"}),
+    "det": frozenset({"det", "case", "advmod", "obl", "clf", "goeswith", "fixed", "flat", "compound", "reparandum",
+                      "discourse", "parataxis", "conj", "cc", "punct"}),
+    "clf": _MARK_CASE,
+    "cc": frozenset({"goeswith", "fixed", "reparandum", "conj", "punct"}),
+    "fixed": frozenset({"goeswith", "reparandum", "conj", "punct"}),
+    "goeswith": frozenset(),
+    "punct": frozenset({"punct"}),
+}
+"""A function-word relation (universal part) → the relations its word's dependents may have."""
+POSSESSIVE_DET = frozenset({"appos", "acl", "nmod"})
+"""What a ``det`` with ``Poss=Yes`` may take besides."""
+AGREEMENT: dict[str, tuple[bool, frozenset[str]]] = {
+    "det": (True, frozenset({"DET", "PRON"})),
+    "nummod": (True, frozenset({"NUM", "NOUN", "SYM"})),
+    "advmod": (True, frozenset({"ADV", "ADJ", "CCONJ", "DET", "PART", "SYM"})),
+    "expl": (True, frozenset({"PRON", "DET", "PART"})),
+    "aux": (True, frozenset({"AUX"})),
+    "cop": (True, frozenset({"AUX", "PRON", "DET", "SYM"})),
+    "case": (False, frozenset({"PROPN", "ADJ", "PRON", "DET", "NUM", "AUX"})),
+    "mark": (False, frozenset({"NOUN", "PROPN", "ADJ", "PRON", "DET", "NUM", "AUX", "INTJ"})),
+    "cc": (False, frozenset({"NOUN", "PROPN", "ADJ", "PRON", "DET", "NUM", "VERB", "AUX", "INTJ"})),
+    "punct": (True, frozenset({"PUNCT"})),
+}
+"""A relation → (True, the UPOS it needs) or (False, the UPOS it refuses)."""
+STRAY = ("parataxis", "dep")
+"""The label, first known to the model, of a word that a transition system left without a head and
+``finalize`` attached under the root word (``root`` there would break ``root-is-not-0``)."""
+
+
+def universal(label: str) -> str:
+    return label.split(":", 1)[0]
+
+
+def feature(word: Sequence[str], name: str) -> str | None:
+    """The value of feature ``name`` in the word's FEATS, or None."""
+    for pair in word[FEATS].split("|"):
+        key, _, value = pair.partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def upos_of(word: Sequence[str]) -> str:
+    """The UPOS the validator reads: the ``ExtPos`` feature where there is one."""
+    return feature(word, "ExtPos") or word[UPOS]
+
+
+@dataclass
+class Tags:
+    """What the rules read of one sentence's words, per node 0..n (row 0, the root node: nothing):
+    the labels each word's tags allow (:meth:`UDRules.word_labels`), and its PROPN (or ExtPos),
+    ``Typo=Yes``, ``Poss=Yes`` and negation (a PART or ADV with ``Polarity=Neg``)."""
+
+    masks: np.ndarray
+    propn: np.ndarray
+    typo: np.ndarray
+    poss: np.ndarray
+    neg: np.ndarray
+
+
+class UDRules:
+    """The rules over a model's ``labels`` (see the module docstring), as masks over label ids."""
+
+    def __init__(self, labels: Sequence[str]):
+        self.labels = list(labels)
+        self.universal = [universal(label) for label in self.labels]
+        relation = np.array(self.universal, dtype=object)
+        self.root = relation == "root"
+        self.subject = np.array(["subj" in u and label not in ("nsubj:outer", "csubj:outer")
+                                 for u, label in zip(self.universal, self.labels)])
+        self.object = relation == "obj"
+        self.rightward = np.isin(relation, list(RIGHTWARD))
+        self.classes = sorted(LEAVES)
+        self.leaf_class = np.array([self.classes.index(u) if u in LEAVES else -1 for u in self.universal])
+        self.admits = np.array([np.isin(relation, list(LEAVES[name])) for name in self.classes])  # class × child label
+        self.possessive = np.isin(relation, list(POSSESSIVE_DET))
+        self.negation = relation == "advmod"
+        self.fixed, self.goeswith = relation == "fixed", relation == "goeswith"
+        self.punct = next((k for k, u in enumerate(self.universal) if u == "punct" and self.labels[k] == u), None)
+        restricted = set(AGREEMENT) | RIGHTWARD | set(LEAVES) | {"root"}
+        self.free = ~np.isin(relation, list(restricted)) & ~self.subject & ~self.object
+        self.stray = next((self.labels.index(label) for label in STRAY if label in self.labels),
+                          int(np.flatnonzero(self.free)[0]) if self.free.any() else None)
+        self._word_labels: dict[tuple, np.ndarray] = {}
+        self.admitted_table = np.ones((len(self.classes) + 1, 2, 2, len(self.labels)), dtype=bool)
+        for c, name in enumerate(self.classes):
+            for poss in (0, 1):
+                for neg in (0, 1):
+                    allowed = self.admits[c].copy()
+                    if name == "det" and poss:
+                        allowed |= self.possessive
+                    if name != "punct" and neg:
+                        allowed |= self.negation
+                    self.admitted_table[c + 1, poss, neg] = allowed
+        """``[leaf class + 1, the head's Poss=Yes, the dependent's negation]``: the labels admitted
+        (:meth:`admitted`)."""
+
+    # --- masks over labels ------------------------------------------------------------------
+
+    def word_labels(self, word: Sequence[str]) -> np.ndarray:
+        """The labels a word's tags allow (relation–UPOS agreement), wherever it is attached."""
+        key = (upos_of(word), word[UPOS], word[LEMMA] == "_", word[FEATS] == "_")
+        if key not in self._word_labels:
+            self._word_labels[key] = self._agreeing(word)
+        return self._word_labels[key]
+
+    def _agreeing(self, word: Sequence[str]) -> np.ndarray:
+        upos = upos_of(word)
+        allowed = np.ones(len(self.labels), dtype=bool)
+        for k, u in enumerate(self.universal):
+            if u in AGREEMENT:
+                needs, tags = AGREEMENT[u]
+                allowed[k] = (upos in tags) == needs
+        if upos == "PUNCT":
+            allowed &= np.array([label.startswith(("punct", "root")) for label in self.labels])
+        if upos == "PROPN":
+            allowed &= ~self.fixed
+        if not (word[UPOS] == "X" and word[LEMMA] == "_" and word[FEATS] == "_"):
+            allowed &= ~self.goeswith
+        return allowed
+
+    def tags(self, words: Sequence[Sequence[str]]) -> Tags:
+        """What the rules read of ``words`` (see :class:`Tags`)."""
+        n = len(words)
+        masks = np.zeros((n + 1, len(self.labels)), dtype=bool)
+        flags = np.zeros((4, n + 1), dtype=bool)
+        for d, word in enumerate(words, 1):
+            masks[d] = self.word_labels(word)
+            flags[:, d] = (upos_of(word) == "PROPN", feature(word, "Typo") == "Yes", feature(word, "Poss") == "Yes",
+                           word[UPOS] in ("PART", "ADV") and feature(word, "Polarity") == "Neg")
+        return Tags(masks, *flags)
+
+    def arc_labels(self, tags: Tags, head: int, dependent: int) -> np.ndarray:
+        """The labels the arc ``head → dependent`` may take on its own: agreement, direction, ``root``
+        iff the head is 0, no ``fixed`` under a PROPN, ``goeswith`` only under a head with ``Typo=Yes``."""
+        if head == 0:
+            return tags.masks[dependent] & self.root
+        allowed = tags.masks[dependent] & ~self.root
+        if head > dependent:
+            allowed &= ~self.rightward
+        if tags.propn[head]:
+            allowed &= ~self.fixed
+        if not tags.typo[head]:
+            allowed &= ~self.goeswith
+        return allowed
+
+    def admitted(self, leaf_class: int, tags: Tags, head: int, dependent: int) -> np.ndarray:
+        """The labels ``dependent`` may take under ``head`` attached with a relation of ``leaf_class``
+        (an index of :attr:`classes`; -1: not a function word, anything goes). Read only."""
+        return self.admitted_table[leaf_class + 1, int(tags.poss[head]), int(tags.neg[dependent])]
+
+    # --- graph decoders -----------------------------------------------------------------------
+
+    @staticmethod
+    def mask_arcs(arc: np.ndarray, words: Sequence[Sequence[str]], given: Sequence[int] = ()) -> np.ndarray:
+        """``arc[h, d]`` with the arcs from a PUNCT word to a word that is not PUNCT at -inf: a
+        PUNCT word is ``punct`` (or the root), and ``punct`` heads only ``punct``. Every other
+        word keeps a head (the root node, a word that is not PUNCT). The words of ``given`` (whose
+        head is given, :mod:`barley.constraints`) keep theirs: given arcs win."""
+        punct = np.array([False] + [upos_of(word) == "PUNCT" for word in words])
+        if not punct.any() or punct[1:].all():
+            return arc
+        blocked = punct[:, None] & ~punct[None, :]
+        blocked[:, list(given)] = False
+        return np.where(blocked, -np.inf, arc)
+
+    def reconcile(self, heads: Sequence[int], scores: np.ndarray, words: Sequence[Sequence[str]]) -> list[int] | None:
+        """The labelling of the tree ``heads`` (node 0..n) that maximises the summed ``scores``
+        (``scores[d, label]``, rows 1..n: each word's label scores at its head) under every rule,
+        as label ids per node (entry 0: -1); None when no labelling keeps them all.
+
+        Exact, by dynamic programming from the leaves up: ``best[d, l]`` is the best score of d's
+        subtree with d labelled l; a head's dependents are labelled together (:meth:`_dependents`)
+        once per class of the head's label (a function-word class, or anything else)."""
+        n = len(heads) - 1
+        tags = self.tags(words)
+        children: list[list[int]] = [[] for _ in range(n + 1)]
+        for d in range(1, n + 1):
+            children[heads[d]].append(d)
+        order, at = [0], 0
+        while at < len(order):
+            order.extend(children[order[at]])
+            at += 1
+        best = np.full((n + 1, len(self.labels)), -np.inf)
+        picks: dict[tuple[int, int], list[int]] = {}
+        for d in reversed(order):
+            if d == 0:
+                value, picks[0, -1] = self._dependents(0, -1, children[0], best, tags)
+                break
+            allowed = self.arc_labels(tags, heads[d], d)
+            own = np.where(allowed, scores[d], -np.inf)
+            for leaf_class in sorted({int(self.leaf_class[k]) for k in np.flatnonzero(allowed)}):
+                value, picks[d, leaf_class] = self._dependents(d, leaf_class, children[d], best, tags)
+                labels = allowed & (self.leaf_class == leaf_class)
+                best[d, labels] = own[labels] + value
+        if not np.isfinite(value):
+            return None
+        label_ids = [-1] * (n + 1)
+        todo = [(0, -1)]
+        while todo:
+            d, leaf_class = todo.pop()
+            for child, label in zip(children[d], picks[d, leaf_class]):
+                label_ids[child] = label
+                todo.append((child, int(self.leaf_class[label])))
+        return label_ids
+
+    def _dependents(self, head: int, leaf_class: int, kids: list[int], best: np.ndarray,
+                    tags: Tags) -> tuple[float, list[int]]:
+        """The best labels of ``kids`` under ``head`` attached with a relation of ``leaf_class``, with
+        at most one subject and one object among them: (their summed best, the labels). Each kid's
+        best is taken three ways (neither, subject, object); the best pair of a subject and an object
+        kid is among the two kids that gain most by each (a pair must be two kids)."""
+        if not kids:
+            return 0.0, []
+        rows = np.stack([np.where(self.admitted(leaf_class, tags, head, c), best[c], -np.inf)
+                         for c in kids])
+        kinds = (~self.subject & ~self.object, self.subject, self.object)
+        values = [np.where(kind, rows, -np.inf) for kind in kinds]
+        plain, subject, object_ = (v.max(axis=1) for v in values)
+        choices = [v.argmax(axis=1) for v in values]
+        finite = np.isfinite(plain)
+        base = float(plain[finite].sum())
+
+        def total(s: int, o: int) -> float:
+            if (s >= 0 and s == o) or any(not finite[k] for k in range(len(kids)) if k not in (s, o)):
+                return -np.inf
+            value = base
+            for k, gain in ((s, subject), (o, object_)):
+                if k >= 0:
+                    value += float(gain[k]) - (float(plain[k]) if finite[k] else 0.0)
+            return value
+
+        def leading(gain: np.ndarray) -> list[int]:
+            extra = np.where(~np.isfinite(gain), -np.inf, np.where(finite, gain - np.where(finite, plain, 0.0), np.inf))
+            ranked = [int(k) for k in np.argsort(-extra, kind="stable")[:2] if np.isfinite(extra[k])]
+            return [-1] + ranked
+
+        value, s, o = max(((total(s, o), s, o) for s in leading(subject) for o in leading(object_)),
+                          key=lambda option: option[0])
+        labels = [int(choices[1][k] if k == s else choices[2][k] if k == o else choices[0][k])
+                  for k in range(len(kids))]
+        return value, labels
+
+    def attach_punctuation(self, heads: Sequence[int], label_ids: Sequence[int], arc: np.ndarray,
+                           fixed: Sequence[int] = ()) -> list[int]:
+        """``heads`` with each ``punct`` word that the validator finds attached non-projectively
+        (``punct-is-nonproj``: a word between it and its head that the head does not dominate) or
+        causing non-projectivity (``punct-causes-nonproj``: an arc across it whose head does not
+        dominate it), :func:`punctuation_projective`, moved to the best-scoring head (``arc[h, d]``)
+        where it is neither, when there is one; not to the root node, not into its own subtree, not
+        under a ``goeswith`` word; the words of ``fixed`` (given arcs) stay. Labels are unchanged, and
+        every rule above still holds: ``punct`` may hang from any other word."""
+        heads = [int(h) for h in heads]
+        n = len(heads) - 1
+        for word in range(1, n + 1):
+            if (self.universal[label_ids[word]] != "punct" or word in fixed
+                    or punctuation_projective(heads, word, heads[word])):
+                continue
+            inside = subtree(heads, word)
+            able = [h for h in range(1, n + 1) if h not in inside and self.universal[label_ids[h]] != "goeswith"
+                    and punctuation_projective(heads, word, h)]
+            if able:
+                heads[word] = max(able, key=lambda h: (arc[h, word], -abs(h - word)))
+        return heads
+
+    def keep(self, heads: Sequence[int], label_ids: Sequence[int], label_scores: np.ndarray, arc: np.ndarray,
+             words: Sequence[Sequence[str]], fixed: Sequence[int], stats) -> tuple[list[int], list[int]]:
+        """A graph parser's tree (``heads``, its best ``label_ids``, node 0..n) made to keep the rules:
+        relabelled when it breaks one, by the most probable labelling that does (:meth:`reconcile` over
+        the log-softmax of ``label_scores``, ``[words, labels]`` at each word's head), then its
+        punctuation attached projectively (:meth:`attach_punctuation`, the words of ``fixed`` staying).
+        Counted in ``stats`` (``relabelled``, ``not_valid``, ``punctuation_moved``)."""
+        heads, label_ids = [int(h) for h in heads], [int(label) for label in label_ids]
+        if self.violations(heads, label_ids, words):
+            log_probabilities = label_scores - np.logaddexp.reduce(label_scores, axis=1, keepdims=True)
+            found = self.reconcile(heads, np.vstack([np.zeros((1, label_scores.shape[1])), log_probabilities]), words)
+            if found is None:
+                stats.not_valid += 1
+            else:
+                stats.relabelled += 1
+                label_ids = found
+        moved = self.attach_punctuation(heads, label_ids, arc, fixed)
+        stats.punctuation_moved += sum(a != b for a, b in zip(moved, heads))
+        return moved, label_ids
+
+    # --- checking -----------------------------------------------------------------------------
+
+    def violations(self, heads: Sequence[int], label_ids: Sequence[int], words: Sequence[Sequence[str]]
+                   ) -> list[tuple[str, int]]:
+        """What the tree breaks, as (the validator's test id, the word): the checker of the rules."""
+        tags = self.tags(words)
+        found = []
+        for d in range(1, len(heads)):
+            h, label = heads[d], label_ids[d]
+            if not self.arc_labels(tags, h, d)[label]:
+                found.append(("relation", d))
+            if h and not self.admitted(int(self.leaf_class[label_ids[h]]), tags, h, d)[label]:
+                found.append(("leaf-" + self.universal[label_ids[h]], d))
+        for h in range(len(heads)):
+            kids = [label_ids[d] for d in range(1, len(heads)) if heads[d] == h]
+            if sum(self.subject[k] for k in kids) > 1:
+                found.append(("too-many-subjects", h))
+            if sum(self.object[k] for k in kids) > 1:
+                found.append(("too-many-objects", h))
+        return found
+
+    def strays(self, heads: Sequence[int], label_ids: list[int], words: Sequence[Sequence[str]]) -> list[int]:
+        """``label_ids`` with the words that ``finalize`` put under the root word (label ``root``, head
+        not 0) labelled ``punct`` (PUNCT) or :attr:`stray` instead."""
+        for d in range(1, len(heads)):
+            if heads[d] != 0 and self.root[label_ids[d]]:
+                punct = upos_of(words[d - 1]) == "PUNCT" and self.punct is not None
+                label_ids[d] = self.punct if punct else self.stray
+        return label_ids
+
+
+def subtree(heads: Sequence[int], word: int) -> set[int]:
+    """``word`` and the words it dominates in the tree ``heads``."""
+    inside = {word}
+    for d in range(1, len(heads)):
+        path, node = [], d
+        while node > 0 and node not in inside and len(path) < len(heads):
+            path.append(node)
+            node = heads[node]
+        if node in inside:
+            inside.update(path)
+    return inside
+
+
+def ancestors(heads: Sequence[int], word: int) -> set[int]:
+    """The nodes above ``word`` in the tree ``heads``, the root node 0 included."""
+    above, node = set(), word
+    while node > 0:
+        node = heads[node]
+        above.add(node)
+    return above
+
+
+def punctuation_projective(heads: Sequence[int], word: int, head: int) -> bool:
+    """Would ``word`` under ``head`` pass the validator's two punctuation tests
+    (``udtools.utils.get_gap`` and ``get_caused_nonprojectivities``, line by line)? No word between
+    it and its head outside the head's subtree; no arc across it from a word that is not above it,
+    counting only the words between it and its head on the head's side."""
+    heads = list(heads)
+    heads[word] = head
+    low, high = min(word, head), max(word, head)
+    if any(head not in ancestors(heads, x) for x in range(low + 1, high)):
+        return False
+    above = ancestors(heads, word)
+    n = len(heads) - 1
+    left = range(head + 1, word) if head < word else range(1, word)
+    right = range(word + 1, n + 1) if head < word else range(word + 1, head)
+    for x in left:
+        if heads[x] not in above and heads[x] > word and (head < word or heads[x] < head):
+            return False
+    for x in right:
+        if heads[x] not in above and heads[x] < word and (head > word or heads[x] > head):
+            return False
+    return True
+
+
+class ValidGuide:
+    """Which actions of a transition system keep one sentence's tree UD-valid (see the module
+    docstring): the labels of each labelled move masked where the arc would break a rule, given the
+    arcs built so far; on top of an ``inner`` guide (given arcs, :class:`barley.constraints.TransitionGuide`)
+    if any. ``fallbacks`` counts the steps where no action was left, and the unmasked ones were taken."""
+
+    def __init__(self, rules: UDRules, system, words: Sequence[Sequence[str]], inner=None):
+        self.rules, self.system, self.inner = rules, system, inner
+        self.tags = rules.tags(words)
+        self.fallbacks = 0
+        self._classes = None  # the class moves of the last call, and each move's classes
+        self.head_admits = [None] + [self._could_admit(h) for h in range(1, len(words) + 1)]
+
+    def _could_admit(self, head: int) -> np.ndarray:
+        """The labels some label of ``head`` (other than ``root``) admits under it, before it has one."""
+        rules = self.rules
+        classes = np.unique(rules.leaf_class[self.tags.masks[head] & ~rules.root])
+        return rules.admitted_table[classes + 1, int(self.tags.poss[head]), 0].any(axis=0)
+
+    def labels(self, state, head: int, dependent: int) -> np.ndarray:
+        """The labels the arc ``head → dependent`` may take in ``state``."""
+        rules, tags = self.rules, self.tags
+        allowed = rules.arc_labels(tags, head, dependent)
+        if head == 0:
+            return allowed
+        kids = [state.labels[c] for c in state.children[head]]
+        if any(rules.subject[k] for k in kids):
+            allowed &= ~rules.subject
+        if any(rules.object[k] for k in kids):
+            allowed &= ~rules.object
+        if state.heads[head] != -1 and state.labels[head] != -1:
+            allowed &= rules.admitted(int(rules.leaf_class[state.labels[head]]), tags, head, dependent)
+        else:
+            allowed &= self.head_admits[head]
+        poss = int(tags.poss[dependent])
+        for child in state.children[dependent]:  # the dependent's label must admit its own dependents
+            allowed &= rules.admitted_table[rules.leaf_class + 1, poss, int(tags.neg[child]), state.labels[child]]
+        return allowed
+
+    def allowed(self, state, legal: Sequence[bool], class_moves: np.ndarray, class_labels: np.ndarray) -> np.ndarray:
+        """Per class (move, label): may it be taken in ``state``?"""
+        inner = (np.array(legal)[class_moves] if self.inner is None
+                 else self.inner.allowed(state, legal, class_moves, class_labels) & np.array(legal)[class_moves])
+        if self._classes is None or self._classes[0] is not class_moves:
+            self._classes = (class_moves, [np.flatnonzero(class_moves == move) for move in range(len(legal))])
+        allowed = inner.copy()
+        for move, ok in enumerate(legal):
+            if ok and self.system.labeled[move]:
+                these = self._classes[1][move]
+                allowed[these] &= self.labels(state, *self.system.arc(state, move))[class_labels[these]]
+        if not allowed.any():
+            self.fallbacks += 1
+            return inner
+        return allowed
+
+
+def by_default(parser) -> bool:
+    """Does ``parser`` keep the rules unless told not to? Where its class says so
+    (``valid_ud_by_default``: the joint network, where they cost no accuracy and a few percent of
+    the time, ``docs/valid-ud.md``), and never behind transforms."""
+    transforms = getattr(getattr(parser, "annotator", parser), "transforms", ())
+    return getattr(parser, "valid_ud_by_default", False) and not transforms
+
+
+def given_words(arcs) -> list[int]:
+    """The words whose head is given and kept (a :class:`barley.constraints.SentenceArcs`, or None)."""
+    return [] if arcs is None else [d for d, h in enumerate(arcs.kept_heads()) if d and h != -1]
+
+
+def transition_guides(rules: UDRules | None, system, sentences: Sequence, inner: list) -> list:
+    """Per sentence, its :class:`ValidGuide` over the ``inner`` guide (given arcs, or None); ``inner``
+    itself without ``rules``."""
+    if rules is None:
+        return inner
+    return [ValidGuide(rules, system, sentence.words, guide) for sentence, guide in zip(sentences, inner)]
+
+
+def fallbacks(guides: list) -> int:
+    """The steps where the rules left no action, over ``guides`` (see :class:`ValidGuide`)."""
+    return sum(guide.fallbacks for guide in guides if isinstance(guide, ValidGuide))
+
+
+def require_support(parser: str, transforms: Sequence = (), system=None) -> None:
+    """Refuse ``--valid-ud`` for a parser behind ``transforms`` (their inverse moves arcs after the
+    rules are kept) or with a transition ``system`` that does not name the arc of a move."""
+    from barley.errors import BarleyError
+    from barley.systems.base import TransitionSystem
+
+    if transforms:
+        names = ", ".join(transform.to_json()["name"] for transform in transforms)
+        raise BarleyError(f"--valid-ud: the {parser} parses through transforms ({names}), whose inverse would "
+                          "undo the rules",
+                          fix="parse without --valid-ud, or with a model trained without transforms")
+    if system is not None and type(system).arc is TransitionSystem.arc:
+        raise BarleyError(f"--valid-ud: the {system.name} system does not name the arc of a move, which the "
+                          "rules are kept by", fix="parse without --valid-ud, or use arc-eager, arc-hybrid, "
+                          "arc-standard, stack-projective, covington or swap")
