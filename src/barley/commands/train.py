@@ -7,6 +7,7 @@ import sys
 from argparse import SUPPRESS
 
 from barley.atomic import check_output
+from barley.catalog import resolve
 from barley.commands import add_force
 from barley.errors import BarleyError
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
@@ -72,6 +73,11 @@ def register(subparsers) -> None:
     parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default=SUPPRESS,
                         help="training trees the system cannot build: train on the oracle's nearest tree "
                              "(default), skip them, or stop with an error; the count is reported")
+    parser.add_argument("--from", dest="from_model", metavar="MODEL",
+                        help="fine-tune: train the neural network of MODEL (a path, or a name such as en_ewt) further "
+                             "on the training data, its vocabularies extended with the new words, tags and labels, "
+                             "into a new model (-m); only training options apply (--epochs, --learning-rate, ...); "
+                             "see docs/training.md")
     parser.add_argument("--tags", choices=("gold", "predicted"), default="gold",
                         help="whether the training POS tags are gold or predicted (recorded in the model)")
     parser.add_argument("--seed", type=int, metavar="N",
@@ -112,15 +118,22 @@ def _parse_options(args) -> dict:
 
 def run(args) -> int:
     folder = _training_files(args)
-    if args.recipe is not None or (folder is not None and args.components is None):
+    base = None
+    if args.from_model is not None:
+        pipeline_options.refuse_with_from(args, transform_options.from_args(args))
+        base = resolve(args.from_model)
+    elif args.recipe is not None or (folder is not None and args.components is None):
         pipeline_options.use_recipe(args)
     if folder is not None and args.dev is None:
-        neural = "joint" in args.components or args.tokenizer == "neural"
+        neural = base is not None or "joint" in args.components or args.tokenizer == "neural"
         print(f"barley train: {folder} has no dev file ({DEV}): no dev scores at the end"
               + ("; the neural components hold out the end of the training file to choose their epoch" if neural
                  else ""), file=sys.stderr)
-    inputs = [args.train, args.dev, *(getattr(args, name, None) for name in ("features", "pretrained", "positions"))]
+    inputs = [args.train, args.dev, base,
+              *(getattr(args, name, None) for name in ("features", "pretrained", "positions"))]
     check_output(args.model, inputs, force=args.force)  # before hours of training
+    if base is not None:
+        return pipeline_options.fine_tune(args, base)
     if args.components is not None:
         return pipeline_options.train_pipeline(args, _parse_options, transform_options.from_args)
     pipeline_options.refuse_without_components(args)

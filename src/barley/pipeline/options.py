@@ -13,7 +13,7 @@ from barley.pipeline.tokenize import KINDS
 from barley.recipes import RECIPES, default_recipe
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
-               "command", "default_of", "tokenizer", "treebank", "recipe"}
+               "command", "default_of", "tokenizer", "treebank", "recipe", "from_model"}
 _TRANSFORM_OPTIONS = {"pseudo_projective", "lift", "label_cap", "coordination", "coordination_variant", "verb_group",
                       "scheme"}
 CHECKPOINT_SUFFIX = ".checkpoint"
@@ -104,6 +104,29 @@ def joint_options(args: argparse.Namespace, transforms: list) -> dict:
     return {**given, "checkpoint": checkpoint, "resume": args.resume}
 
 
+def refuse_with_from(args: argparse.Namespace, transforms: list) -> None:
+    """Fine-tuning (``--from``) keeps the model's components, their kinds and its tree transforms:
+    the options that would choose them are refused in one line."""
+    chosen = [flag for flag, given in (("--components", args.components is not None),
+                                       ("--recipe", args.recipe is not None), ("--tokenizer", args.tokenizer is not None),
+                                       ("--jackknife", args.jackknife is not None), ("--no-jackknife", args.no_jackknife),
+                                       ("--resume", args.resume), ("a tree transform", bool(transforms))) if given]
+    if chosen:
+        raise BarleyError(f"{', '.join(chosen)}: not with --from, which trains the model's network further and "
+                          f"keeps its components and transforms", fix="leave them out")
+
+
+def fine_tune(args: argparse.Namespace, base: str) -> int:
+    """``barley train --from MODEL``: the model's network trained further (:meth:`Pipeline.fine_tuned`)
+    with the training options given, then scored on dev and saved as a new model."""
+    options = {name: getattr(args, name) for name in _parser_options_set(args, names=True)}
+    pipeline = Pipeline.load(base).fine_tuned(args.train, options={"joint": options}, dev=args.dev,
+                                              seed=1 if args.seed is None else args.seed,
+                                              record_time=args.seed is None, base=args.from_model)
+    _score_and_save(args, pipeline)
+    return 0
+
+
 def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict],
                    transforms: Callable[[argparse.Namespace], list]) -> int:
     names = ordered(args.components.split(","))
@@ -125,15 +148,21 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
     pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
                               seed=1 if args.seed is None else args.seed, record_time=args.seed is None,
                               dev=args.dev)
-    if args.dev:
-        scores = pipeline.evaluate(args.dev)
-        pipeline.manifest["dev"] = scores
-        accuracy = {name: value for name, value in scores.items() if name not in ("words", "words_per_second")}
-        print(f"dev scores of {args.dev} (gold tokenization, every word): "
-              + ", ".join(f"{name} {value:.2f}" for name, value in accuracy.items())
-              + f"; {scores['words']} words, {scores['words_per_second']} words/s", file=sys.stderr)
-    pipeline.save(args.model)
+    _score_and_save(args, pipeline)
     checkpoint = args.model + CHECKPOINT_SUFFIX
     if "joint" in names and os.path.exists(checkpoint):
         os.remove(checkpoint)  # the model is written: the training's checkpoint is done with
     return 0
+
+
+def _score_and_save(args: argparse.Namespace, pipeline: Pipeline) -> None:
+    """The dev scores (with ``--dev``) into the manifest and printed; the model file written."""
+    if args.dev:
+        scores = pipeline.evaluate(args.dev)
+        speed = scores.pop("words_per_second")  # a timing: kept out of the model, so that a seed gives its bytes
+        pipeline.manifest["dev"] = scores
+        accuracy = {name: value for name, value in scores.items() if name != "words"}
+        print(f"dev scores of {args.dev} (gold tokenization, every word): "
+              + ", ".join(f"{name} {value:.2f}" for name, value in accuracy.items())
+              + f"; {scores['words']} words, {speed} words/s", file=sys.stderr)
+    pipeline.save(args.model)
