@@ -25,10 +25,14 @@ from barley.treebank_folder import DEV, treebank_files
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("train", help="train a transition-based or graph-based parser",
+    parser = subparsers.add_parser("train", help="train a parser, a full pipeline from a treebank folder, or a "
+                                                 "neural model further (--from)",
                                    description="Train a greedy transition-based parser (Nivre 2008) or a "
                                                "graph-based parser (McDonald et al. 2005) from a "
-                                               "CoNLL-U or CoNLL-X treebank and write a model file.")
+                                               "CoNLL-U or CoNLL-X treebank and write a model file; given a UD "
+                                               "treebank folder, a full pipeline by a recipe (barley train "
+                                               "UD_English-EWT/ -m en.barley); with --from, a neural model "
+                                               "trained further on one's own treebank.")
     parser.add_argument("treebank", nargs="*", metavar="TREEBANK",
                         help="a UD treebank folder (its *-ud-train.conllu is trained on, a full pipeline by a "
                              "--recipe, and its *-ud-dev.conllu scored), or the training file then, optionally, "
