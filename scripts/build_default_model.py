@@ -35,26 +35,17 @@ import re
 import sys
 from pathlib import Path
 
+from barley.recipes import RECIPES
+
 TREEBANK = "UD_English-EWT"
 TRAIN, DEV, TEST = "en_ewt-ud-train.conllu", "en_ewt-ud-dev.conllu", "en_ewt-ud-test.conllu"
 SHIPPED = {"language": "English", "treebank": TREEBANK, "licence": "CC BY-SA 4.0"}
 REPOSITORY = Path(__file__).resolve().parents[1]
 SEED = 1
-THREADS = 2
-"""PyTorch threads of the neural training: part of what makes it reproducible (a seed and a number of
-threads). On a busy machine give the training priority (``nice -n -5``): two threads that wait on
-each other while other work holds a core run many times slower."""
-
-RECIPES = {
-    "en_ewt": {"components": ["tokenize", "joint"], "dev": True, "jackknife": None,
-               "options": {"tokenize": {"tokenizer": "neural"}, "joint": {"epochs": 40, "threads": THREADS}},
-               "command": "--components tokenize,joint --tokenizer neural --epochs 40 --threads 2"},
-    "en_ewt_linear": {"components": ["tokenize", "tag", "parse"], "dev": False, "jackknife": 5,
-                      "options": {"parse": {"system": "arc-eager"}},
-                      "command": "--components tokenize,tag,parse --system arc-eager --jackknife 5"},
-}
-"""Each shipped model's recipe: its components and their options, whether it stops early on the
-dev set, the jackknifing of the tags the parser learns from, and the same as `barley train` options."""
+SHIPPED_RECIPES = {"en_ewt": "neural", "en_ewt_linear": "linear"}
+"""Each shipped model's recipe (:data:`barley.recipes.RECIPES`: components, their options, jackknifing).
+On a busy machine give the neural training priority (``nice -n -5``): its two threads
+(:data:`barley.recipes.THREADS`) wait on each other while other work holds a core, and run many times slower."""
 
 
 def main() -> int:
@@ -63,22 +54,23 @@ def main() -> int:
                          help="the folder holding UD_English-EWT")
     options.add_argument("--output-dir", default=str(REPOSITORY / "src" / "barley" / "models"),
                          help="where to write NAME.barley (default: the package's models folder)")
-    options.add_argument("--only", choices=sorted(RECIPES), action="append",
+    options.add_argument("--only", choices=sorted(SHIPPED_RECIPES), action="append",
                          help="build this model only (repeatable; default: all)")
     options.add_argument("--trained", action="append", default=[], metavar="NAME=FILE",
                          help="finish NAME from FILE, trained before with its recipe, instead of training it")
-    options.add_argument("--recipe", choices=sorted(RECIPES), help="print the barley train command of a model and stop")
+    options.add_argument("--recipe", choices=sorted(SHIPPED_RECIPES),
+                         help="print the barley train command of a model and stop")
     args = options.parse_args()
     folder = Path(args.ud) / TREEBANK
     if args.recipe:
-        print(f"barley train -i {folder / TRAIN}" + (f" --dev {folder / DEV}" if RECIPES[args.recipe]["dev"] else "")
-              + f" {RECIPES[args.recipe]['command']} --seed {SEED} -m {args.recipe}.barley")
+        print(f"barley train {folder} --recipe {SHIPPED_RECIPES[args.recipe]} --seed {SEED} -m {args.recipe}.barley"
+              f"  # i.e. {' '.join(RECIPES[SHIPPED_RECIPES[args.recipe]].arguments())}")
         return 0
     if not (folder / TRAIN).is_file():
         print(f"build_default_model: {folder / TRAIN} is absent", file=sys.stderr)
         return 1
     trained = dict(entry.split("=", 1) for entry in args.trained)
-    for name in args.only or sorted(RECIPES):
+    for name in args.only or sorted(SHIPPED_RECIPES):
         build(name, folder, Path(args.output_dir) / f"{name}.barley", trained.get(name))
     return 0
 
@@ -86,19 +78,18 @@ def main() -> int:
 def build(name: str, folder: Path, output: Path, trained: str | None) -> None:
     from barley.pipeline import Pipeline
 
-    recipe = RECIPES[name]
+    recipe = RECIPES[SHIPPED_RECIPES[name]]
     if trained is not None:
         pipeline = Pipeline.load(trained)
-        if pipeline.names != recipe["components"]:
+        if pipeline.names != list(recipe.components):
             raise SystemExit(f"build_default_model: {trained} holds {', '.join(pipeline.names)}, "
-                             f"not {name}'s {', '.join(recipe['components'])}")
+                             f"not {name}'s {', '.join(recipe.components)}")
     else:
-        options = {component: dict(values) for component, values in recipe["options"].items()}
+        options = recipe.pipeline_options()
         if "joint" in options:
             options["joint"]["checkpoint"] = f"{output}.checkpoint"  # a stopped build resumes with --trained
-        pipeline = Pipeline.train(str(folder / TRAIN), recipe["components"], options=options,
-                                  jackknife=recipe["jackknife"], seed=SEED, record_time=False,
-                                  dev=str(folder / DEV) if recipe["dev"] else None)
+        pipeline = Pipeline.train(str(folder / TRAIN), recipe.components, options=options,
+                                  jackknife=recipe.jackknife, seed=SEED, record_time=False, dev=str(folder / DEV))
     manifest = pipeline.manifest
     manifest["pipeline"]["training"]["data"] = f"{TREEBANK}/{TRAIN}"  # not this machine's path
     manifest["dev"] = pipeline.evaluate(str(folder / DEV))

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from argparse import SUPPRESS
 
 from barley.atomic import check_output
+from barley.catalog import resolve
 from barley.commands import add_force
+from barley.errors import BarleyError
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.graph.model import DECODERS, GraphOptions
 from barley.learners import LEARNERS
@@ -16,17 +20,31 @@ from barley.kinds import KINDS, all_kind_options
 from barley.transition.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS
 from barley.kinds import train
 from barley.pipeline import options as pipeline_options
+from barley.recipes import RECIPES
 from barley.systems import system_names
+from barley.treebank_folder import DEV, treebank_files
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("train", help="train a transition-based or graph-based parser",
+    parser = subparsers.add_parser("train", help="train a parser, a full pipeline from a treebank folder, or a "
+                                                 "neural model further (--from)",
                                    description="Train a greedy transition-based parser (Nivre 2008) or a "
                                                "graph-based parser (McDonald et al. 2005) from a "
-                                               "CoNLL-U or CoNLL-X treebank and write a model file.")
-    parser.add_argument("--train", "-i", required=True, metavar="FILE", help="training treebank")
+                                               "CoNLL-U or CoNLL-X treebank and write a model file; given a UD "
+                                               "treebank folder, a full pipeline by a recipe (barley train "
+                                               "UD_English-EWT/ -m en.barley); with --from, a neural model "
+                                               "trained further on one's own treebank.")
+    parser.add_argument("treebank", nargs="*", metavar="TREEBANK",
+                        help="a UD treebank folder (its *-ud-train.conllu is trained on, a full pipeline by a "
+                             "--recipe, and its *-ud-dev.conllu scored), or the training file then, optionally, "
+                             "the dev file (as --train and --dev)")
+    parser.add_argument("--train", "-i", metavar="FILE", help="training treebank (or give it first, without -i)")
     parser.add_argument("--dev", metavar="FILE", help="development treebank: report its scores after training "
                                                       "(the neural parsers and tokenizer also choose their epoch on it)")
+    parser.add_argument("--recipe", choices=sorted(RECIPES),
+                        help="train a full pipeline the documented way (docs/training.md): neural, the shipped "
+                             "en_ewt's (PyTorch), or linear, en_ewt_linear's; with a treebank folder the default is "
+                             "neural when PyTorch is installed, else linear. Options given replace the recipe's")
     parser.add_argument("--system", "-a", default=SUPPRESS, metavar="NAME",
                         help="transition system (MaltParser names accepted, e.g. nivreeager); one of: "
                              + ", ".join(system_names()) + " (default arc-eager)")
@@ -60,6 +78,11 @@ def register(subparsers) -> None:
     parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default=SUPPRESS,
                         help="training trees the system cannot build: train on the oracle's nearest tree "
                              "(default), skip them, or stop with an error; the count is reported")
+    parser.add_argument("--from", dest="from_model", metavar="MODEL",
+                        help="fine-tune: train the neural network of MODEL (a path, or a name such as en_ewt) further "
+                             "on the training data, its vocabularies extended with the new words, tags and labels, "
+                             "into a new model (-m); only training options apply (--epochs, --learning-rate, ...); "
+                             "see docs/training.md")
     parser.add_argument("--tags", choices=("gold", "predicted"), default="gold",
                         help="whether the training POS tags are gold or predicted (recorded in the model)")
     parser.add_argument("--seed", type=int, metavar="N",
@@ -99,8 +122,23 @@ def _parse_options(args) -> dict:
 
 
 def run(args) -> int:
-    inputs = [args.train, args.dev, *(getattr(args, name, None) for name in ("features", "pretrained", "positions"))]
+    folder = _training_files(args)
+    base = None
+    if args.from_model is not None:
+        pipeline_options.refuse_with_from(args, transform_options.from_args(args))
+        base = resolve(args.from_model)
+    elif args.recipe is not None or (folder is not None and args.components is None):
+        pipeline_options.use_recipe(args)
+    if folder is not None and args.dev is None:
+        neural = base is not None or "joint" in args.components or args.tokenizer == "neural"
+        print(f"barley train: {folder} has no dev file ({DEV}): no dev scores at the end"
+              + ("; the neural components hold out the end of the training file to choose their epoch" if neural
+                 else ""), file=sys.stderr)
+    inputs = [args.train, args.dev, base,
+              *(getattr(args, name, None) for name in ("features", "pretrained", "positions"))]
     check_output(args.model, inputs, force=args.force)  # before hours of training
+    if base is not None:
+        return pipeline_options.fine_tune(args, base)
     if args.components is not None:
         return pipeline_options.train_pipeline(args, _parse_options, transform_options.from_args)
     pipeline_options.refuse_without_components(args)
@@ -108,3 +146,29 @@ def run(args) -> int:
                    record_time=args.seed is None, **_parse_options(args))
     parser.save(args.model)
     return 0
+
+
+def _training_files(args) -> str | None:
+    """Set ``args.train`` and ``args.dev`` from the positional TREEBANK (a folder, or TRAIN [DEV]) or
+    from ``--train``/``--dev``; the folder, if one was given."""
+    given = args.treebank
+    if len(given) > 2:
+        raise BarleyError(f"{len(given)} treebanks given; barley train takes a folder, or TRAIN [DEV]",
+                          fix="give the training file and the dev file only")
+    if given and args.train is not None:
+        raise BarleyError("the training data is given twice, as TREEBANK and as --train", fix="give one of them")
+    if len(given) == 2 and args.dev is not None:
+        raise BarleyError("the dev file is given twice, as the second TREEBANK and as --dev", fix="give one of them")
+    if not given and args.train is None:
+        raise BarleyError("no training data", fix="give a UD treebank folder or a training file, e.g. "
+                                                  "barley train UD_English-EWT/ -m en.barley")
+    if not given or not os.path.isdir(given[0]):
+        args.train = args.train or given[0]
+        args.dev = args.dev if len(given) < 2 else given[1]
+        return None
+    folder = given[0]
+    if len(given) == 2 or args.dev is not None:
+        raise BarleyError("a treebank folder gives its own dev file", path=folder,
+                          fix="leave the dev file out, or give the training file instead of the folder")
+    args.train, args.dev = treebank_files(folder)
+    return folder

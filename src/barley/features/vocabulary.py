@@ -7,7 +7,7 @@ in the training data, so that the same data gives the same ids.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 
@@ -32,6 +32,14 @@ class Vocabulary:
 
     def to_json(self) -> list[str]:
         return self.values[3:]
+
+
+def extended(known: Sequence[str], more: Iterable[str]) -> list[str]:
+    """``known`` followed by the values of ``more`` it lacks, in order of first occurrence: the ids of the
+    known values stay what they were (fine-tuning a model on new data,
+    :meth:`barley.pipeline.joint.JointComponent.fine_tune`)."""
+    seen = set(known)
+    return [*known, *(value for value in dict.fromkeys(more) if value not in seen)]
 
 
 def describe_vocabularies(manifest: dict) -> str:

@@ -27,6 +27,7 @@ from barley.conllu import FORM, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, settle, write_tree
 from barley.errors import BarleyError, ModelError
 from barley.neural.encoder import Encoder, read_pretrained
+from barley.features.vocabulary import UNKNOWN
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, by_length, word_batches
 from barley.neural.options import EncoderOptions, Training
 
@@ -354,6 +355,29 @@ class Checkpoint:
 def weight_arrays(model: torch.nn.Module) -> dict[str, np.ndarray]:
     """The model's weights as numpy arrays for its model file (``weights.NAME``)."""
     return {f"weights.{name}": value.detach().cpu().numpy() for name, value in model.state_dict().items()}
+
+
+def carry_over(model: torch.nn.Module, arrays: dict[str, np.ndarray], unknown_rows: Sequence[str] = ()) -> dict:
+    """A trained network's weights (:func:`weight_arrays`' arrays) into ``model``, a freshly initialised
+    network of the same architecture whose vocabularies and classes were extended (entries appended,
+    :meth:`barley.neural.inputs.EncoderVocabularies.extended`): each array fills the leading block
+    of its parameter; the rest (the new entries' rows) keeps the fresh initialisation, except in the
+    embeddings named in ``unknown_rows``, whose new rows start as the unknown entry's row (what the
+    network read for those entries until now). Returns the number of new rows of each parameter that grew."""
+    state = model.state_dict()
+    grown = {}
+    with torch.no_grad():
+        for name, value in state.items():
+            old = torch.from_numpy(np.array(arrays[f"weights.{name}"], dtype=np.float32))
+            if old.dim() != value.dim() or any(o > n for o, n in zip(old.shape, value.shape)):
+                raise ValueError(f"{name}: {tuple(old.shape)} does not fit in {tuple(value.shape)}")
+            value[tuple(slice(0, size) for size in old.shape)] = old
+            if old.shape != value.shape:
+                grown[name] = value.shape[0] - old.shape[0]
+                if name in unknown_rows:
+                    value[old.shape[0]:] = old[UNKNOWN]
+    model.load_state_dict(state, strict=True)
+    return grown
 
 
 def load_weights(model: torch.nn.Module, arrays: dict[str, np.ndarray]) -> None:

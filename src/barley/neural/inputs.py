@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from barley.conllu import COLUMNS, FEATS, FORM, Sentence
-from barley.features.vocabulary import NONE, ROOT, UNKNOWN, Vocabulary, feats_atoms
+from barley.features.vocabulary import NONE, ROOT, UNKNOWN, Vocabulary, extended, feats_atoms
 from barley.kinds import in_length_batches
 
 INPUTS = ("form", "lemma", "upos", "xpos", "feats")
@@ -80,6 +80,13 @@ class EncoderVocabularies:
             seen["form"] = {form: None for form in seen["form"]
                             if counts[form] >= min_form_count or form in keep_forms}
         return cls({name: Vocabulary(list(values)) for name, values in seen.items()})
+
+    def extended(self, sentences: Sequence[Sentence], min_form_count: int) -> EncoderVocabularies:
+        """These vocabularies and, appended to each, the entries of ``sentences`` it lacks (as :meth:`build`
+        finds them: forms seen at least ``min_form_count`` times): known entries keep their ids."""
+        more = EncoderVocabularies.build(sentences, min_form_count, self.inputs)
+        return EncoderVocabularies({name: Vocabulary(extended(table.to_json(), more.tables[name].to_json()))
+                                    for name, table in self.tables.items()})
 
     def to_json(self) -> dict[str, list[str]]:
         return {name: table.to_json() for name, table in self.tables.items()}

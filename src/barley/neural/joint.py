@@ -32,6 +32,7 @@ from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_k
 from barley.errors import ModelError
 from barley.graph.decoding import check_k_best
 from barley.graph.marginals import ArcEvidence
+from barley.features.vocabulary import extended
 from barley.graph.model import GraphOptions
 from barley.neural import numpy_ops as ops
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded, by_length, pad
@@ -68,6 +69,14 @@ class JointTables:
                     seen[name].setdefault(value)
         lemmas, _ = lemma_dictionaries(word for sentence in sentences for word in sentence.words)
         return cls({name: list(values) for name, values in seen.items()}, labels, lemmas)
+
+    def extended(self, sentences: Sequence[Sentence], labels: list[str]) -> JointTables:
+        """These tables and, appended, the classes and labels of ``sentences`` (and their trees' ``labels``)
+        they lack: known classes keep their ids. The new sentences' lemma of a (FORM, UPOS) replaces
+        the one known before (the new data is what the model is adapted to)."""
+        more = JointTables.build(sentences, labels)
+        return JointTables({name: extended(column, more.values[name]) for name, column in self.values.items()},
+                           extended(self.labels, labels), {**self.lemmas, **more.lemmas})
 
     def sizes(self) -> dict[str, int]:
         return {name: len(values) for name, values in self.values.items()}

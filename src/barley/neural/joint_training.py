@@ -22,8 +22,8 @@ from barley.conllu import Sentence
 from barley.graph.model import GraphOptions
 from barley.neural.biaffine_parser import padded_targets
 from barley.neural.encoder import tensors
-from barley.neural.fitting import (Checkpoint, deterministic, encoder_vocabularies, fit_epochs, load_weights,
-                                   log_sizes, use_pretrained, weight_arrays)
+from barley.neural.fitting import (Checkpoint, carry_over, deterministic, encoder_vocabularies, fit_epochs,
+                                   load_weights, log_sizes, use_pretrained, weight_arrays)
 from barley.neural.inputs import EncoderVocabularies, Padded, pad
 from barley.neural.joint import Annotator, JointOutputs, JointParser, JointTables
 from barley.neural.joint_model import JointModel
@@ -100,13 +100,7 @@ def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str
     ``resume``: continue from it (``fingerprint`` must match its training's). Returns the model
     (on the CPU), its vocabularies and tables, and the training history (with the sentences and
     words trained on)."""
-    counts: dict = {}
-    if dev is None:
-        given = len(sentences)
-        sentences, trees, dev = held_out(sentences, trees, holdout, log)
-        if dev is not None:
-            counts["held_out_sentences"] = given - len(sentences)
-    counts.update({"sentences": len(sentences), "words": sum(len(s) for s in sentences)})
+    sentences, trees, dev, counts = _with_dev(sentences, trees, dev, holdout, log)
     encoder = replace(encoder, inputs=("form",))  # the joint network never reads what it predicts
     with deterministic(seed, device, threads):
         encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)
@@ -114,15 +108,71 @@ def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str
         model = JointModel(encoder, biaffine, vocabularies.sizes(), len(labels), tables.sizes(),
                            parser_layers).to(device)
         use_pretrained(model.encoder, vocabularies, vectors, pretrained, log)
-        log_sizes(vocabularies, labels, model, device, threads, log)
-        log("classes: " + ", ".join(f"{CLASS_NAMES[name]} {size}" for name, size in tables.sizes().items()))
-        parser = JointParser(TorchNetwork(model, vocabularies, device), vocabularies,
-                             Annotator(tables, decoding, transforms))
         saved = None if checkpoint is None else Checkpoint(
             checkpoint, {**fingerprint, "data": data_digest(sentences, dev), "threads": threads}, resume)
-        history = _fit(model, parser, sentences, trees, tables, training, dev, seed, saved, log)
+        history = _train(model, vocabularies, tables, sentences, trees, dev, training, decoding, transforms, seed,
+                         device, threads, saved, log)
     model.cpu()
     return model, vocabularies, tables, {**history, **counts}
+
+
+def fine_tune_joint(component, sentences: list[Sentence], trees: list[tuple[list[int], list[str]]],
+                    labels: list[str], dev: list[Sentence] | None, *, training: Training, holdout: float, seed: int,
+                    device: str, threads: int, log: Callable[[str], None]
+                    ) -> tuple[JointModel, EncoderVocabularies, JointTables, dict]:
+    """Train the network of a trained ``joint`` component further on (transformed) gold ``trees``: its
+    vocabularies and classes extended with those of ``sentences`` (:meth:`EncoderVocabularies.extended`,
+    :meth:`JointTables.extended`), its weights carried over (:func:`carry_over`: a new form or
+    character starts as the unknown one; a new class's rows are initialised under ``seed``), then
+    trained as :func:`train_joint` trains (early stopping on ``dev``, or on the end of the data).
+    Returns the model (on the CPU), its vocabularies and tables, and the history, with the number
+    of entries added to each vocabulary and table."""
+    sentences, trees, dev, counts = _with_dev(sentences, trees, dev, holdout, log)
+    manifest, parser = component.manifest, component.parser
+    encoder = EncoderOptions(**manifest["encoder"])
+    vocabularies = parser.vocabularies.extended(sentences, encoder.min_form_count)
+    tables = parser.annotator.tables.extended(sentences, labels)
+    added = {name: vocabularies.sizes()[name] - size for name, size in parser.vocabularies.sizes().items()}
+    added.update({name: tables.sizes()[name] - size for name, size in parser.annotator.tables.sizes().items()})
+    added["labels"] = len(tables.labels) - len(parser.annotator.tables.labels)
+    log("new entries from the fine-tuning data: " + ", ".join(f"{name} {count}" for name, count in added.items()))
+    with deterministic(seed, device, threads):
+        model = JointModel(encoder, BiaffineOptions(**manifest["biaffine"]), vocabularies.sizes(), len(tables.labels),
+                           tables.sizes(), manifest["parser_layers"])
+        carry_over(model, component.arrays, unknown_rows=UNKNOWN_ROWS)
+        model.to(device)
+        history = _train(model, vocabularies, tables, sentences, trees, dev, training, parser.annotator.decoding,
+                         parser.annotator.transforms, seed, device, threads, None, log)
+    model.cpu()
+    return model, vocabularies, tables, {**history, **counts, "added": added}
+
+
+UNKNOWN_ROWS = ("encoder.form.weight", "encoder.char_embedding.weight")
+"""The input embeddings whose new rows start as the unknown entry's (:func:`carry_over`)."""
+
+
+def _with_dev(sentences: list[Sentence], trees: list, dev: list[Sentence] | None, holdout: float,
+              log: Callable[[str], None]) -> tuple[list[Sentence], list, list[Sentence] | None, dict]:
+    """The sentences and trees trained on, the dev set (without one, :func:`held_out`) and their counts."""
+    counts: dict = {}
+    if dev is None:
+        given = len(sentences)
+        sentences, trees, dev = held_out(sentences, trees, holdout, log)
+        if dev is not None:
+            counts["held_out_sentences"] = given - len(sentences)
+    counts.update({"sentences": len(sentences), "words": sum(len(s) for s in sentences)})
+    return sentences, trees, dev, counts
+
+
+def _train(model: JointModel, vocabularies: EncoderVocabularies, tables: JointTables, sentences: list[Sentence],
+           trees: list, dev: list[Sentence] | None, training: Training, decoding: GraphOptions, transforms: Sequence,
+           seed: int, device: str, threads: int, checkpoint: Checkpoint | None, log: Callable[[str], None]) -> dict:
+    """Log the sizes, then fit ``model`` (:func:`_fit`) as the network of a parser that scores dev."""
+    log_sizes(vocabularies, tables.labels, model, device, threads, log)
+    log("classes: " + ", ".join(f"{CLASS_NAMES[name]} {size}" for name, size in tables.sizes().items()))
+    parser = JointParser(TorchNetwork(model, vocabularies, device), vocabularies,
+                         Annotator(tables, decoding, transforms))
+    return _fit(model, parser, sentences, trees, tables, training, dev, seed, checkpoint, log)
 
 
 def _fit(model: JointModel, parser: JointParser, sentences: list[Sentence], trees: list, tables: JointTables,

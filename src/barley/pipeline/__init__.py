@@ -42,6 +42,10 @@ by one line (``"name": "module:Class"``). The class has:
 ``process(sentences) -> Iterator[Sentence]`` (``consumes == "sentences"``)
     fill its columns in place and yield the same sentences in the same order,
     streaming;
+``fine_tune(sentences, options, *, seed, log, dev)`` (optional)
+    a new component: this one trained further on gold sentences of one's own, its
+    vocabularies extended (:meth:`Pipeline.fine_tuned`, ``barley train --from``); a component
+    without it is kept as it is when its pipeline is fine-tuned;
 ``to_files() -> (manifest, arrays)``
     a JSON-able dict and a dict of numpy arrays (numbers or fixed-width strings, never
     objects), all it needs to be rebuilt;
@@ -528,6 +532,55 @@ class Pipeline:
             "components": names, "training": training,
             "jackknife": {"folds": jackknife, "components": jackknifed} if jackknifed else None}}
         return cls(trained, manifest)
+
+    def fine_tuned(self, train_data: str | Iterable[Sentence], *, options: dict | None = None, seed: int = 1,
+                   record_time: bool = True, log: Callable[[str], None] = _stderr,
+                   dev: str | Iterable[Sentence] | None = None, base: str | None = None) -> Pipeline:
+        """A new pipeline: this one with its neural network trained further on one's own treebank (a path
+        or sentences), e.g. the shipped model adapted to a domain (stanfordnlp/stanza#724). The components
+        that can be (those with ``fine_tune``: the joint network) learn from the gold sentences with
+        ``options``; the others are kept as they are, which is said. ``dev`` chooses the epoch kept.
+        ``base``: the model's name for the manifest (default: its path). The manifest keeps the first
+        training, adds ``pipeline.fine_tuning`` and drops what described the model before (its dev and
+        test scores, the ``shipped`` entry). This pipeline is left as it was."""
+        started = time.perf_counter()
+        tunable = [c.name for c in self.components if hasattr(c, "fine_tune")]
+        if not tunable:
+            raise BarleyError(f"the model has no neural network to train further (its components: "
+                              f"{', '.join(self.names)})", path=self.path or base,
+                              fix="fine-tune a model with a joint network (e.g. en_ewt), or train a new model")
+        options = options or {}
+        for name in sorted(set(options) - set(tunable)):
+            raise BarleyError(f"options given for component {name!r}, which fine-tuning does not train",
+                              fix=f"it trains: {', '.join(tunable)}")
+        source = train_data if isinstance(train_data, str) else "<sentences>"
+        sentences = list(read(train_data) if isinstance(train_data, str) else train_data)
+        if not sentences:
+            raise InputError("no training sentence", path=source)
+        dev_sentences = None if dev is None else list(read(dev) if isinstance(dev, str) else dev)
+        words = sum(len(s) for s in sentences)
+        log(f"fine-tuning {base or self.path} ({', '.join(self.names)}) on {source}: {len(sentences)} sentences, "
+            f"{words} words")
+        components = []
+        for component in self.components:
+            if component.name not in tunable:
+                log(f"[{component.name}] kept as it is (fine-tuning trains the {', '.join(tunable)} network)")
+                components.append(component)
+                continue
+            component_started = time.perf_counter()
+            components.append(component.fine_tune([s.copy() for s in sentences], options.get(component.name, {}), seed=seed,
+                                                  log=_prefixed(component.name, log), dev=dev_sentences))
+            log(f"[{component.name}] fine-tuned in {time.perf_counter() - component_started:.1f} s")
+        fine_tuning = {"from": base or self.path, "data": source, "sentences": len(sentences), "words": words,
+                       "seed": seed, "components": tunable}
+        if record_time:
+            fine_tuning["seconds"] = round(time.perf_counter() - started, 1)
+        if "shipped" in self.manifest:
+            fine_tuning["from_shipped"] = self.manifest["shipped"]
+        manifest = {key: value for key, value in self.manifest.items() if key not in ("dev", "test_raw_text", "shipped")}
+        manifest["pipeline"] = {**manifest["pipeline"], "fine_tuning": [
+            *manifest["pipeline"].get("fine_tuning", ()), fine_tuning]}
+        return Pipeline(components, manifest)
 
     @staticmethod
     def _annotated(sentences: list[Sentence], annotators: list) -> list[Sentence]:

@@ -17,6 +17,10 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
              f"words; seed {training.get('seed')}" + (f"; {training['seconds']} s" if "seconds" in training else ""),
              "jackknifing: " + (f"{jackknife['folds']} folds (for {', '.join(jackknife['components'])})"
                                 if jackknife else "none (later components learned from gold columns)")]
+    for tuning in pipeline.get("fine_tuning", ()):
+        lines.append(f"fine-tuned:  from {tuning.get('from')} on {tuning.get('data')}: {tuning.get('sentences')} "
+                     f"sentences, {tuning.get('words')} words; seed {tuning.get('seed')} "
+                     f"({', '.join(tuning.get('components', []))} trained further, the others kept)")
     if "dev" in manifest:
         lines.append("dev:         " + ", ".join(f"{k} {v}" for k, v in manifest["dev"].items()))
     tokenizer = components.get("tokenize")
@@ -60,6 +64,10 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                      if "held_out_sentences" in training else "")
                   + f"; epoch {training.get('best_epoch')} of {training.get('epochs_run')} kept (best mean dev "
                   f"score)" + ("; training interrupted" if training.get("interrupted") else "")]
+        lines += [f"fine-tuned:  {tuning.get('sentences')} sentences, {tuning.get('words')} words; epoch "
+                  f"{tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept; new entries: "
+                  + ", ".join(f"{name} {count}" for name, count in tuning.get("added", {}).items())
+                  for tuning in joint.get("fine_tuning", ())]
     if "parse" in components:
         parser = {"format_version": manifest.get("format_version"), **components["parse"]}
         lines += ["", "[parse]", describe_parser(parser)]

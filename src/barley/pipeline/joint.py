@@ -10,7 +10,10 @@ components (a pipeline holds one or the other)::
 
 ``--dev`` chooses the epoch kept (without it, the end of the training data is held out);
 a checkpoint is written after every epoch next to the model (``en.barley.checkpoint``),
-and ``--resume`` continues a training that was stopped.
+and ``--resume`` continues a training that was stopped. A trained network can be trained further
+on one's own treebank, its vocabularies extended (:meth:`JointComponent.fine_tune`)::
+
+    barley train my-train.conllu my-dev.conllu --from en_ewt -m mine.barley
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ stopping when there is no dev set), device, threads, and ``resume`` (from ``chec
 OPTIONAL = frozenset({"npa_threshold", "pretrained", "checkpoint"})
 """Options taken only when given: the non-projective approximation's threshold (``eisner+npa``),
 a word-vector file to initialise the form embeddings, and the checkpoint file."""
+FINE_TUNING = ("epochs", "patience", "batch_words", "learning_rate", "clip", "holdout", "device", "threads")
+"""The options of fine-tuning (:meth:`JointComponent.fine_tune`): training's, not the network's."""
 NOT_FINGERPRINTED = ("resume", "checkpoint", "threads", "device", "epochs", "patience")
 """Options a resumed training may change: where it runs (threads are fingerprinted apart, being part
 of what makes it deterministic) and when it stops (an epoch does not depend on how many follow)."""
@@ -141,6 +146,53 @@ class JointComponent:
                     "options": _jsonable({k: v for k, v in options.items() if k not in ("resume", "checkpoint")}),
                     "training": {**history, "seed": seed}}
         return cls.from_files(manifest, network_arrays(model), "<trained>")
+
+    def fine_tune(self, sentences: list[Sentence], options: dict, *, seed: int, log: Callable[[str], None],
+                  dev: list[Sentence] | None = None) -> JointComponent:
+        """A new component: this network trained further on ``sentences`` (:func:`fine_tune_joint`: its
+        vocabularies and classes extended with theirs, its weights carried over), with its transforms as
+        they were fitted. ``options``: those of :data:`FINE_TUNING` (training's, by default as a new
+        network's); an option that would change the network's architecture is refused, as are the others
+        it does not take. The manifest keeps the first training and appends this one to ``fine_tuning``;
+        a temperature fitted by ``barley calibrate`` is dropped (it was the old network's)."""
+        from barley.neural import require_torch
+
+        require_torch()
+        from barley.neural.joint_training import fine_tune_joint, network_arrays
+        from barley.neural.options import from_given
+        from barley.parser import gold_tree
+        from barley.transforms import fit_forward
+        from barley.tree import label_table
+
+        self._refuse_for_fine_tuning(options)
+        given = {**asdict(TRAINING), **{name: OPTIONS[name] for name in FINE_TUNING if name in OPTIONS}, **options}
+        training, = from_given(given, Training, device=given["device"], threads=given["threads"])
+        transforms = of_manifest(self.manifest)
+        trees = fit_forward(transforms, sentences, [gold_tree(s) for s in sentences], log, fit=False)
+        labels, _ = label_table(trees)
+        log(f"fine-tuning the joint network on {len(sentences)} sentences, {sum(len(s) for s in sentences)} words")
+        model, vocabularies, tables, history = fine_tune_joint(
+            self, sentences, trees, labels, dev, training=training, holdout=given["holdout"], seed=seed,
+            device=given["device"], threads=given["threads"], log=log)
+        manifest = {**self.manifest, "vocabularies": vocabularies.to_json(), "tables": tables.to_json(),
+                    "fine_tuning": [*self.manifest.get("fine_tuning", ()), {**history, "seed": seed}]}
+        manifest.pop("confidence", None)
+        return type(self).from_files(manifest, network_arrays(model), "<fine-tuned>")
+
+    def _refuse_for_fine_tuning(self, options: dict) -> None:
+        """A one-line error for an option fine-tuning does not take: first those that would change the
+        network's architecture (the same value as the network's is no change), then any other."""
+        network = {**self.manifest["encoder"], **self.manifest["biaffine"], "parser_layers": self.manifest["parser_layers"],
+                   "decoder": self.manifest["decoding"]["decoder"]}
+        for name, value in sorted(options.items()):
+            if name in network and name not in FINE_TUNING and value != network[name]:
+                raise BarleyError(f"--{name.replace('_', '-')} {value} conflicts with the network being fine-tuned "
+                                  f"({name} {network[name]}): fine-tuning keeps its architecture and options",
+                                  fix=f"leave --{name.replace('_', '-')} out")
+        unknown = sorted(name for name in options if name not in FINE_TUNING and name not in network)
+        if unknown:
+            raise BarleyError(f"fine-tuning the joint network takes no option {', '.join(map(repr, unknown))}",
+                              fix=f"its options are: {', '.join(FINE_TUNING)}")
 
     # --- model files -----------------------------------------------------------------
 

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
 from barley.pipeline.tokenize import KINDS
+from barley.recipes import RECIPES, default_recipe
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
-               "command", "default_of", "tokenizer"}
+               "command", "default_of", "tokenizer", "treebank", "recipe", "from_model"}
 _TRANSFORM_OPTIONS = {"pseudo_projective", "lift", "label_cap", "coordination", "coordination_variant", "verb_group",
                       "scheme"}
 CHECKPOINT_SUFFIX = ".checkpoint"
@@ -46,11 +47,37 @@ def remember_defaults(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(default_of=parser.get_default)
 
 
+def _given(args: argparse.Namespace, name: str) -> bool:
+    """Whether option ``name`` was set on the command line."""
+    # an option without a default (argparse.SUPPRESS) is in ``args`` only when given
+    return hasattr(args, name) and getattr(args, name) != args.default_of(name)
+
+
 def _parser_options_set(args: argparse.Namespace, names: bool = False) -> list[str]:
     """The parser options set on the command line, as flags (or as ``names``)."""
-    # an option without a default (argparse.SUPPRESS) is in ``args`` only when given
-    return [name if names else "--" + name.replace("_", "-") for name, value in sorted(vars(args).items())
-            if name not in _NOT_PARSER and value != args.default_of(name)]
+    return [name if names else "--" + name.replace("_", "-") for name in sorted(vars(args))
+            if name not in _NOT_PARSER and _given(args, name)]
+
+
+def use_recipe(args: argparse.Namespace) -> None:
+    """Train by ``args.recipe`` (by default :func:`barley.recipes.default_recipe`): its components, and
+    its options where the command line gives none of its own; said in one line."""
+    if args.components is not None:
+        raise BarleyError("--components and --recipe both choose the components",
+                          fix="leave one of them out")
+    recipe = default_recipe() if args.recipe is None else RECIPES[args.recipe]
+    why = ("--recipe" if args.recipe is not None else "the default: PyTorch is installed" if recipe.name == "neural"
+           else "the default: PyTorch is not installed")
+    other = next(name for name in RECIPES if name != recipe.name)
+    print(f"barley train: the {recipe.name} recipe ({why}): {recipe.summary}, i.e. {' '.join(recipe.arguments())} "
+          f"(options given replace these); --recipe {other} trains the {other} one", file=sys.stderr)
+    args.components = ",".join(recipe.components)
+    for values in recipe.options.values():
+        for name, value in values.items():
+            if not _given(args, name):
+                setattr(args, name, value)
+    if args.jackknife is None and not args.no_jackknife:
+        args.jackknife, args.no_jackknife = recipe.jackknife, recipe.jackknife is None
 
 
 def refuse_without_components(args: argparse.Namespace) -> None:
@@ -77,6 +104,29 @@ def joint_options(args: argparse.Namespace, transforms: list) -> dict:
     return {**given, "checkpoint": checkpoint, "resume": args.resume}
 
 
+def refuse_with_from(args: argparse.Namespace, transforms: list) -> None:
+    """Fine-tuning (``--from``) keeps the model's components, their kinds and its tree transforms:
+    the options that would choose them are refused in one line."""
+    chosen = [flag for flag, given in (("--components", args.components is not None),
+                                       ("--recipe", args.recipe is not None), ("--tokenizer", args.tokenizer is not None),
+                                       ("--jackknife", args.jackknife is not None), ("--no-jackknife", args.no_jackknife),
+                                       ("--resume", args.resume), ("a tree transform", bool(transforms))) if given]
+    if chosen:
+        raise BarleyError(f"{', '.join(chosen)}: not with --from, which trains the model's network further and "
+                          f"keeps its components and transforms", fix="leave them out")
+
+
+def fine_tune(args: argparse.Namespace, base: str) -> int:
+    """``barley train --from MODEL``: the model's network trained further (:meth:`Pipeline.fine_tuned`)
+    with the training options given, then scored on dev and saved as a new model."""
+    options = {name: getattr(args, name) for name in _parser_options_set(args, names=True)}
+    pipeline = Pipeline.load(base).fine_tuned(args.train, options={"joint": options}, dev=args.dev,
+                                              seed=1 if args.seed is None else args.seed,
+                                              record_time=args.seed is None, base=args.from_model)
+    _score_and_save(args, pipeline)
+    return 0
+
+
 def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict],
                    transforms: Callable[[argparse.Namespace], list]) -> int:
     names = ordered(args.components.split(","))
@@ -98,12 +148,23 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
     pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
                               seed=1 if args.seed is None else args.seed, record_time=args.seed is None,
                               dev=args.dev)
-    if args.dev:
-        scores = pipeline.evaluate(args.dev)
-        pipeline.manifest["dev"] = scores
-        print("dev: " + ", ".join(f"{name} {value}" for name, value in scores.items()), file=sys.stderr)
-    pipeline.save(args.model)
+    _score_and_save(args, pipeline)
     checkpoint = args.model + CHECKPOINT_SUFFIX
     if "joint" in names and os.path.exists(checkpoint):
         os.remove(checkpoint)  # the model is written: the training's checkpoint is done with
     return 0
+
+
+def _score_and_save(args: argparse.Namespace, pipeline: Pipeline) -> None:
+    """The dev scores (with ``--dev``) into the manifest and printed; the model file written."""
+    if args.dev:
+        scores = pipeline.evaluate(args.dev)
+        speed = scores["words_per_second"]
+        if args.seed is not None:  # a timing, left out as the training's time is: a seed gives the same bytes
+            del scores["words_per_second"]
+        pipeline.manifest["dev"] = scores
+        accuracy = {name: value for name, value in scores.items() if name not in ("words", "words_per_second")}
+        print(f"dev scores of {args.dev} (gold tokenization, every word): "
+              + ", ".join(f"{name} {value:.2f}" for name, value in accuracy.items())
+              + f"; {scores['words']} words, {speed} words/s", file=sys.stderr)
+    pipeline.save(args.model)

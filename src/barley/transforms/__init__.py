@@ -93,15 +93,17 @@ class Counts(Counter):
         return [", ".join(f"{count} {event}" for event, count in self.items())] if self else []
 
 
-def fit_forward(transforms, sentences, trees: list, log) -> list:
-    """Fit each transform on the trees as they are at its turn, apply it, and log what it did.
+def fit_forward(transforms, sentences, trees: list, log, fit: bool = True) -> list:
+    """Fit each transform on the trees as they are at its turn (unless ``fit`` is False: transforms
+    fitted before, e.g. a model's being fine-tuned), apply it, and log what it did.
 
     ``trees`` are ``(heads, deprels)`` of ``sentences``; an error in one names its
     sentence's file and line.
     """
     for transform in transforms:
         try:
-            transform.fit(trees)
+            if fit:
+                transform.fit(trees)
         except BarleyError as error:
             raise InputError(error.what, path=sentences[0].source if sentences else None, fix=error.fix) from None
         changed, stats = [], transform.new_stats()
