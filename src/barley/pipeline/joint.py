@@ -160,7 +160,7 @@ class JointComponent:
         require_torch()
         from barley.neural.joint_training import fine_tune_joint, network_arrays
         from barley.neural.options import from_given
-        from barley.parser import gold_tree
+        from barley.kinds import gold_tree
         from barley.transforms import fit_forward
         from barley.tree import label_table
 
