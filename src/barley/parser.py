@@ -24,6 +24,7 @@ import numpy as np
 
 from barley import __version__, model_check as check, model_file
 from barley.batch import ParseStats, parse_batch
+from barley.beam import parse_batch_beam
 from barley.confidence import Confidence, temperature_of
 from barley.conllu import Sentence, read
 from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
@@ -35,6 +36,7 @@ from barley.features.extract import FeatureIndex
 from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
 from barley.featurize import Featurizer
+from barley.nbest import analyses, expanded
 from barley.kinds import ParserKind, get_kind, in_length_batches, kind_of, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
@@ -77,6 +79,9 @@ class Parser:
         self.confidence: Confidence | None = None  # barley parse --confidence
         self.temperature = temperature_of(self.manifest)
         self._compiled = None  # the compiled loop (barley.fast), built on the first parse; False: none
+        self.beam = trained_beam(self.manifest)  # barley parse --beam: the width (1: greedy)
+        self.nbest: int | None = None  # barley parse --nbest: the k best trees, from the beam
+        self._analyses: dict[int, list[Sentence]] = {}  # with nbest: each parsed sentence's, by id()
 
     @property
     def compiled(self):
@@ -92,6 +97,24 @@ class Parser:
     def index(self) -> FeatureIndex:
         return self.featurizer.index
 
+    def set_beam(self, width: int | None) -> None:
+        """Parse with a beam of ``width`` configurations per sentence (:mod:`barley.beam`); 1 is
+        greedy (by the compiled loop where there is one); None: the width the model was trained at
+        (``barley train --beam``), else 1."""
+        if width is not None and width < 1:
+            raise BarleyError(f"the beam's width must be at least 1, not {width}", fix="e.g. --beam 8")
+        self.beam = trained_beam(self.manifest) if width is None else width
+
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only): the distinct
+        trees of the final beam, whose width is then at least ``k`` (:func:`barley.beam.distinct_trees`)."""
+        self.nbest = k
+
+    @property
+    def width(self) -> int:
+        """The beam's width this parse: ``beam``, at least ``nbest``."""
+        return max(self.beam, self.nbest or 1)
+
     def scores(self, ids: np.ndarray, split_values: np.ndarray | None) -> np.ndarray:
         """The learner's scores of feature ids; the split feature's values (None without a
         data split, :meth:`Featurizer.ids`) go to the split learner alone."""
@@ -104,9 +127,14 @@ class Parser:
         (:func:`barley.kinds.in_length_batches`). ``arcs``: keep the given arcs and avoid the
         forbidden ones (:mod:`barley.constraints`)."""
         require_support(self.system, arcs)
-        return in_length_batches(sentences, lambda batch: self._parse_with_arcs(batch, arcs), batch_size * SORT_WINDOW,
-                                 lambda order, _: [order[start:start + batch_size]
-                                                   for start in range(0, len(order), batch_size)])
+        if self.confidence is not None and self.width > 1:
+            raise BarleyError("--confidence is not yet written with a beam (--beam or --nbest): its probabilities "
+                              "are those of the greedy parser's steps", fix="parse with --beam 1 for --confidence")
+        parsed = in_length_batches(sentences, lambda batch: self._parse_with_arcs(batch, arcs),
+                                   batch_size * SORT_WINDOW, lambda order, _: [order[start:start + batch_size]
+                                                                               for start in range(0, len(order),
+                                                                                                  batch_size)])
+        return parsed if self.nbest is None else expanded(parsed, self._analyses, self._set_tree)
 
     def _parse_with_arcs(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
         """The sentences of ``batch`` without given arcs parsed together, then those with them."""
@@ -124,6 +152,8 @@ class Parser:
         """Parse ``batch``, keeping the ``given`` arcs: by the compiled loop where it can
         (:meth:`barley.fast.CompiledParser.keeps`), else by the reference path, guided by
         :class:`barley.constraints.TransitionGuide`."""
+        if self.width > 1 or self.nbest is not None:
+            return self._parse_beam(batch, given)
         compiled = self.compiled
         evidence = None if self.confidence is None else []
         if compiled and (not any(given) or compiled.keeps(given)):
@@ -132,11 +162,31 @@ class Parser:
             results = parse_batch(self, batch, self.stats, guides(self.system, given), evidence)
         for sentence, (heads, ids), arcs in zip(batch, results, given):
             ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
-            deprels = [""] + [self.labels[label] for label in ids[1:]]
-            write_tree(sentence, heads, deprels, self.transforms, arcs, self.system.single_root)
+            write_tree(sentence, heads, self._deprels(ids), self.transforms, arcs, self.system.single_root)
         if evidence is not None:  # a word keeps its probabilities through the inverse transforms
             self.confidence.write(batch, evidence[0], self.temperature)
         return batch
+
+    def _parse_beam(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
+        """Parse ``batch`` with the beam (the reference path), each item kept to the ``given`` arcs;
+        with ``nbest``, each sentence's distinct trees go to its analyses (:mod:`barley.nbest`)."""
+        ranked = parse_batch_beam(self, batch, self.stats, self.width, guides(self.system, given), self.nbest or 1)
+        for sentence, trees, arcs in zip(batch, ranked, given):
+            if self.nbest is not None:  # not with arcs (Pipeline.parse refuses the two together)
+                self._analyses[id(sentence)] = analyses(
+                    sentence, [(score, heads, self._deprels(ids)) for score, heads, ids in trees], self._set_tree)
+                continue
+            _, heads, ids = trees[0]
+            write_tree(sentence, heads, self._deprels(labels_kept(ids, arcs)), self.transforms, arcs,
+                       self.system.single_root)
+        return batch
+
+    def _deprels(self, ids: list[int]) -> list[str]:
+        return [""] + [self.labels[label] for label in ids[1:]]
+
+    def _set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
+        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
+        write_tree(sentence, heads, deprels, self.transforms)
 
     # --- model files ------------------------------------------------------------------
 
@@ -202,6 +252,13 @@ class Parser:
                                        n_features=sizes["features"])
             return cls(system, features, vocabularies, labels, root_label, table,
                        FeatureIndex(arrays["feature_keys"]), learner, split_feature, of_manifest(manifest), manifest)
+
+
+def trained_beam(manifest: dict) -> int:
+    """The beam width a model was trained at (``barley train --beam``, global training), which it
+    parses with unless told otherwise; 1 (greedy) for a model trained locally."""
+    width = manifest.get("training", {}).get("beam")
+    return width if isinstance(width, int) and not isinstance(width, bool) and width >= 1 else 1
 
 
 def from_files(manifest: dict, arrays: dict[str, np.ndarray], path: str):

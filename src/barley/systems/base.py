@@ -104,6 +104,11 @@ class Forest:
         cycle (for a ``dependent`` that has no head)."""
         return self.root(head) == dependent
 
+    def copy(self) -> Forest:
+        twin = Forest.__new__(Forest)
+        twin.parent, twin.size, twin.top = self.parent[:], self.size[:], self.top[:]
+        return twin
+
     def link(self, head: int, dependent: int) -> None:
         """Record the arc head → dependent (dependent must be a tree root)."""
         a, b = self.find(head), self.find(dependent)
@@ -153,6 +158,18 @@ class State:
         if self.forest is None:
             self.forest = Forest(self.n)
 
+    def copy(self) -> State:
+        """An independent copy, for a beam whose configurations branch (:mod:`barley.beam`): every
+        list and deque of this configuration and of a system's subclass (λ1, λ2, a second stack...)
+        copied, ``children`` one level deeper, the forest copied; O(n)."""
+        twin = object.__new__(type(self))
+        for name in _slot_names(type(self)):
+            value = getattr(self, name)
+            setattr(twin, name, value.copy() if isinstance(value, (list, deque)) else value)
+        twin.children = [kids[:] for kids in self.children]
+        twin.forest = self.forest.copy()
+        return twin
+
     def add_arc(self, head: int, dependent: int, label: int) -> None:
         assert self.heads[dependent] == NO_HEAD, f"node {dependent} already has a head"
         self.heads[dependent] = head
@@ -170,6 +187,17 @@ class State:
     def rightmost(self, node: int) -> int:
         kids = self.children[node]
         return kids[-1] if kids else NO_HEAD
+
+
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _slot_names(cls: type) -> tuple[str, ...]:
+    """The fields of a configuration class and of the classes it extends (slots dataclasses)."""
+    if cls not in _SLOTS:
+        _SLOTS[cls] = tuple(name for klass in reversed(cls.__mro__)
+                            for name in klass.__dict__.get("__slots__", ()) if not name.startswith("__"))
+    return _SLOTS[cls]
 
 
 class TransitionSystem(ABC):

@@ -1,0 +1,212 @@
+"""Beam search over the configurations of any transition system (Zhang & Clark 2008 §3; Zhang &
+Nivre 2011), at parse time (``barley parse --beam K``) and for global training
+(:mod:`barley.global_training`).
+
+Each sentence keeps a *beam* of up to ``width`` items, best first; an item is a configuration and
+the score of the transitions that led to it. At each step, in lockstep over the sentences of a
+batch (as :func:`barley.batch.advance` does for one configuration per sentence):
+
+* a terminal item stays as it is, with its score;
+* an item whose only legal move takes no label takes it, forced, at no score (MaltParser's rule,
+  :mod:`barley.batch`: the classifier is never asked there, so a forced move adds nothing);
+* every other item is scored by the classifier, in one batch with all the others, and each of its
+  legal actions (those that keep the given arcs reachable, :func:`barley.batch.guided_classes`,
+  item by item) makes a candidate;
+
+and the ``width`` best candidates of each sentence make its next beam. The score of an item is the
+sum of the classifier's *raw* class scores along its scored moves (the linear learners' weight
+sums, the perceptron's as in Zhang & Clark 2008; the SVM's decision values), never probabilities.
+Ties go to the earlier candidate: items in beam order, each item's classes by score and then by
+class number, so that width 1 takes exactly the greedy parser's action (the first best class of
+``argmax``) and is today's greedy output byte for byte (``tests/test_beam.py``).
+
+A configuration is copied (:meth:`barley.systems.base.State.copy`) only when a second candidate
+of the same item survives: the first takes the item's configuration in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from barley.batch import ParseStats, guided_classes, legal_classes
+from barley.learners import UNSEEN
+from barley.systems.base import Action, State, TransitionSystem
+
+History = tuple | None
+"""The scored steps of an item, newest first, as a linked list ``(earlier, payload, class)``
+(shared between items with a common past; the payload is what the scorer returned for the row,
+e.g. its feature ids for a training update)."""
+
+
+@dataclass(slots=True)
+class Item:
+    """One configuration of a beam: ``score`` is the sum of the class scores of its scored moves;
+    ``gold`` (training) says that its transitions are the static oracle's so far."""
+
+    state: State
+    score: float = 0.0
+    history: History = None
+    gold: bool = False
+
+
+@dataclass(slots=True)
+class Scored:
+    """What one step found for an item that is not terminal: the action when forced, else its
+    candidate classes best first with their totals, and the payload of its row."""
+
+    forced: Action | None
+    classes: np.ndarray | None = None
+    totals: np.ndarray | None = None
+    scores: np.ndarray | None = None  # all its classes' scores (illegal ones -inf)
+    payload: object = None
+
+
+Scorer = Callable[[list[int], list[State]], tuple[np.ndarray, list]]
+"""``scorer(sentence numbers, configurations)`` → (class scores, rows × classes; a payload per row)."""
+
+
+def score_items(system: TransitionSystem, classes: np.ndarray, items: list[Item], owners: list[int],
+                scorer: Scorer, width: int, guides: Sequence | None = None, stats: ParseStats | None = None
+                ) -> list[Scored | None]:
+    """One step's :class:`Scored` of each of ``items`` (of the sentences ``owners``), None for a
+    terminal one: the scored items' rows all go to ``scorer`` at once; each keeps its ``width``
+    best legal classes (no more can survive)."""
+    legal_moves, is_terminal, labeled = system.legal, system.is_terminal, system.labeled
+    found: list[Scored | None] = [None] * len(items)
+    waiting, legal_rows = [], []
+    for i, item in enumerate(items):
+        if is_terminal(item.state):
+            continue
+        legal = legal_moves(item.state)
+        if legal.count(True) == 1 and not labeled[legal.index(True)]:
+            found[i] = Scored((legal.index(True), -1))
+            if stats is not None:
+                stats.forced += 1
+            continue
+        waiting.append(i)
+        legal_rows.append(legal)
+    if not waiting:
+        return found
+    states = [items[i].state for i in waiting]
+    scores, payloads = scorer([owners[i] for i in waiting], states)
+    allowed = legal_classes(legal_rows, classes[:, 0])
+    if stats is not None:
+        stats.scored += len(waiting)
+        stats.illegal_top += int((~allowed[np.arange(len(waiting)), scores.argmax(axis=1)]).sum())
+    if guides:
+        allowed = guided_classes(allowed, list(range(len(waiting))), legal_rows, states,
+                                 [guides[owners[i]] for i in waiting], classes)
+    masked = np.where(allowed, scores, -np.inf)
+    order = np.argsort(-masked, axis=1, kind="stable")[:, :width]
+    if stats is not None:
+        stats.unseen_choice += int((masked[np.arange(len(waiting)), order[:, 0]] <= UNSEEN / 2).sum())
+    for row, i in enumerate(waiting):
+        best = order[row][np.isfinite(masked[row, order[row]])]
+        if not len(best):  # nothing legal is allowed: the greedy parser's argmax all the same
+            best = order[row][:1]
+        found[i] = Scored(None, best, items[i].score + masked[row, best].astype(np.float64), masked[row],
+                          payloads[row])
+    return found
+
+
+def successors(system: TransitionSystem, classes: np.ndarray, beam: list[Item], found: list[Scored | None],
+               width: int, gold_action: Action | None = None) -> list[Item]:
+    """The next beam of a sentence: the ``width`` best candidates of its ``beam`` (``found``: each
+    item's :class:`Scored`), ties to the earlier candidate (module docstring). ``gold_action``
+    (training): the static oracle's action from the gold item, whose child by it stays gold."""
+    totals, picks = [], []  # picks: (item index, action, class or -1)
+    for i, (item, scored) in enumerate(zip(beam, found)):
+        if scored is None:
+            totals.append(item.score)
+            picks.append((i, None, -1))
+        elif scored.forced is not None:
+            totals.append(item.score)
+            picks.append((i, scored.forced, -1))
+        else:
+            totals.extend(scored.totals.tolist())
+            picks.extend((i, tuple(classes[c].tolist()), int(c)) for c in scored.classes)
+    chosen = np.argsort(-np.asarray(totals, dtype=np.float64), kind="stable")[:width].tolist()
+    uses = [0] * len(beam)
+    for c in chosen:
+        uses[picks[c][0]] += 1
+    labeled = system.labeled
+    after = []
+    for c in chosen:
+        i, action, cls = picks[c]
+        item = beam[i]
+        if action is None:
+            after.append(item)
+            continue
+        uses[i] -= 1
+        state = item.state if uses[i] == 0 else item.state.copy()  # the last child takes it in place
+        system.apply(state, *action)
+        history = item.history if cls < 0 else (item.history, found[i].payload, cls)
+        gold = item.gold and gold_action is not None and action[0] == gold_action[0] and (
+            not labeled[action[0]] or action[1] == gold_action[1])
+        after.append(Item(state, totals[c], history, gold))
+    return after
+
+
+def beam_parse(system: TransitionSystem, classes: np.ndarray, n_words: Sequence[int], scorer: Scorer, width: int,
+               guides: Sequence | None = None, stats: ParseStats | None = None) -> list[list[Item]]:
+    """The final beams (terminal items, best first) of sentences of ``n_words`` words each,
+    searched in lockstep with ``scorer``'s class scores; ``guides`` per sentence (or None)."""
+    beams = [[Item(system.initial(n))] for n in n_words]
+    while True:
+        flat = [(k, item) for k, beam in enumerate(beams) for item in beam]
+        found = score_items(system, classes, [item for _, item in flat], [k for k, _ in flat], scorer, width,
+                            guides, stats)
+        if all(scored is None for scored in found):
+            return beams
+        start = 0
+        for k, beam in enumerate(beams):
+            part = found[start:start + len(beam)]
+            start += len(beam)
+            if any(scored is not None for scored in part):
+                beams[k] = successors(system, classes, beam, part, width)
+
+
+def model_scorer(parser, sentences: Sequence) -> Scorer:
+    """The scorer of a trained ``parser``: its classifier's scores of each configuration."""
+    table = parser.featurizer.table(sentences)
+    row = parser.featurizer.row
+
+    def scorer(owners: list[int], states: list[State]) -> tuple[np.ndarray, list]:
+        ids, split_values = parser.featurizer.ids([row(state) for state in states], table.offsets[owners], table)
+        return parser.scores(ids, split_values), [None] * len(states)
+
+    return scorer
+
+
+def distinct_trees(system: TransitionSystem, beam: list[Item], root_label: int, most: int
+                   ) -> list[tuple[float, list[int], list[int]]]:
+    """Up to ``most`` trees of a final beam, best first, as (score, heads, label ids): each item
+    finalized (:meth:`TransitionSystem.finalize`), and an item whose tree (heads and labels) an
+    earlier one has already built left out (spurious ambiguity: two transition sequences, one tree)."""
+    trees, seen = [], set()
+    for item in beam:
+        system.finalize(item.state, root_label)
+        key = (tuple(item.state.heads), tuple(item.state.labels))
+        if key not in seen:
+            seen.add(key)
+            trees.append((item.score, list(item.state.heads), list(item.state.labels)))
+            if len(trees) == most:
+                break
+    return trees
+
+
+def parse_batch_beam(parser, sentences: Sequence, stats: ParseStats, width: int, guides: Sequence | None = None,
+                     most: int = 1) -> list[list[tuple[float, list[int], list[int]]]]:
+    """Parse ``sentences`` with a beam of ``width``: per sentence, up to ``most`` distinct trees
+    (:func:`distinct_trees`), best first. The reference path (:func:`barley.batch.parse_batch`) at
+    width 1 gives the same trees."""
+    system = parser.system
+    stats.sentences += len(sentences)
+    stats.words += sum(len(s) for s in sentences)
+    beams = beam_parse(system, parser.classes, [len(s) for s in sentences], model_scorer(parser, sentences),
+                       width, guides, stats)
+    stats.transitions += sum(beam[0].state.transitions for beam in beams)
+    return [distinct_trees(system, beam, parser.root_label, most) for beam in beams]
