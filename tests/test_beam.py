@@ -185,3 +185,56 @@ def test_the_python_api_and_jobs_take_the_beam(files):
                      "-o", str(folder / f"beam-jobs{jobs}.conllu")]) == 0
     assert (folder / "beam-jobs1.conllu").read_text(encoding="utf-8") == api
     assert (folder / "beam-jobs2.conllu").read_text(encoding="utf-8") == api
+
+
+# --- global training ---------------------------------------------------------------------------
+
+def _las(parser, path: str) -> float:
+    gold = list(read(path))
+    parsed = list(parser.parse([s.copy() for s in gold]))
+    right = sum(p[HEAD] == g[HEAD] and p[DEPREL] == g[DEPREL] for s, t in zip(gold, parsed)
+                for g, p in zip(s.words, t.words))
+    return right / sum(len(s) for s in gold)
+
+
+def test_global_training_is_deterministic_and_learns(files):
+    folder = files["folder"]
+    paths = [str(folder / f"global{k}.barley") for k in (1, 2)]
+    for path in paths:
+        assert main(["train", "--train", files["train"], "-l", "perceptron", "--beam", "4", "--epochs", "3",
+                     "--seed", "7", "--model", path]) == 0
+    assert open(paths[0], "rb").read() == open(paths[1], "rb").read()
+    trained = _parser(paths[0])
+    assert trained.beam == 4  # it parses with the width it was trained at unless told
+    untrained = _parser(paths[0])
+    untrained.learner.weights[:] = 0.0
+    assert _las(trained, files["train"]) > _las(untrained, files["train"]) + 0.2
+    trained.set_beam(1)  # and greedily, by the compiled loop
+    assert _las(trained, files["train"]) > 0.5
+
+
+@pytest.mark.parametrize("system", ["arc-eager", "arc-standard", "swap-lazy", "covington-nonprojective", "2-planar"])
+@pytest.mark.parametrize("update", ["early", "max-violation"])
+def test_both_updates_train_every_system(files, system, update):
+    path = str(files["folder"] / f"global-{system}-{update}.barley")
+    assert main(["train", "--train", files["train"], "-a", system, "-l", "perceptron", "--beam", "3",
+                 "--update", update, "--epochs", "2", "--seed", "1", "--model", path]) == 0
+    parser = _parser(path)
+    assert parser.manifest["training"]["update"] == update
+    for trees in parse_batch_beam(parser, list(read(files["test"])), ParseStats(), 3, most=3):
+        assert all(check_tree(heads, parser.system.single_root) is None for _, heads, _ in trees)
+    assert _las(parser, files["test"]) > 0.3
+
+
+@pytest.mark.parametrize("options,message", [
+    (["-l", "linear", "--beam", "4"], "--beam 4 trains the perceptron globally"),
+    (["-l", "perceptron", "--beam", "4", "--oracle", "dynamic"], "--beam 4 trains the perceptron globally"),
+    (["-l", "perceptron", "--update", "early"], "--update is how global training with a beam updates"),
+    (["--parser", "graph", "--beam", "4"], "a graph parser takes no option --beam")])
+def test_global_training_refuses_what_it_cannot_do_in_one_line(files, capsys, options, message):
+    capsys.readouterr()
+    path = files["folder"] / "refused.barley"
+    assert main(["train", "--train", files["train"], *options, "--model", str(path)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and message in error, error
+    assert not path.exists()

@@ -41,6 +41,7 @@ from barley.kinds import ParserKind, get_kind, in_length_batches, kind_of, optio
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
+from barley.global_training import UPDATES, train_global
 from barley.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
 from barley.transforms import describe_transforms, fit_forward, of_manifest
 from barley.tree import check_tree, label_ids, label_table
@@ -334,7 +335,7 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
                      split_threshold: int = 1000, learner_options: dict | None = None, epochs: int | None = None,
                      min_feature_count: int = MIN_FEATURE_COUNT, outside_class: str = "nearest",
                      oracle: str | None = None, explore_after: int | None = None,
-                     explore_p: float | None = None) -> Parser:
+                     explore_p: float | None = None, beam: int | None = None, update: str | None = None) -> Parser:
     """A greedy transition-based parser (the ``transition`` kind of :func:`train`).
 
     ``features``: a feature file (default: the system's). ``outside_class``: what to do
@@ -349,11 +350,24 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     perceptron trained by exploration, :mod:`barley.training`: ``explore_after`` and
     ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``, by default
     :func:`barley.training.perceptron_exploration`); None: the best measured
-    (:func:`default_oracle`). It owns ``sentences`` and
+    (:func:`default_oracle`). ``beam``: train the perceptron globally with a beam of this width
+    (:mod:`barley.global_training`; the gold sequence is the static oracle's), ``update`` ``early``
+    or ``max-violation`` (the default); the model then parses with that width unless told
+    otherwise (:func:`trained_beam`). It owns ``sentences`` and
     ``trees`` (the lists :func:`train` made): with the static oracle it empties them once
     the instances are collected, to free their memory before the learner is fitted.
     """
     _check_choice(outside_class, OUTSIDE_CLASS, "--outside-class")
+    if beam is None and update is not None:
+        raise BarleyError("--update is how global training with a beam updates", fix="add --beam K, or leave it out")
+    if beam is not None:
+        if beam < 1 or learner != "perceptron" or split not in ("default", "none", None) or oracle == "dynamic":
+            raise BarleyError(f"--beam {beam} trains the perceptron globally (-l perceptron, no --split, the static "
+                              f"oracle's sequences; a width of at least 1)",
+                              fix="use -l perceptron without --split and --oracle dynamic, or leave --beam out")
+        update = "max-violation" if update is None else update
+        _check_choice(update, UPDATES, "--update")
+        oracle = "static"
     oracle = default_oracle(system, learner, split) if oracle is None else oracle
     _check_choice(oracle, ORACLES, "--oracle")
     if min_feature_count < 1:
@@ -367,7 +381,7 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     _log_plan(plan, sentences, source, learner, split_threshold, tags, log)
     trained = _train_transition(plan, sentences, trees, learner=learner, split_threshold=split_threshold,
                                 min_feature_count=min_feature_count, outside_class=outside_class,
-                                exploration=exploration, seed=seed, log=log)
+                                exploration=exploration, seed=seed, log=log, beam=beam, update=update)
     trained.transforms = list(transforms)
     return trained
 
@@ -450,9 +464,10 @@ def _log_plan(plan: _Plan, sentences: list[Sentence], source: str, learner: str,
 
 def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, learner: str, split_threshold: int,
                       min_feature_count: int, outside_class: str, exploration: Exploration, seed: int,
-                      log: Callable[[str], None]) -> Parser:
+                      log: Callable[[str], None], beam: int | None = None, update: str | None = None) -> Parser:
     """Instances from the static oracle, then the learner fitted on them or (dynamic oracle)
-    the perceptron trained by exploration on the trees the static oracle could build."""
+    the perceptron trained by exploration, or (``beam``) globally, on the trees the static oracle
+    could build."""
     id_trees = [(heads, ids) for (heads, _), ids in zip(trees, label_ids(trees, plan.labels))]
     found = collect_instances(plan.system, plan.featurizer, plan.classes, plan.root_label, sentences, id_trees,
                               outside_class)
@@ -466,7 +481,16 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
     training = {"instances": instances, "outside_class": outside_class, "outside_class_sentences": found.outside,
                 "seed": seed, "learner_options": plan.learner_options, "min_feature_count": min_feature_count,
                 "split": plan.split_feature, "split_threshold": split_threshold if plan.split_feature else None}
-    if plan.oracle == "dynamic":
+    if beam is not None:
+        plan.featurizer.use_index(index)
+        epochs = make_learner(learner, **plan.learner_options).epochs
+        log(f"instances of the static oracle: {instances}, features: {index.size}; training the perceptron "
+            f"globally with a beam of {beam} ({epochs} epochs, {update} update)")
+        the_learner = train_global(plan.system, plan.featurizer, plan.classes, sentences, found.trees, width=beam,
+                                   update=update, epochs=epochs, seed=seed, log=log)
+        index = _pruned(the_learner, plan.featurizer.index, log)  # grown by the updates
+        training.update({"beam": beam, "update": update})
+    elif plan.oracle == "dynamic":
         plan.featurizer.use_index(index)
         epochs = make_learner(learner, **plan.learner_options).epochs
         log(f"instances of the static oracle: {instances}, features: {index.size}; training the perceptron by "
