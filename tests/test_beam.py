@@ -238,3 +238,23 @@ def test_global_training_refuses_what_it_cannot_do_in_one_line(files, capsys, op
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and message in error, error
     assert not path.exists()
+
+
+def test_experiment_specs_take_the_widths_of_training_and_parsing(tmp_path, files):
+    from barley.errors import BarleyError
+    from barley.experiment import spec
+
+    path = tmp_path / "spec.toml"
+    head = f'name = "x"\n[[treebanks]]\nname = "t"\ndata = "{files["train"]}"\n'
+    path.write_text(head + '[[parsers]]\nname = "g"\nlearner = "perceptron"\nbeam = 8\nupdate = "early"\n'
+                    '[[parsers]]\nname = "g16"\nlearner = "perceptron"\nbeam = 8\nparse_beam = 16\n', encoding="utf-8")
+    trained, wider = spec.load(path).parsers
+    assert trained.train_options() == {"learner": "perceptron", "beam": 8, "update": "early"}
+    assert wider.parse_beam == 16 and "parse_beam" not in wider.train_options()
+    assert "parse beam 16" in wider.describe()
+    for entry, message in [('parser = "graph"\nparse_beam = 4\n', "a graph parser searches with no beam"),
+                           ('parse_beam = 0\n', "parse_beam must be a whole number of at least 1"),
+                           ('beam = "wide"\n', "beam must be int")]:
+        path.write_text(head + '[[parsers]]\nname = "p"\n' + entry, encoding="utf-8")
+        with pytest.raises(BarleyError, match=message):
+            spec.load(path)
