@@ -101,14 +101,12 @@ def score_items(system: TransitionSystem, classes: np.ndarray, items: list[Item]
                                  [guides[owners[i]] for i in waiting], classes)
     masked = np.where(allowed, scores, -np.inf)
     order = np.argsort(-masked, axis=1, kind="stable")[:, :width]
+    top = np.take_along_axis(masked, order, axis=1)
     if stats is not None:
-        stats.unseen_choice += int((masked[np.arange(len(waiting)), order[:, 0]] <= UNSEEN / 2).sum())
-    for row, i in enumerate(waiting):
-        best = order[row][np.isfinite(masked[row, order[row]])]
-        if not len(best):  # nothing legal is allowed: the greedy parser's argmax all the same
-            best = order[row][:1]
-        found[i] = Scored(None, best, items[i].score + masked[row, best].astype(np.float64), masked[row],
-                          payloads[row])
+        stats.unseen_choice += int((top[:, 0] <= UNSEEN / 2).sum())
+    totals = np.array([items[i].score for i in waiting])[:, None] + top.astype(np.float64)
+    for row, i in enumerate(waiting):  # an illegal class's total is -inf: never a candidate
+        found[i] = Scored(None, order[row], totals[row], masked[row], payloads[row])
     return found
 
 
@@ -117,37 +115,40 @@ def successors(system: TransitionSystem, classes: np.ndarray, beam: list[Item], 
     """The next beam of a sentence: the ``width`` best candidates of its ``beam`` (``found``: each
     item's :class:`Scored`), ties to the earlier candidate (module docstring). ``gold_action``
     (training): the static oracle's action from the gold item, whose child by it stays gold."""
-    totals, picks = [], []  # picks: (item index, action, class or -1)
-    for i, (item, scored) in enumerate(zip(beam, found)):
-        if scored is None:
-            totals.append(item.score)
-            picks.append((i, None, -1))
-        elif scored.forced is not None:
-            totals.append(item.score)
-            picks.append((i, scored.forced, -1))
+    totals, picked = [], []  # per item, its candidates' totals and classes (-1: none)
+    for item, scored in zip(beam, found):
+        if scored is None or scored.forced is not None:
+            totals.append(np.array([item.score]))
+            picked.append(NO_CLASS)
         else:
-            totals.extend(scored.totals.tolist())
-            picks.extend((i, tuple(classes[c].tolist()), int(c)) for c in scored.classes)
-    chosen = np.argsort(-np.asarray(totals, dtype=np.float64), kind="stable")[:width].tolist()
+            totals.append(scored.totals)
+            picked.append(scored.classes)
+    all_totals = np.concatenate(totals)
+    chosen = np.argsort(-all_totals, kind="stable")[:width]
+    chosen = chosen[np.isfinite(all_totals[chosen])]
+    owner = np.repeat(np.arange(len(beam)), [len(t) for t in totals])[chosen].tolist()
+    picked = np.concatenate(picked)[chosen].tolist()
     uses = [0] * len(beam)
-    for c in chosen:
-        uses[picks[c][0]] += 1
-    labeled = system.labeled
-    after = []
-    for c in chosen:
-        i, action, cls = picks[c]
-        item = beam[i]
-        if action is None:
+    for i in owner:
+        uses[i] += 1
+    labeled, after = system.labeled, []
+    for i, cls, total in zip(owner, picked, all_totals[chosen].tolist()):
+        item, scored = beam[i], found[i]
+        if scored is None:  # terminal: stays as it is
             after.append(item)
             continue
+        action = scored.forced if cls < 0 else tuple(classes[cls].tolist())
         uses[i] -= 1
         state = item.state if uses[i] == 0 else item.state.copy()  # the last child takes it in place
         system.apply(state, *action)
-        history = item.history if cls < 0 else (item.history, found[i].payload, cls)
+        history = item.history if cls < 0 else (item.history, scored.payload, cls)
         gold = item.gold and gold_action is not None and action[0] == gold_action[0] and (
             not labeled[action[0]] or action[1] == gold_action[1])
-        after.append(Item(state, totals[c], history, gold))
+        after.append(Item(state, total, history, gold))
     return after
+
+
+NO_CLASS = np.array([-1])
 
 
 def beam_parse(system: TransitionSystem, classes: np.ndarray, n_words: Sequence[int], scorer: Scorer, width: int,
@@ -155,18 +156,18 @@ def beam_parse(system: TransitionSystem, classes: np.ndarray, n_words: Sequence[
     """The final beams (terminal items, best first) of sentences of ``n_words`` words each,
     searched in lockstep with ``scorer``'s class scores; ``guides`` per sentence (or None)."""
     beams = [[Item(system.initial(n))] for n in n_words]
-    while True:
-        flat = [(k, item) for k, beam in enumerate(beams) for item in beam]
-        found = score_items(system, classes, [item for _, item in flat], [k for k, _ in flat], scorer, width,
-                            guides, stats)
-        if all(scored is None for scored in found):
-            return beams
-        start = 0
-        for k, beam in enumerate(beams):
-            part = found[start:start + len(beam)]
-            start += len(beam)
+    active = list(range(len(beams)))
+    while active:
+        found = score_items(system, classes, [item for k in active for item in beams[k]],
+                            [k for k in active for _ in beams[k]], scorer, width, guides, stats)
+        start, still = 0, []
+        for k in active:
+            part, start = found[start:start + len(beams[k])], start + len(beams[k])
             if any(scored is not None for scored in part):
-                beams[k] = successors(system, classes, beam, part, width)
+                beams[k] = successors(system, classes, beams[k], part, width)
+                still.append(k)
+        active = still
+    return beams
 
 
 def model_scorer(parser, sentences: Sequence) -> Scorer:

@@ -48,7 +48,7 @@ against brute force in ``tests/test_dynamic_oracles.py``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from bisect import insort
+from bisect import bisect
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -136,7 +136,8 @@ class State:
     ``stack``: top is ``stack[-1]``. ``buffer``: front is ``buffer[0]``.
     ``heads``/``labels``: the arcs A, per dependent (-1 = none).
     ``children``: the dependents of each node, kept sorted, so feature models can ask
-    for leftmost/rightmost dependents and their siblings (Nivre 2008 Table 2).
+    for leftmost/rightmost dependents and their siblings (Nivre 2008 Table 2); a node's list is
+    replaced, never changed in place, when it gains a dependent, so copies share the lists.
     ``forest``: union-find over A, for the acyclicity preconditions.
     ``transitions``: how many transitions were applied.
     """
@@ -161,12 +162,11 @@ class State:
     def copy(self) -> State:
         """An independent copy, for a beam whose configurations branch (:mod:`barley.beam`): every
         list and deque of this configuration and of a system's subclass (λ1, λ2, a second stack...)
-        copied, ``children`` one level deeper, the forest copied; O(n)."""
+        copied (``children``'s lists are shared: :meth:`add_arc` replaces them), the forest copied; O(n)."""
         twin = object.__new__(type(self))
         for name in _slot_names(type(self)):
             value = getattr(self, name)
             setattr(twin, name, value.copy() if isinstance(value, (list, deque)) else value)
-        twin.children = [kids[:] for kids in self.children]
         twin.forest = self.forest.copy()
         return twin
 
@@ -174,7 +174,9 @@ class State:
         assert self.heads[dependent] == NO_HEAD, f"node {dependent} already has a head"
         self.heads[dependent] = head
         self.labels[dependent] = label
-        insort(self.children[head], dependent)
+        kids = self.children[head]
+        at = bisect(kids, dependent)
+        self.children[head] = [*kids[:at], dependent, *kids[at:]]  # a new list: copies share the old one
         self.forest.link(head, dependent)
 
     def has_head(self, node: int) -> bool:
