@@ -258,3 +258,25 @@ def test_experiment_specs_take_the_widths_of_training_and_parsing(tmp_path, file
         path.write_text(head + '[[parsers]]\nname = "p"\n' + entry, encoding="utf-8")
         with pytest.raises(BarleyError, match=message):
             spec.load(path)
+
+
+@pytest.mark.parametrize("system", ["arc-hybrid", "swap-lazy"])
+def test_the_neural_transition_parser_parses_with_a_beam(files, system):
+    pytest.importorskip("torch")
+    from barley.confidence import Confidence
+    from barley.errors import BarleyError
+    from barley.parser import train
+
+    parser = train(files["train"], parser="neural-transition", system=system, epochs=1, form_dim=16, lemma_dim=8,
+                   upos_dim=8, xpos_dim=8, feats_dim=8, char_dim=8, char_hidden=8, lstm_hidden=32, lstm_layers=1,
+                   hidden=64, batch_words=100, log=lambda message: None)
+    greedy = _text(list(parser.parse(read(files["test"]))))
+    parser.set_beam(4)
+    wide = list(parser.parse(read(files["test"])))
+    assert all(check_tree([int(h) for h in s.heads()], parser.system.single_root) is None for s in wide)
+    parser.set_beam(1)
+    assert _text(list(parser.parse(read(files["test"])))) == greedy
+    parser.set_beam(4)
+    parser.confidence = Confidence()
+    with pytest.raises(BarleyError, match="--confidence is not yet written with a beam"):
+        list(parser.parse(read(files["test"])))

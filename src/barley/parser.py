@@ -585,6 +585,8 @@ def describe_transition(manifest: dict) -> list[str]:
     return [
         f"system:      {system.get('name')} (oracle {manifest.get('oracle')}"
         + (f", exploring after {exploration['after']} epochs with p {exploration['p']}" if exploration else "")
+        + (f", trained globally with a beam of {training['beam']} ({training.get('update')} update), parsing "
+           f"with it unless --beam" if training.get("beam") else "")
         + (", single root" if system.get("single_root") else "") + ")",
         describe_transforms(manifest),
         f"learner:     {learner.get('name')} {learner.get('params', {}) if learner.get('name') != 'split' else ''}"

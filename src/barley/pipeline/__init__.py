@@ -307,7 +307,7 @@ class Pipeline:
     def set_beam(self, width: int | None) -> None:
         """Parse with a beam of ``width`` configurations per sentence (``barley parse --beam``,
         :mod:`barley.beam`; None: the width the model was trained at); transition-based parsers
-        only, any other refuses a width in one line."""
+        (linear and neural) only, any other refuses a width in one line."""
         parser = self._parser
         inner = getattr(parser, "parser", parser)
         if not hasattr(inner, "set_beam"):
