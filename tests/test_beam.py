@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from toy_language import treebank
 
 from barley.batch import ParseStats, parse_batch
 from barley.beam import beam_parse, model_scorer, parse_batch_beam
@@ -14,8 +17,6 @@ from barley.constraints import ArcOptions, guides, settle
 from barley.nbest import group_name
 from barley.pipeline import Pipeline
 from barley.tree import check_tree
-
-from toy_language import treebank
 
 SYSTEMS = ("arc-eager", "arc-standard", "arc-hybrid", "swap-lazy", "covington-nonprojective", "2-planar")
 
@@ -203,7 +204,7 @@ def test_global_training_is_deterministic_and_learns(files):
     for path in paths:
         assert main(["train", "--train", files["train"], "-l", "perceptron", "--beam", "4", "--epochs", "3",
                      "--seed", "7", "--model", path]) == 0
-    assert open(paths[0], "rb").read() == open(paths[1], "rb").read()
+    assert Path(paths[0]).read_bytes() == Path(paths[1]).read_bytes()
     trained = _parser(paths[0])
     assert trained.beam == 4  # it parses with the width it was trained at unless told
     untrained = _parser(paths[0])
