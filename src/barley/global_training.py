@@ -38,7 +38,7 @@ from barley.featurize import Featurizer
 from barley.learners import weight_sums
 from barley.learners.perceptron import AveragedWeights, PerceptronLearner
 from barley.systems.base import Action, State, TransitionSystem
-from barley.training import Classes, grow_index
+from barley.training import Classes, averaged_learner, grow_index
 
 UPDATES = ("early", "max-violation")
 BATCH = 32
@@ -176,6 +176,4 @@ def train_global(system: TransitionSystem, featurizer: Featurizer, classes: Clas
         log(f"  global epoch {epoch}/{epochs} (beam {width}, {update} update): {updated} of {len(order)} "
             f"sentences updated ({100.0 * updated / max(len(order), 1):.2f}%); {added} new features; "
             f"about {per_epoch * (epochs - epoch):.0f} s left")
-    seen = np.flatnonzero(targets)
-    weights = online.averaged()
-    return PerceptronLearner.from_weights(epochs, len(classes.table), seen, np.ascontiguousarray(weights[:, seen]))
+    return averaged_learner(online, epochs, targets)
