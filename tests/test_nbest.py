@@ -129,7 +129,6 @@ def test_a_k_best_file_that_does_not_match_is_refused_in_one_line(files, capsys)
 
 
 @pytest.mark.parametrize("model,message", [
-    ("transition", "the transition-based parser of this model has no k-best decoding"),
     ("npa", "this model's decoder (eisner+npa) has no k-best decoding"),
     ("second", "this model's decoder (second-order eisner) has no k-best decoding")])
 def test_parsers_without_k_best_refuse_nbest_in_one_line(files, model, message, capsys):
@@ -147,10 +146,10 @@ def test_nbest_with_jobs_writes_the_same_bytes_and_k_must_be_positive(files, cap
         assert main(["parse", "-q", "-m", files["mst"], files["test"], "--nbest", "3", "--jobs", jobs,
                      "-o", str(folder / f"jobs{jobs}.conllu")]) == 0
     assert (folder / "jobs1.conllu").read_bytes() == (folder / "jobs2.conllu").read_bytes()
-    capsys.readouterr()
-    assert main(["parse", "-q", "-m", files["transition"], files["test"], "--nbest", "3", "--jobs", "2",
-                 "-o", str(folder / "refused.conllu")]) == 2
-    assert "has no k-best decoding" in capsys.readouterr().err and not (folder / "refused.conllu").exists()
+    for jobs in ("1", "2"):  # a transition-based parser's k best, from its beam (tests/test_beam.py)
+        assert main(["parse", "-q", "-m", files["transition"], files["test"], "--nbest", "3", "--jobs", jobs,
+                     "-o", str(folder / f"beam-jobs{jobs}.conllu")]) == 0
+    assert (folder / "beam-jobs1.conllu").read_bytes() == (folder / "beam-jobs2.conllu").read_bytes()
     with pytest.raises(SystemExit):
         main(["parse", "-m", files["eisner"], files["test"], "--nbest", "0"])
 
@@ -223,8 +222,8 @@ def test_the_service_takes_nbest(files):
                            ("2", "the field 'nbest' is a string"), (101, "the field 'nbest' is 101")]:
         with pytest.raises(BarleyError, match=re.escape(message)):
             answer(data=data, nbest=wrong)
-    with pytest.raises(BarleyError, match="the transition-based parser of this model has no k-best decoding"):
-        answer(data=data, nbest=2, model="transition")
+    beam = answer(data=data, nbest=2, model="transition")["sentences"]  # from the beam
+    assert 13 <= len(beam) <= 2 * 12 + 1 and beam[0]["sent_id"] == "toy-0#1"
     assert len(answer(data=data, model="transition")["sentences"]) == 13
 
 

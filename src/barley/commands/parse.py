@@ -46,8 +46,12 @@ def register(subparsers) -> None:
                         help="write the K best analyses of each sentence (fewer where fewer trees exist), best "
                              "first, each with sent_id ID#rank, '# nbest = rank/count' and '# score' (the tree's "
                              "score); each arc takes its best label. First-order graph-based, biaffine and joint "
-                             "parsers (decoder eisner or mst; docs/graph.md); `barley evaluate` scores the file's "
-                             "oracle")
+                             "parsers (decoder eisner or mst; docs/graph.md), and transition-based parsers from "
+                             "their beam (docs/beam.md); `barley evaluate` scores the file's oracle")
+    parser.add_argument("--beam", type=_positive, metavar="K",
+                        help="transition-based parsers: search with a beam of K configurations per sentence "
+                             "(docs/beam.md; 1 is greedy; default: the width the model was trained at, "
+                             "`barley train --beam`, else 1); --nbest K searches with a beam of at least K")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
                              "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
@@ -135,8 +139,9 @@ def _parse(args) -> int:
     if args.input_format == "auto":  # --scheduler reads CoNLL-U files
         cluster = args.scheduler or args.out_dir or args.shard_mb is not None
         args.input_format = "conllu" if cluster else guess_input(args.input)
-    if args.nbest is not None and (args.scheduler or args.out_dir or args.shard_mb is not None):
-        raise BarleyError("--nbest is not yet taken with --scheduler", fix="parse with --jobs instead")
+    if (args.nbest is not None or args.beam is not None) and (args.scheduler or args.out_dir
+                                                              or args.shard_mb is not None):
+        raise BarleyError("--nbest and --beam are not yet taken with --scheduler", fix="parse with --jobs instead")
     arcs = _arc_options(args)
     valid_ud = getattr(args, "valid_ud", None)
     if valid_ud is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
@@ -165,7 +170,7 @@ def _parse(args) -> int:
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
         stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
                            input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words,
-                           nbest=args.nbest, confidence=confidence)
+                           nbest=args.nbest, confidence=confidence, beam=args.beam)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
@@ -179,6 +184,7 @@ def _parse(args) -> int:
         pipeline.limit_words(args.max_words)
     if confidence is not None:
         pipeline.with_confidence(confidence)
+    pipeline.set_beam(args.beam)  # refused here, before any output, for a parser without a beam
     counted = {"words": 0}
 
     def counting(sentences):
@@ -191,7 +197,7 @@ def _parse(args) -> int:
     else:
         sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
     write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest,
-                                                   valid_ud=valid_ud)), args.output)
+                                                   valid_ud=valid_ud, beam=args.beam)), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started
         words = counted["words"] if args.nbest is None else pipeline.stats.words  # the input's, not K times over

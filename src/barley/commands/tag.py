@@ -14,4 +14,4 @@ def register(subparsers) -> None:
                     "A parser in the model is not run, and HEAD, DEPREL and the other columns are kept.")
     parse.add_arguments(parser, "tag")
     parser.set_defaults(func=parse.run, needs="tag", retag=True, scheduler=None, out_dir=None, shard_mb=None,
-                        max_words=None, nbest=None)
+                        max_words=None, nbest=None, beam=None)

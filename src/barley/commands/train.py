@@ -16,6 +16,7 @@ from barley.learners import LEARNERS
 from barley.learners.perceptron import PerceptronLearner
 from barley.neural import options as neural_options
 from barley.transforms import options as transform_options
+from barley.transition.global_training import UPDATES
 from barley.kinds import KINDS, all_kind_options
 from barley.transition.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS
 from barley.kinds import train
@@ -75,6 +76,14 @@ def register(subparsers) -> None:
                         help="--oracle dynamic: after K epochs, the probability of following a transition of "
                              "the model that costs gold arcs (default: 1 for the perceptron where the system's "
                              "costs are exact, else 0.9)")
+    parser.add_argument("--beam", type=int, default=SUPPRESS, metavar="K",
+                        help="train the perceptron globally with a beam of K (-l perceptron, the static oracle's "
+                             "transitions as the gold sequence; Zhang & Clark 2008); the model parses with a "
+                             "beam of K unless `barley parse --beam` says otherwise (docs/beam.md)")
+    parser.add_argument("--update", choices=UPDATES, default=SUPPRESS,
+                        help="with --beam: update at the first step the gold sequence falls out of the beam "
+                             "(early, Collins & Roark 2004) or where the beam's best beats it by the most "
+                             "(max-violation, Huang, Fayong & Guo 2012; the default)")
     parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default=SUPPRESS,
                         help="training trees the system cannot build: train on the oracle's nearest tree "
                              "(default), skip them, or stop with an error; the count is reported")

@@ -171,6 +171,8 @@ def execute(run: Run) -> dict:
             log(f"dev: LAS {parser.manifest['dev']['LAS']:.2f}")
     parser.save(str(directory / MODEL))
     test = list(conllu.read(gold)) if isinstance(gold, str) else [s.copy() for s in gold]
+    if run.parser.parse_beam is not None:
+        parser.set_beam(run.parser.parse_beam)
     started = time.perf_counter()
     parsed = list(parser.parse(test))
     parse_seconds = time.perf_counter() - started

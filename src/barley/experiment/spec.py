@@ -116,6 +116,10 @@ class ParserSpec:
     """Training epochs (graph and biaffine parsers, transition parsers with the perceptron)."""
     oracle: str | None = None
     """``static`` or ``dynamic`` (training by exploration); None: the kind's default."""
+    parse_beam: int | None = None
+    """The beam's width the test set is parsed with (transition parsers, ``barley parse --beam``); None:
+    the width the parser was trained at (``beam``, global training), else greedy. Not a training
+    option: two parsers that differ in it alone train the same model (the spec's seed)."""
     options: tuple[tuple[str, object], ...] = ()
     """The kind's other options, as sorted (name, value) pairs."""
 
@@ -153,6 +157,7 @@ class ParserSpec:
         """A short account of the parser for the report: its kind and its settings."""
         named = {"system": self.transition_system} if self.takes("system") else {}  # even the kind's default
         settings = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in {**named, **self.settings()}.items())
+        settings += f", parse beam {self.parse_beam}" if self.parse_beam is not None else ""
         what = self.parser + (f": {settings}" if settings else "")
         for transform in self.transforms:
             options = ", ".join(f"{key} {value}" for key, value in transform.items() if key != "name")
@@ -320,6 +325,12 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     kind = get_kind(kind_name)
     for key, value in entry.items():
         if key in ("name", "parser", "transforms"):
+            continue
+        if key == "parse_beam":
+            if "beam" not in kind.options:
+                fail(f"parser {name!r}: a {kind_name} parser searches with no beam", fix="leave parse_beam out")
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                fail(f"parser {name!r}: parse_beam must be a whole number of at least 1, not {value!r}")
             continue
         if key not in all_kind_options():
             fail(f"unknown setting {key!r} in parser {name!r}",

@@ -48,6 +48,14 @@ class AveragedWeights:
         self.totals[features, right] += self.step
         self.totals[features, wrong] -= self.step
 
+    def add(self, rows: np.ndarray, classes: np.ndarray, amounts: np.ndarray) -> None:
+        """Add ``amounts`` to the weights of the (feature ``rows``, ``classes``) pairs, repeats summed
+        and the "none" row left out: the structured perceptron's update (:mod:`barley.transition.global_training`)."""
+        keep = rows < len(self.weights) - 1
+        rows, classes, amounts = rows[keep], classes[keep], amounts[keep]
+        np.add.at(self.weights, (rows, classes), amounts)
+        np.add.at(self.totals, (rows, classes), amounts * self.step)
+
     def grow(self, rows: np.ndarray, n_features: int) -> None:
         """Renumber the features to ``n_features`` new ones, old feature f becoming ``rows[f]``;
         the new ones start at zero ("none" stays the last row)."""

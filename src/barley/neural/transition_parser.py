@@ -25,6 +25,8 @@ import torch
 
 from barley import model_check as check
 from barley.transition.loop import ArcSteps, ParseStats, advance, guided_classes, legal_classes
+from barley.transition.beam import beam_parse
+from barley.errors import BarleyError
 from barley.conllu import Sentence
 from barley.constraints import guides, labels_kept, require_support
 from barley.neural.encoder import make_batch
@@ -149,6 +151,14 @@ class NeuralTransitionParser(NeuralParser):
         self.row = positions.reader(system)
         self.stats = ParseStats()
         self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
+        self.beam = 1  # barley parse --beam: the width (1: greedy), the scorer's logits summed (barley.transition.beam)
+
+    def set_beam(self, width: int | None) -> None:
+        """Parse with a beam of ``width`` configurations per sentence (:mod:`barley.transition.beam`; an item's
+        score is the sum of the scorer's logits of its moves); None or 1: greedy."""
+        if width is not None and width < 1:
+            raise BarleyError(f"the beam's width must be at least 1, not {width}", fix="e.g. --beam 8")
+        self.beam = width or 1
 
     # --- parsing -----------------------------------------------------------------------
 
@@ -180,11 +190,18 @@ class NeuralTransitionParser(NeuralParser):
         with torch.inference_mode():
             vectors, longest = self.encode(batch)
             states = [system.initial(len(sentence)) for sentence in batch]
-            steps = None if self.confidence is None else ArcSteps(system, states, self.classes.table[:, 0])
-            steering = transition_guides(self.valid_ud, system, batch, guides(system, given))
-            policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, steering, steps)
-            stats.forced += advance(system, states, policy)
-            stats.ud_fallbacks += fallbacks(steering)
+            if self.beam > 1:
+                if self.valid_ud is not None:
+                    raise BarleyError("--valid-ud is not yet taken with a beam (--beam above 1)",
+                                      fix="leave --valid-ud out, or parse greedily with --beam 1")
+                states = self._beam_states(batch, self.model.parts(vectors), longest, given)
+                steps = None
+            else:
+                steps = None if self.confidence is None else ArcSteps(system, states, self.classes.table[:, 0])
+                steering = transition_guides(self.valid_ud, system, batch, guides(system, given))
+                policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, steering, steps)
+                stats.forced += advance(system, states, policy)
+                stats.ud_fallbacks += fallbacks(steering)
         self.model.train(was_training)
         for sentence, state, arcs in zip(batch, states, given):
             stats.sentences += 1
@@ -198,6 +215,23 @@ class NeuralTransitionParser(NeuralParser):
                           arcs, system.single_root)
         if steps is not None:  # each word keeps the probabilities of its arc through the inverse transforms
             self.confidence.write(batch, steps.evidence(), self.temperature)
+
+    def _beam_states(self, batch: list[Sentence], parts: torch.Tensor, longest: int, given: list) -> list[State]:
+        """The best final configuration of each sentence of ``batch`` with the beam, each item held to
+        the ``given`` arcs."""
+        if self.confidence is not None:
+            raise BarleyError("--confidence is not yet written with a beam (--beam): its probabilities are those "
+                              "of the greedy parser's steps", fix="parse with --beam 1 for --confidence")
+        scorer = BatchScorer(self, parts, longest, [None] * len(batch))
+
+        def scores(owners: list[int], states: list[State]) -> tuple[np.ndarray, list]:
+            nodes = np.array([self.row(state) for state in states], dtype=np.int64)  # owners: the sentences
+            return scorer.scores(np.where(nodes >= 0, scorer.offsets[owners][:, None] + nodes, scorer.padding)), \
+                [None] * len(states)
+
+        beams = beam_parse(self.system, self.classes.table, [len(s) for s in batch], scores, self.beam,
+                           guides(self.system, given), self.stats)
+        return [beam[0].state for beam in beams]
 
     # --- model files -------------------------------------------------------------------
 

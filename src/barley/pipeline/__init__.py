@@ -293,8 +293,8 @@ class Pipeline:
 
     def set_nbest(self, k: int | None) -> None:
         """Parse into the ``k`` best trees of each sentence (None: the best tree only), for parsers
-        with k-best decoding (first-order graph-based and biaffine, :mod:`barley.nbest`); any
-        other is refused in one line."""
+        with k-best decoding (first-order graph-based and biaffine, :mod:`barley.nbest`) or a beam
+        (transition-based, :mod:`barley.transition.beam`); any other is refused in one line."""
         parser = self._parser
         inner = getattr(parser, "parser", parser)
         if k is not None and not 1 <= k:
@@ -304,8 +304,8 @@ class Pipeline:
                 return
             kind = getattr(inner, "kind", None) or {"parse": "transition-based", "joint": "joint"}.get(parser.name)
             raise BarleyError(f"--nbest: {f'the {kind} parser of this model' if parser is not None else 'this model (no parser)'} "
-                              f"has no k-best decoding; first-order graph-based and biaffine parsers have",
-                              fix="leave --nbest out, or parse with a graph-based or biaffine model")
+                              f"has no k-best decoding; first-order graph-based, biaffine and transition-based "
+                              f"parsers have", fix="leave --nbest out, or parse with another model")
         inner.set_nbest(k)
 
     def set_valid_ud(self, on: bool | None) -> None:
@@ -327,6 +327,20 @@ class Pipeline:
             return
         inner.set_valid_ud(by_default(inner) if on is None else on)
 
+    def set_beam(self, width: int | None) -> None:
+        """Parse with a beam of ``width`` configurations per sentence (``barley parse --beam``,
+        :mod:`barley.transition.beam`; None: the width the model was trained at); transition-based parsers
+        (linear and neural) only, any other refuses a width in one line."""
+        parser = self._parser
+        inner = getattr(parser, "parser", parser)
+        if not hasattr(inner, "set_beam"):
+            if width is None:
+                return
+            raise BarleyError("--beam: only a transition-based parser searches with a beam; this model has "
+                              + ("another kind of parser" if parser is not None else "no parser"),
+                              fix="leave --beam out")
+        inner.set_beam(width)
+
     # --- running ---------------------------------------------------------------------
 
     def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
@@ -342,7 +356,7 @@ class Pipeline:
         return tokenizers[0].tokenize(text, input=input)
 
     def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None, nbest: int | None = None,
-              valid_ud: bool | None = None) -> Iterator[Sentence]:
+              valid_ud: bool | None = None, beam: int | None = None) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
         ``data``: a text (needs a tokenizer in the pipeline) or sentences (e.g. from
@@ -354,7 +368,8 @@ class Pipeline:
         them the sentence itself; it holds for the parser from this call on, so read one such
         stream before the next. The two are not combined (refused in one line). ``valid_ud``: keep
         UD's structural rules in every tree or not (:meth:`set_valid_ud`; None: the parser's default;
-        not with ``nbest``, which turns the default off).
+        not with ``nbest``, which turns the default off). ``beam``: the width of a transition-based
+        parser's beam (:meth:`set_beam`; None: the model's own).
         """
         if arcs is not None and nbest is not None:
             raise BarleyError("the k best trees (nbest) are not yet parsed around given or forbidden arcs "
@@ -364,6 +379,7 @@ class Pipeline:
                               fix="ask for the k best trees or for valid UD, not both")
         self.set_nbest(nbest)
         self.set_valid_ud(False if nbest is not None and valid_ud is None else valid_ud)
+        self.set_beam(beam)
         sentences = self.tokenize(data) if isinstance(data, str) else data
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",

@@ -283,12 +283,14 @@ def worker_pipeline():
 
 
 def _parse_block(data: bytes, first_line: int, name: str, newline: str | None, retag: bool,
-                 max_words: int | None, nbest: int | None = None, confidence=None) -> tuple[bytes, object]:
-    return parse_bytes(worker_pipeline(), data, name, first_line, newline, retag, max_words, nbest, confidence)
+                 max_words: int | None, nbest: int | None = None, confidence=None,
+                 beam: int | None = None) -> tuple[bytes, object]:
+    return parse_bytes(worker_pipeline(), data, name, first_line, newline, retag, max_words, nbest, confidence, beam)
 
 
 def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None,
-                retag: bool = False, max_words: int | None = None, nbest: int | None = None, confidence=None):
+                retag: bool = False, max_words: int | None = None, nbest: int | None = None, confidence=None,
+                beam: int | None = None):
     """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`).
 
     Returns the output bytes and the parser's counts for this piece alone. The one
@@ -296,7 +298,8 @@ def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: st
     a file gives the bytes of a one-process run. ``retag`` (a pipeline with a tagger):
     tag again what the input has tagged; ``max_words``: :meth:`barley.pipeline.Pipeline.limit_words`;
     ``nbest``: the k best analyses of each sentence (:meth:`barley.pipeline.Pipeline.set_nbest`).
-    ``confidence`` (a :class:`barley.confidence.Confidence`): :meth:`barley.pipeline.Pipeline.with_confidence`.
+    ``confidence`` (a :class:`barley.confidence.Confidence`): :meth:`barley.pipeline.Pipeline.with_confidence`;
+    ``beam``: a transition-based parser's width (:meth:`barley.pipeline.Pipeline.set_beam`).
     """
     if max_words is not None:
         parser.limit_words(max_words)
@@ -308,6 +311,8 @@ def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: st
         options = {"retag": True} if retag else {}
         if nbest is not None:  # a pipeline's option (a parser from a Dask worker's loader has none)
             options["nbest"] = nbest
+        if beam is not None:
+            options["beam"] = beam
         parsed = parser.parse(sentences, **options)
         text = "".join(sentence.to_text() for sentence in parsed)
     return text.encode("utf-8"), parser.stats
@@ -327,7 +332,7 @@ def add_stats(total, part):
 def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
                progress: Callable[[int], None] | None = None, input: str = "conllu", retag: bool = False,
                components: Iterable[str] | None = None, max_words: int | None = None, nbest: int | None = None,
-               confidence=None):
+               confidence=None, beam: int | None = None):
     """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes.
 
     ``input``: ``"conllu"`` (CoNLL-U or CoNLL-X), or ``"text"`` / ``"tokenized"`` for a
@@ -336,7 +341,8 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     components (``barley tag``: the tokenizer and the tagger); ``max_words``: the longest sentence
     parsed (:meth:`barley.pipeline.Pipeline.limit_words`); ``nbest``: the k best analyses of each
     sentence (:meth:`barley.pipeline.Pipeline.set_nbest`); ``confidence``: probabilities written
-    (:meth:`barley.pipeline.Pipeline.with_confidence`). Returns the summed parse statistics
+    (:meth:`barley.pipeline.Pipeline.with_confidence`); ``beam``: a transition-based parser's width
+    (:meth:`barley.pipeline.Pipeline.set_beam`). Returns the summed parse statistics
     (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
     each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
     """
@@ -350,6 +356,7 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
         pipeline = pipeline.only(components)
     if pipeline is not None:
         pipeline.set_nbest(nbest)  # a parser without k-best is refused here, not in every worker
+        pipeline.set_beam(beam)
     stats = None
     done_bytes = 0
     with loaded_for_workers(pipeline if fork else None):
@@ -370,7 +377,7 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
                         newline = first_line_end(block.data)
                     yield len(block.data), _parse_block, (block.data, block.first_line, name,
                                                           None if block.index == 0 else newline, retag, max_words,
-                                                          nbest, confidence)
+                                                          nbest, confidence, beam)
 
             for size, (text, block_stats) in in_order(pool, jobs, calls()):
                 out.write(text)  # in input order

@@ -11,7 +11,7 @@
     CoNLL-U ``result``, the same ``sentences`` structured (comments and token
     fields, the field names in ``columns``), and with ``draw`` the
     SVG arc diagram of each sentence. With ``nbest`` K, the K best analyses of each sentence
-    (``barley parse --nbest``: graph-based, biaffine and joint models). ``keep_arcs``,
+    (``barley parse --nbest``: graph-based, biaffine, joint and transition models). ``keep_arcs``,
     ``strict_arcs`` and ``forbid`` are ``barley parse``'s ``--keep-arcs``, ``--strict-arcs`` and
     ``--forbid`` (the file's text) (docs/constraints.md); not together with ``nbest``. ``valid_ud``
     (true, false, or null for the model's default) is ``--valid-ud`` / ``--no-valid-ud`` (docs/valid-ud.md).
@@ -70,7 +70,8 @@ class ParseRequest(BaseModel):
     model: str | None = Field(None, description="a model name from GET /models (default: the default model)")
     draw: bool = Field(False, description="also return an SVG arc diagram of each sentence")
     nbest: int | None = Field(None, description=f"the K best analyses of each sentence (1 to {MAX_NBEST}; "
-                                                "barley parse --nbest: graph-based, biaffine and joint models)")
+                                                "barley parse --nbest: graph-based, biaffine, joint and "
+                                                "transition models)")
     keep_arcs: bool = Field(False, description="keep every HEAD (and DEPREL) of the CoNLL-U data and parse the "
                                                "other words consistently with them (barley parse --keep-arcs)")
     strict_arcs: bool = Field(False, description="with keep_arcs: refuse given arcs the parser cannot build "

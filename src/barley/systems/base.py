@@ -48,7 +48,7 @@ against brute force in ``tests/test_dynamic_oracles.py``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from bisect import insort
+from bisect import bisect
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -104,6 +104,11 @@ class Forest:
         cycle (for a ``dependent`` that has no head)."""
         return self.root(head) == dependent
 
+    def copy(self) -> Forest:
+        twin = Forest.__new__(Forest)
+        twin.parent, twin.size, twin.top = self.parent[:], self.size[:], self.top[:]
+        return twin
+
     def link(self, head: int, dependent: int) -> None:
         """Record the arc head → dependent (dependent must be a tree root)."""
         a, b = self.find(head), self.find(dependent)
@@ -131,7 +136,8 @@ class State:
     ``stack``: top is ``stack[-1]``. ``buffer``: front is ``buffer[0]``.
     ``heads``/``labels``: the arcs A, per dependent (-1 = none).
     ``children``: the dependents of each node, kept sorted, so feature models can ask
-    for leftmost/rightmost dependents and their siblings (Nivre 2008 Table 2).
+    for leftmost/rightmost dependents and their siblings (Nivre 2008 Table 2); a node's list is
+    replaced, never changed in place, when it gains a dependent, so copies share the lists.
     ``forest``: union-find over A, for the acyclicity preconditions.
     ``transitions``: how many transitions were applied.
     """
@@ -153,11 +159,24 @@ class State:
         if self.forest is None:
             self.forest = Forest(self.n)
 
+    def copy(self) -> State:
+        """An independent copy, for a beam whose configurations branch (:mod:`barley.transition.beam`): every
+        list and deque of this configuration and of a system's subclass (λ1, λ2, a second stack...)
+        copied (``children``'s lists are shared: :meth:`add_arc` replaces them), the forest copied; O(n)."""
+        twin = object.__new__(type(self))
+        for name in _slot_names(type(self)):
+            value = getattr(self, name)
+            setattr(twin, name, value.copy() if isinstance(value, (list, deque)) else value)
+        twin.forest = self.forest.copy()
+        return twin
+
     def add_arc(self, head: int, dependent: int, label: int) -> None:
         assert self.heads[dependent] == NO_HEAD, f"node {dependent} already has a head"
         self.heads[dependent] = head
         self.labels[dependent] = label
-        insort(self.children[head], dependent)
+        kids = self.children[head]
+        at = bisect(kids, dependent)
+        self.children[head] = [*kids[:at], dependent, *kids[at:]]  # a new list: copies share the old one
         self.forest.link(head, dependent)
 
     def has_head(self, node: int) -> bool:
@@ -170,6 +189,17 @@ class State:
     def rightmost(self, node: int) -> int:
         kids = self.children[node]
         return kids[-1] if kids else NO_HEAD
+
+
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _slot_names(cls: type) -> tuple[str, ...]:
+    """The fields of a configuration class and of the classes it extends (slots dataclasses)."""
+    if cls not in _SLOTS:
+        _SLOTS[cls] = tuple(name for klass in reversed(cls.__mro__)
+                            for name in klass.__dict__.get("__slots__", ()) if not name.startswith("__"))
+    return _SLOTS[cls]
 
 
 class TransitionSystem(ABC):

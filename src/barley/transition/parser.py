@@ -24,6 +24,7 @@ import numpy as np
 
 from barley import __version__, model_check as check, model_file
 from barley.transition.loop import ParseStats, parse_batch
+from barley.transition.beam import parse_batch_beam
 from barley.confidence import Confidence, temperature_of
 from barley.conllu import Sentence
 from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
@@ -34,10 +35,12 @@ from barley.features.extract import FeatureIndex
 from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
 from barley.transition.featurize import Featurizer
+from barley.nbest import analyses, expanded
 from barley.kinds import ParserKind, check_choice, in_length_batches, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
+from barley.transition.global_training import UPDATES, train_global
 from barley.transition.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
 from barley.transforms import describe_transforms, of_manifest
 from barley.tree import label_ids, label_table
@@ -75,6 +78,9 @@ class Parser:
         self.temperature = temperature_of(self.manifest)
         self._compiled = None  # the compiled loop (barley.transition.fast), built on the first parse; False: none
         self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
+        self.beam = trained_beam(self.manifest)  # barley parse --beam: the width (1: greedy)
+        self.nbest: int | None = None  # barley parse --nbest: the k best trees, from the beam
+        self._analyses: dict[int, list[Sentence]] = {}  # with nbest: each parsed sentence's, by id()
 
     @property
     def compiled(self):
@@ -90,6 +96,24 @@ class Parser:
     def index(self) -> FeatureIndex:
         return self.featurizer.index
 
+    def set_beam(self, width: int | None) -> None:
+        """Parse with a beam of ``width`` configurations per sentence (:mod:`barley.transition.beam`); 1 is
+        greedy (by the compiled loop where there is one); None: the width the model was trained at
+        (``barley train --beam``), else 1."""
+        if width is not None and width < 1:
+            raise BarleyError(f"the beam's width must be at least 1, not {width}", fix="e.g. --beam 8")
+        self.beam = trained_beam(self.manifest) if width is None else width
+
+    def set_nbest(self, k: int | None) -> None:
+        """Parse into the ``k`` best trees of each sentence (None: the best tree only): the distinct
+        trees of the final beam, whose width is then at least ``k`` (:func:`barley.transition.beam.distinct_trees`)."""
+        self.nbest = k
+
+    @property
+    def width(self) -> int:
+        """The beam's width this parse: ``beam``, at least ``nbest``."""
+        return max(self.beam, self.nbest or 1)
+
     def scores(self, ids: np.ndarray, split_values: np.ndarray | None) -> np.ndarray:
         """The learner's scores of feature ids; the split feature's values (None without a
         data split, :meth:`Featurizer.ids`) go to the split learner alone."""
@@ -102,9 +126,14 @@ class Parser:
         (:func:`barley.kinds.in_length_batches`). ``arcs``: keep the given arcs and avoid the
         forbidden ones (:mod:`barley.constraints`)."""
         require_support(self.system, arcs)
-        return in_length_batches(sentences, lambda batch: self._parse_with_arcs(batch, arcs), batch_size * SORT_WINDOW,
-                                 lambda order, _: [order[start:start + batch_size]
-                                                   for start in range(0, len(order), batch_size)])
+        if self.confidence is not None and self.width > 1:
+            raise BarleyError("--confidence is not yet written with a beam (--beam or --nbest): its probabilities "
+                              "are those of the greedy parser's steps", fix="parse with --beam 1 for --confidence")
+        parsed = in_length_batches(sentences, lambda batch: self._parse_with_arcs(batch, arcs),
+                                   batch_size * SORT_WINDOW, lambda order, _: [order[start:start + batch_size]
+                                                                               for start in range(0, len(order),
+                                                                                                  batch_size)])
+        return parsed if self.nbest is None else expanded(parsed, self._analyses, self._set_tree)
 
     def set_valid_ud(self, on: bool) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
@@ -132,6 +161,12 @@ class Parser:
         """Parse ``batch``, keeping the ``given`` arcs: by the compiled loop where it can
         (:meth:`barley.transition.fast.CompiledParser.keeps`), else by the reference path, guided by
         :class:`barley.constraints.TransitionGuide`."""
+        if self.width > 1 or self.nbest is not None:
+            if self.valid_ud is not None:
+                raise BarleyError("--valid-ud is not yet taken with a beam (--beam above 1, --nbest, or a model "
+                                  "trained with a beam, which parses with it)",
+                                  fix="leave --valid-ud out, or parse greedily with --beam 1")
+            return self._parse_beam(batch, given)
         compiled = self.compiled
         evidence = None if self.confidence is None else []
         if compiled and self.valid_ud is None and (not any(given) or compiled.keeps(given)):
@@ -144,11 +179,31 @@ class Parser:
             if self.valid_ud is not None:
                 ids = self.valid_ud.strays(heads, list(ids), sentence.words)
             ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
-            deprels = [""] + [self.labels[label] for label in ids[1:]]
-            write_tree(sentence, heads, deprels, self.transforms, arcs, self.system.single_root)
+            write_tree(sentence, heads, self._deprels(ids), self.transforms, arcs, self.system.single_root)
         if evidence is not None:  # a word keeps its probabilities through the inverse transforms
             self.confidence.write(batch, evidence[0], self.temperature)
         return batch
+
+    def _parse_beam(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
+        """Parse ``batch`` with the beam (the reference path), each item kept to the ``given`` arcs;
+        with ``nbest``, each sentence's distinct trees go to its analyses (:mod:`barley.nbest`)."""
+        ranked = parse_batch_beam(self, batch, self.stats, self.width, guides(self.system, given), self.nbest or 1)
+        for sentence, trees, arcs in zip(batch, ranked, given):
+            if self.nbest is not None:  # not with arcs (Pipeline.parse refuses the two together)
+                self._analyses[id(sentence)] = analyses(
+                    sentence, [(score, heads, self._deprels(ids)) for score, heads, ids in trees], self._set_tree)
+                continue
+            _, heads, ids = trees[0]
+            write_tree(sentence, heads, self._deprels(labels_kept(ids, arcs)), self.transforms, arcs,
+                       self.system.single_root)
+        return batch
+
+    def _deprels(self, ids: list[int]) -> list[str]:
+        return [""] + [self.labels[label] for label in ids[1:]]
+
+    def _set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
+        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
+        write_tree(sentence, heads, deprels, self.transforms)
 
     # --- model files ------------------------------------------------------------------
 
@@ -216,6 +271,13 @@ class Parser:
                        FeatureIndex(arrays["feature_keys"]), learner, split_feature, of_manifest(manifest), manifest)
 
 
+def trained_beam(manifest: dict) -> int:
+    """The beam width a model was trained at (``barley train --beam``, global training), which it
+    parses with unless told otherwise; 1 (greedy) for a model trained locally."""
+    width = manifest.get("training", {}).get("beam")
+    return width if isinstance(width, int) and not isinstance(width, bool) and width >= 1 else 1
+
+
 # --- training ---------------------------------------------------------------------------
 
 DEFAULT_SPLIT = {"svm-poly2": "XPOS(Input[0])"}
@@ -243,7 +305,7 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
                      split_threshold: int = 1000, learner_options: dict | None = None, epochs: int | None = None,
                      min_feature_count: int = MIN_FEATURE_COUNT, outside_class: str = "nearest",
                      oracle: str | None = None, explore_after: int | None = None,
-                     explore_p: float | None = None) -> Parser:
+                     explore_p: float | None = None, beam: int | None = None, update: str | None = None) -> Parser:
     """A greedy transition-based parser (the ``transition`` kind of :func:`train`).
 
     ``features``: a feature file (default: the system's). ``outside_class``: what to do
@@ -258,11 +320,24 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     perceptron trained by exploration, :mod:`barley.transition.training`: ``explore_after`` and
     ``explore_p`` are :class:`Exploration`'s ``after`` and ``p``, by default
     :func:`barley.transition.training.perceptron_exploration`); None: the best measured
-    (:func:`default_oracle`). It owns ``sentences`` and
+    (:func:`default_oracle`). ``beam``: train the perceptron globally with a beam of this width
+    (:mod:`barley.transition.global_training`; the gold sequence is the static oracle's), ``update`` ``early``
+    or ``max-violation`` (the default); the model then parses with that width unless told
+    otherwise (:func:`trained_beam`). It owns ``sentences`` and
     ``trees`` (the lists :func:`train` made): with the static oracle it empties them once
     the instances are collected, to free their memory before the learner is fitted.
     """
     check_choice(outside_class, OUTSIDE_CLASS, "--outside-class")
+    if beam is None and update is not None:
+        raise BarleyError("--update is how global training with a beam updates", fix="add --beam K, or leave it out")
+    if beam is not None:
+        if beam < 1 or learner != "perceptron" or split not in ("default", "none", None) or oracle == "dynamic":
+            raise BarleyError(f"--beam {beam} trains the perceptron globally (-l perceptron, no --split, the static "
+                              f"oracle's sequences; a width of at least 1)",
+                              fix="use -l perceptron without --split and --oracle dynamic, or leave --beam out")
+        update = "max-violation" if update is None else update
+        check_choice(update, UPDATES, "--update")
+        oracle = "static"
     oracle = default_oracle(system, learner, split) if oracle is None else oracle
     check_choice(oracle, ORACLES, "--oracle")
     if min_feature_count < 1:
@@ -276,7 +351,7 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
     _log_plan(plan, sentences, source, learner, split_threshold, tags, log)
     trained = _train_transition(plan, sentences, trees, learner=learner, split_threshold=split_threshold,
                                 min_feature_count=min_feature_count, outside_class=outside_class,
-                                exploration=exploration, seed=seed, log=log)
+                                exploration=exploration, seed=seed, log=log, beam=beam, update=update)
     trained.transforms = list(transforms)
     return trained
 
@@ -354,9 +429,10 @@ def _log_plan(plan: _Plan, sentences: list[Sentence], source: str, learner: str,
 
 def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, learner: str, split_threshold: int,
                       min_feature_count: int, outside_class: str, exploration: Exploration, seed: int,
-                      log: Callable[[str], None]) -> Parser:
+                      log: Callable[[str], None], beam: int | None = None, update: str | None = None) -> Parser:
     """Instances from the static oracle, then the learner fitted on them or (dynamic oracle)
-    the perceptron trained by exploration on the trees the static oracle could build."""
+    the perceptron trained by exploration, or (``beam``) globally, on the trees the static oracle
+    could build."""
     id_trees = [(heads, ids) for (heads, _), ids in zip(trees, label_ids(trees, plan.labels))]
     found = collect_instances(plan.system, plan.featurizer, plan.classes, plan.root_label, sentences, id_trees,
                               outside_class)
@@ -370,7 +446,16 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
     training = {"instances": instances, "outside_class": outside_class, "outside_class_sentences": found.outside,
                 "seed": seed, "learner_options": plan.learner_options, "min_feature_count": min_feature_count,
                 "split": plan.split_feature, "split_threshold": split_threshold if plan.split_feature else None}
-    if plan.oracle == "dynamic":
+    if beam is not None:
+        plan.featurizer.use_index(index)
+        epochs = make_learner(learner, **plan.learner_options).epochs
+        log(f"instances of the static oracle: {instances}, features: {index.size}; training the perceptron "
+            f"globally with a beam of {beam} ({epochs} epochs, {update} update)")
+        the_learner = train_global(plan.system, plan.featurizer, plan.classes, sentences, found.trees, width=beam,
+                                   update=update, epochs=epochs, seed=seed, log=log)
+        index = _pruned(the_learner, plan.featurizer.index, log)  # grown by the updates
+        training.update({"beam": beam, "update": update})
+    elif plan.oracle == "dynamic":
         plan.featurizer.use_index(index)
         epochs = make_learner(learner, **plan.learner_options).epochs
         log(f"instances of the static oracle: {instances}, features: {index.size}; training the perceptron by "
@@ -444,6 +529,8 @@ def describe_transition(manifest: dict) -> list[str]:
     return [
         f"system:      {system.get('name')} (oracle {manifest.get('oracle')}"
         + (f", exploring after {exploration['after']} epochs with p {exploration['p']}" if exploration else "")
+        + (f", trained globally with a beam of {training['beam']} ({training.get('update')} update), parsing "
+           f"with it unless --beam" if training.get("beam") else "")
         + (", single root" if system.get("single_root") else "") + ")",
         describe_transforms(manifest),
         f"learner:     {learner.get('name')} {learner.get('params', {}) if learner.get('name') != 'split' else ''}"

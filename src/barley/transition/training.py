@@ -317,10 +317,15 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
         log(f"  exploration epoch {epoch}/{epochs}: {mistakes} of {steps} predictions cost something "
             f"({100.0 * mistakes / max(steps, 1):.2f}%), {explored} of them followed; "
             f"{added} new features; about {per_epoch * (epochs - epoch):.0f} s left")
+    return averaged_learner(online, epochs, targets)
+
+
+def averaged_learner(online: AveragedWeights, epochs: int, targets: np.ndarray) -> PerceptronLearner:
+    """The perceptron of ``online``'s averaged weights over the classes ever learned towards
+    (``targets``, per class); the others score as unseen. The online state is spent."""
     seen = np.flatnonzero(targets)
     weights = online.averaged()
-    return PerceptronLearner.from_weights(epochs, len(classes.table), seen,
-                                          np.ascontiguousarray(weights[:, seen]))
+    return PerceptronLearner.from_weights(epochs, len(targets), seen, np.ascontiguousarray(weights[:, seen]))
 
 
 def grow_index(featurizer: Featurizer, online: AveragedWeights, unseen: list[np.ndarray]) -> int:
