@@ -162,7 +162,7 @@ def test_nbest_from_the_beam_writes_distinct_trees_best_first(files, system):
     assert [[w[HEAD] for w in s.words] for s in firsts] == [[w[HEAD] for w in s.words] for s in read(str(best))]
 
 
-def test_beam_is_refused_for_other_parsers_and_with_confidence_in_one_line(files, capsys):
+def test_beam_is_refused_for_other_parsers_and_with_confidence_or_valid_ud_in_one_line(files, capsys):
     graph = str(files["folder"] / "graph.barley")
     assert main(["train", "--train", files["train"], "--parser", "graph", "--epochs", "1", "--model", graph]) == 0
     capsys.readouterr()
@@ -174,6 +174,10 @@ def test_beam_is_refused_for_other_parsers_and_with_confidence_in_one_line(files
                  "-o", str(output)]) == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "--confidence is not yet written with a beam" in error
+    assert main(["parse", "-q", "-m", files["arc-eager"], files["test"], "--beam", "4", "--valid-ud",
+                 "-o", str(output)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "--valid-ud is not yet taken with a beam" in error
     assert not output.exists()
 
 

@@ -378,8 +378,8 @@ class Pipeline:
             raise BarleyError("the k best trees (nbest) are not yet held to UD's rules (valid-ud)",
                               fix="ask for the k best trees or for valid UD, not both")
         self.set_nbest(nbest)
+        self.set_beam(beam)  # before the rules, which a beam does not take yet
         self.set_valid_ud(False if nbest is not None and valid_ud is None else valid_ud)
-        self.set_beam(beam)
         sentences = self.tokenize(data) if isinstance(data, str) else data
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",

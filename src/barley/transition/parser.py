@@ -138,6 +138,10 @@ class Parser:
     def set_valid_ud(self, on: bool) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
         or not: through the reference path, whose moves the rules mask (:class:`barley.valid_ud.ValidGuide`)."""
+        if on and self.width > 1:
+            raise BarleyError("--valid-ud is not yet taken with a beam (--beam above 1, --nbest, or a model "
+                              "trained with a beam, which parses with it)",
+                              fix="leave --valid-ud out, or parse greedily with --beam 1")
         if on:
             require_valid_ud(f"{self.system.name} parser", self.transforms, self.system)
             if self.compiled is not None and self.valid_ud is None:  # said once: until it is turned off
@@ -162,10 +166,6 @@ class Parser:
         (:meth:`barley.transition.fast.CompiledParser.keeps`), else by the reference path, guided by
         :class:`barley.constraints.TransitionGuide`."""
         if self.width > 1 or self.nbest is not None:
-            if self.valid_ud is not None:
-                raise BarleyError("--valid-ud is not yet taken with a beam (--beam above 1, --nbest, or a model "
-                                  "trained with a beam, which parses with it)",
-                                  fix="leave --valid-ud out, or parse greedily with --beam 1")
             return self._parse_beam(batch, given)
         compiled = self.compiled
         evidence = None if self.confidence is None else []
