@@ -174,7 +174,7 @@ def test_options_and_components_it_does_not_take_are_refused():
     with pytest.raises(BarleyError, match="takes no option 'upos_dim'"):
         check_options("joint", {"upos_dim": 10})
     for other in ("tag", "parse"):
-        with pytest.raises(BarleyError, match=f"both write"):
+        with pytest.raises(BarleyError, match="both write"):
             ordered([other, "joint"])
     assert ordered(["joint", "tokenize"]) == ["tokenize", "joint"]
 
