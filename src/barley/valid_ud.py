@@ -510,12 +510,17 @@ def fallbacks(guides: list) -> int:
     return sum(guide.fallbacks for guide in guides if isinstance(guide, ValidGuide))
 
 
-def require_support(parser: str, transforms: Sequence = (), system=None) -> None:
+def require_support(parser: str, transforms: Sequence = (), system=None, beam: int = 1) -> None:
     """Refuse ``--valid-ud`` for a parser behind ``transforms`` (their inverse moves arcs after the
-    rules are kept) or with a transition ``system`` that does not name the arc of a move."""
+    rules are kept), with a transition ``system`` that does not name the arc of a move, or searching
+    with a ``beam`` wider than 1 (:mod:`barley.transition.beam`, whose items the rules do not steer yet)."""
     from barley.errors import BarleyError
     from barley.systems.base import TransitionSystem
 
+    if beam > 1:
+        raise BarleyError("--valid-ud is not yet taken with a beam (--beam above 1, --nbest, or a model "
+                          "trained with a beam, which parses with it)",
+                          fix="leave --valid-ud out, or parse greedily with --beam 1")
     if transforms:
         names = ", ".join(transform.to_json()["name"] for transform in transforms)
         raise BarleyError(f"--valid-ud: the {parser} parses through transforms ({names}), whose inverse would "

@@ -176,11 +176,8 @@ class NeuralTransitionParser(NeuralParser):
     def set_valid_ud(self, on: bool) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
         or not: the rules mask the moves (:class:`barley.valid_ud.ValidGuide`)."""
-        if on and self.beam > 1:
-            raise BarleyError("--valid-ud is not yet taken with a beam (--beam above 1)",
-                              fix="leave --valid-ud out, or parse greedily with --beam 1")
         if on:
-            require_valid_ud(f"neural {self.system.name} parser", self.transforms, self.system)
+            require_valid_ud(f"neural {self.system.name} parser", self.transforms, self.system, self.beam)
         self.valid_ud = UDRules(self.labels) if on else None
 
     def tree_class(self) -> str:

@@ -138,12 +138,8 @@ class Parser:
     def set_valid_ud(self, on: bool) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
         or not: through the reference path, whose moves the rules mask (:class:`barley.valid_ud.ValidGuide`)."""
-        if on and self.width > 1:
-            raise BarleyError("--valid-ud is not yet taken with a beam (--beam above 1, --nbest, or a model "
-                              "trained with a beam, which parses with it)",
-                              fix="leave --valid-ud out, or parse greedily with --beam 1")
         if on:
-            require_valid_ud(f"{self.system.name} parser", self.transforms, self.system)
+            require_valid_ud(f"{self.system.name} parser", self.transforms, self.system, self.width)
             if self.compiled is not None and self.valid_ud is None:  # said once: until it is turned off
                 warnings.warn("--valid-ud: the compiled loop does not keep UD's rules yet: parsing takes the "
                               "reference path (about three times the CPU time)", BarleyWarning, stacklevel=2)
