@@ -55,8 +55,12 @@ Costs are relative to the cheapest move (one move always costs 0). What is prove
 (``tests/test_dynamic_oracles.py``): on the static oracle's path the only zero-cost
 action is the static oracle's, so zero-cost actions rebuild every tree; in any
 configuration that exploration reaches, a zero-cost arc loses no more gold arcs than
-the best completion (checked against brute force). Like the paper's, the costs are
-not exact: a zero-cost SHIFT after a mistake may lose arcs, and a costly move may not.
+the best completion that swaps only where these costs let it (checked against brute
+force). Like the paper's, the costs are not exact: a zero-cost SHIFT after a mistake
+may lose arcs, and a costly move may not; and against *every* completion a zero-cost
+arc can lose one: after an early SHIFT, swaps the static order never makes can push
+words back into the buffer and rebuild the skipped arc, and reducing the word above
+them takes that way out (``test_a_free_swap_can_undo_an_early_shift``).
 """
 
 from __future__ import annotations
