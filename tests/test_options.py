@@ -8,17 +8,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_parser import _toy_treebank
 
 from barley import cli, model_file, options
 from barley.commands import train as train_command
 from barley.errors import BarleyError
 from barley.experiment import spec
 from barley.kinds import KINDS, get_kind, options_of
-from barley.learners import learner_class, LEARNERS
-from barley.pipeline.joint import OPTIONAL as JOINT_OPTIONAL, OPTIONS as JOINT_OPTIONS
+from barley.learners import LEARNERS, learner_class
+from barley.pipeline.joint import OPTIONAL as JOINT_OPTIONAL
+from barley.pipeline.joint import OPTIONS as JOINT_OPTIONS
 from barley.pipeline.tagger import Tagger
-from barley.pipeline.tokenize import KINDS as TOKENIZERS, kind_options
-from test_parser import _toy_treebank
+from barley.pipeline.tokenize import KINDS as TOKENIZERS
+from barley.pipeline.tokenize import kind_options
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,17 +115,18 @@ def test_the_tokenizers_options_reach_the_tokenizer(toy, tmp_path):
 
 @pytest.mark.parametrize("command, message", [
     (["--tagger-c", "0.5"], "--tagger-c: it is an option of the tag component, but there is no tag component"),
-    (["--components", "parse", "--tag-dictionary-min-count", "2"], "--tag-dictionary-min-count: it is an option "
-                                                                    "of the tag component, but there is no tag"),
-    (["--components", "tokenize", "--tokenizer-epochs", "2"], "the linear tokenizer takes no option "
-                                                              "--tokenizer-epochs; it is an option of the neural"),
-    (["--parser", "graph", "--learner-c", "0.5"], "the graph parser takes no option --learner-c; it is an option "
-                                                  "of the linear learner, the svm-poly2 learner"),
+    (["--components", "parse", "--tag-dictionary-min-count", "2"], ("--tag-dictionary-min-count: it is an option "
+                                                                    "of the tag component, but there is no tag")),
+    (["--components", "tokenize", "--tokenizer-epochs", "2"], ("the linear tokenizer takes no option "
+                                                              "--tokenizer-epochs; it is an option of the neural")),
+    (["--parser", "graph", "--learner-c", "0.5"], ("the graph parser takes no option --learner-c; it is an option "
+                                                  "of the linear learner, the svm-poly2 learner")),
     (["-l", "perceptron", "--learner-c", "0.5"], "the perceptron learner takes no option --learner-c"),
     (["--svm-gamma", "0.5"], "the linear learner takes no option --svm-gamma; it is an option of the svm-poly2"),
+    (["--from", "en_ewt", "--tokenizer-bits", "12"], "--tokenizer-bits: not with --from"),
     (["--decoder", "mst"], "a transition parser takes no option --decoder; it is an option of the graph parser"),
-    (["--parser", "graph", "--oracle", "static"], "a graph parser takes no option --oracle; it is an option of "
-                                                  "the transition parser, the neural-transition parser"),
+    (["--parser", "graph", "--oracle", "static"], ("a graph parser takes no option --oracle; it is an option of "
+                                                  "the transition parser, the neural-transition parser")),
 ])
 def test_an_option_its_taker_does_not_take_is_refused_in_one_line(toy, tmp_path, capsys, command, message):
     assert cli.main(["train", str(toy), "-m", str(tmp_path / "m.barley"), *command]) == 2

@@ -60,7 +60,8 @@ class ParserKind:
 
     def check(self, options: Mapping[str, object]) -> None:
         """Refuse an option this kind does not take (never ignore it)."""
-        from barley.options import BY_NAME, who_takes  # the declarations import the kinds' modules
+        # imported here: the declarations import the kinds' modules
+        from barley.options import BY_NAME, who_takes
 
         for option in options:
             if option not in self.options:

@@ -27,7 +27,7 @@ from barley.learners import LEARNERS
 from barley.learners.kernel_svm import PolySVMLearner
 from barley.learners.linear import SOLVERS, LinearLearner
 from barley.learners.perceptron import PerceptronLearner
-from barley.neural.options import CHARACTERS, BiaffineOptions, EncoderOptions, TransitionOptions, Training
+from barley.neural.options import CHARACTERS, BiaffineOptions, EncoderOptions, Training, TransitionOptions
 from barley.pipeline.tagger import Tagger
 from barley.systems import system_names
 from barley.tokenizer import TokenizerOptions
@@ -339,12 +339,12 @@ def check_learner_options(learner: str, values: Mapping[str, object], where: str
 def markdown() -> str:
     """The options page of the documentation (docs/options.md), from the declarations."""
     lines = ["# Training options", "",
-             "Every option of `barley train` that reaches a parser, a learner, the tagger or the tokenizer, "
+             ("Every option of `barley train` that reaches a parser, a learner, the tagger or the tokenizer, "
              "declared once in `barley.options` (this page is made from the declarations: "
              "`python scripts/options_page.py > docs/options.md`; a test checks it is current). An option "
              "is passed only to what takes it; given to anything else, it is refused in one line. In an "
              "experiment spec, a parser's options go by their names (the first column), e.g. "
-             "`split_threshold = 500`.", ""]
+             "`split_threshold = 500`."), ""]
     for group, title in GROUPS.items():
         lines += [f"## {title[0].upper()}{title[1:]}", "",
                   "| name | flags | type | default | taken by | what it does |", "|---|---|---|---|---|---|"]
@@ -361,5 +361,5 @@ def markdown() -> str:
     return "\n".join(lines)
 
 
-__all__ = ["OPTIONS", "Option", "BY_NAME", "GROUPS", "add_arguments", "given", "refuse_untaken", "taken_by",
-           "keywords", "check_value", "check_learner_options", "describe", "markdown", "who_takes"]
+__all__ = ["BY_NAME", "GROUPS", "OPTIONS", "Option", "add_arguments", "check_learner_options", "check_value",
+           "describe", "given", "keywords", "markdown", "refuse_untaken", "taken_by", "who_takes"]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from barley import options as declared
 from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
-from barley.pipeline.tokenize import KINDS
+from barley.pipeline.tokenize import KINDS, TokenizeComponent
 from barley.recipes import RECIPES, default_recipe
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
@@ -130,8 +130,8 @@ def refuse_with_from(args: argparse.Namespace, transforms: list) -> None:
                                        ("--recipe", args.recipe is not None), ("--tokenizer", args.tokenizer is not None),
                                        ("--jackknife", args.jackknife is not None), ("--no-jackknife", args.no_jackknife),
                                        ("--resume", args.resume), ("a tree transform", bool(transforms)),
-                                       *((declared.BY_NAME[name].flag, True) for given in _component_options(args).values()
-                                         for name in given)) if given]
+                                       *((declared.BY_NAME[name].flag, True) for values in _component_options(args).values()
+                                         for name in values)) if given]
     if chosen:
         raise BarleyError(f"{', '.join(chosen)}: not with --from, which trains the model's network further and "
                           f"keeps its components and transforms", fix="leave them out")
@@ -168,7 +168,8 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
     for component, given in _component_options(args).items():
         if component not in names:
             _refuse_without(component, given, fix=f"add {component} to --components")
-        taker = "tokenizer:" + (args.tokenizer or "linear") if component == "tokenize" else "component:" + component
+        taker = ("tokenizer:" + (args.tokenizer or TokenizeComponent.OPTIONS["tokenizer"]) if component == "tokenize"
+                 else "component:" + component)
         declared.refuse_untaken(given, taker, fix="leave it out" + (", or choose the --tokenizer that takes it"
                                                                     if component == "tokenize" else ""))
         options.setdefault(component, {}).update(declared.keywords(given))
