@@ -60,10 +60,14 @@ class ParserKind:
 
     def check(self, options: Mapping[str, object]) -> None:
         """Refuse an option this kind does not take (never ignore it)."""
+        # imported here: the declarations import the kinds' modules
+        from barley.options import BY_NAME, who_takes
+
         for option in options:
             if option not in self.options:
                 flag = "--" + option.replace("_", "-")
-                raise BarleyError(f"a {self.name} parser takes no option {flag}",
+                raise BarleyError(f"a {self.name} parser takes no option {flag}"
+                                  + (f"; {who_takes(option)}" if option in BY_NAME else ""),
                                   fix="leave it out, or choose the kind of parser that takes it (--parser)")
 
 

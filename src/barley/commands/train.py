@@ -4,25 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from argparse import SUPPRESS
 
+from barley import options as declared
 from barley.atomic import check_output
 from barley.catalog import resolve
 from barley.commands import add_force
 from barley.errors import BarleyError
-from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
-from barley.graph.model import DECODERS, GraphOptions
-from barley.learners import LEARNERS
-from barley.learners.perceptron import PerceptronLearner
-from barley.neural import options as neural_options
-from barley.transforms import options as transform_options
-from barley.transition.global_training import UPDATES
-from barley.kinds import KINDS, all_kind_options
-from barley.transition.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS
-from barley.kinds import train
+from barley.kinds import KINDS, all_kind_options, get_kind, train
 from barley.pipeline import options as pipeline_options
 from barley.recipes import RECIPES
-from barley.systems import system_names
+from barley.transforms import options as transform_options
 from barley.treebank_folder import DEV, treebank_files
 
 
@@ -46,47 +37,6 @@ def register(subparsers) -> None:
                         help="train a full pipeline the documented way (docs/training.md): neural, the shipped "
                              "en_ewt's (PyTorch), or linear, en_ewt_linear's; with a treebank folder the default is "
                              "neural when PyTorch is installed, else linear. Options given replace the recipe's")
-    parser.add_argument("--system", "-a", default=SUPPRESS, metavar="NAME",
-                        help="transition system (MaltParser names accepted, e.g. nivreeager); one of: "
-                             + ", ".join(system_names()) + " (default arc-eager)")
-    parser.add_argument("--learner", "-l", default=SUPPRESS, choices=list(LEARNERS),
-                        help="classifier (default linear: liblinear)")
-    parser.add_argument("--features", "-F", metavar="FILE|rich", default=SUPPRESS,
-                        help="feature model file, or rich: the system's rich model shipped with barley (arc-eager; see "
-                             "`barley features --rich`); default: the system's, see `barley features`")
-    parser.add_argument("--split", "-d", metavar="FEATURE", default=SUPPRESS,
-                        help="train one classifier per value of FEATURE, e.g. 'UPOS(Input[0])' (about half "
-                             "the training time and memory of linear), or 'none' (MaltParser's data split; "
-                             "by default svm-poly2 splits by XPOS(Input[0]), the other learners do not)")
-    parser.add_argument("--split-threshold", "-T", type=int, default=SUPPRESS, metavar="N",
-                        help="values with fewer instances share one classifier (default 1000)")
-    parser.add_argument("--min-feature-count", type=int, default=SUPPRESS, metavar="N",
-                        help="leave out features seen in fewer than N training instances: a smaller model "
-                             f"and less memory (default {MIN_FEATURE_COUNT})")
-    parser.add_argument("--oracle", choices=ORACLES, default=SUPPRESS,
-                        help="static: learn from the static oracle's transitions; dynamic: train the "
-                             "perceptron (-l perceptron) or --parser neural-transition by exploration with the "
-                             "dynamic oracle (Goldberg & Nivre 2012), for systems that have one (see "
-                             "docs/oracles.md). Default: dynamic for the unsplit perceptron and the neural "
-                             "transition parser where the system has one, else static")
-    parser.add_argument("--explore-after", type=int, default=SUPPRESS, metavar="K",
-                        help="--oracle dynamic: epochs before the parser follows its own mistakes "
-                             "(default: 0 for the perceptron where the system's costs are exact, else 2)")
-    parser.add_argument("--explore-p", type=float, default=SUPPRESS, metavar="P",
-                        help="--oracle dynamic: after K epochs, the probability of following a transition of "
-                             "the model that costs gold arcs (default: 1 for the perceptron where the system's "
-                             "costs are exact, else 0.9)")
-    parser.add_argument("--beam", type=int, default=SUPPRESS, metavar="K",
-                        help="train the perceptron globally with a beam of K (-l perceptron, the static oracle's "
-                             "transitions as the gold sequence; Zhang & Clark 2008); the model parses with a "
-                             "beam of K unless `barley parse --beam` says otherwise (docs/beam.md)")
-    parser.add_argument("--update", choices=UPDATES, default=SUPPRESS,
-                        help="with --beam: update at the first step the gold sequence falls out of the beam "
-                             "(early, Collins & Roark 2004) or where the beam's best beats it by the most "
-                             "(max-violation, Huang, Fayong & Guo 2012; the default)")
-    parser.add_argument("--outside-class", choices=OUTSIDE_CLASS, default=SUPPRESS,
-                        help="training trees the system cannot build: train on the oracle's nearest tree "
-                             "(default), skip them, or stop with an error; the count is reported")
     parser.add_argument("--from", dest="from_model", metavar="MODEL",
                         help="fine-tune: train the neural network of MODEL (a path, or a name such as en_ewt) further "
                              "on the training data, its vocabularies extended with the new words, tags and labels, "
@@ -98,21 +48,10 @@ def register(subparsers) -> None:
                         help="deterministic training: the same data, options and seed give a byte-identical "
                              "model file (wall-clock time is then left out of the manifest)")
     parser.add_argument("--model", "-m", "-c", required=True, metavar="OUT", help="model file to write")
-    graph = parser.add_argument_group("graph-based parsing (--parser graph)")
-    graph.add_argument("--parser", choices=list(KINDS), default="transition",
-                       help="transition-based (default) or graph-based (McDonald et al. 2005) parser")
-    graph.add_argument("--decoder", choices=DECODERS, default=SUPPRESS,
-                       help="eisner: best projective tree; mst: Chu-Liu-Edmonds, any tree (first order only); "
-                            "eisner+npa: Eisner then the non-projective approximation (default eisner)")
-    graph.add_argument("--order", type=int, choices=(1, 2), default=SUPPRESS,
-                       help="1: arc-factored; 2: arcs plus adjacent siblings (default 1)")
-    graph.add_argument("--npa-threshold", type=float, default=SUPPRESS, metavar="T",
-                       help=f"stop the non-projective approximation when a move gains less (default {DEFAULT_THRESHOLD})")
-    graph.add_argument("--epochs", type=int, metavar="N", default=SUPPRESS,
-                       help=f"perceptron epochs: of -l perceptron (default {PerceptronLearner().epochs}) or of "
-                            f"the graph parser (default {GraphOptions.epochs}); the biaffine parser's most "
-                            f"epochs (default {neural_options.Training.epochs})")
-    neural_options.add_arguments(parser)
+    parser.add_argument("--parser", choices=list(KINDS), default="transition",
+                        help="transition-based (default; Nivre 2008), graph-based (McDonald et al. 2005), biaffine "
+                             "(Dozat & Manning 2017) or neural transition-based parser")
+    declared.add_arguments(parser)
     transform_options.add_arguments(parser)
     pipeline_options.add_arguments(parser)
     add_force(parser)
@@ -127,6 +66,13 @@ def _parse_options(args) -> dict:
     those it does not take (e.g. --decoder for a transition-based parser).
     """
     given = {name: getattr(args, name) for name in sorted(all_kind_options()) if hasattr(args, name)}
+    learner = declared.given(args, "learner")
+    if learner:  # the learner's own options (e.g. liblinear's C), refused by the kinds and learners without them
+        if "learner" not in get_kind(args.parser).options:
+            declared.refuse_untaken(learner, f"parser:{args.parser}", fix="leave it out, or train --parser transition")
+        declared.refuse_untaken(learner, "learner:" + given.get("learner", "linear"), fix="leave it out, or choose "
+                                "the learner that takes it (-l)")
+        given["learner_options"] = declared.keywords(learner)
     return dict(parser=args.parser, tags=args.tags, transforms=transform_options.from_args(args), **given)
 
 

@@ -45,12 +45,12 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from barley import options as declared
 from barley.errors import BarleyError, InputError
 from barley.features import RICH, rich_model
-from barley.graph.model import DECODERS, GraphOptions
-from barley.kinds import KINDS, all_kind_options, get_kind
+from barley.graph.model import GraphOptions
+from barley.kinds import KINDS, get_kind
 from barley.learners import LEARNERS
-from barley.transition.parser import ORACLES, OUTSIDE_CLASS
 from barley.systems import get_system
 from barley.transforms import REGISTRY as TRANSFORMS
 from barley.transforms import transform_class
@@ -332,16 +332,18 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 fail(f"parser {name!r}: parse_beam must be a whole number of at least 1, not {value!r}")
             continue
-        if key not in all_kind_options():
+        option = declared.BY_NAME.get(key)
+        if option is None or not any(taker.startswith("parser:") for taker in option.takers):
             fail(f"unknown setting {key!r} in parser {name!r}",
                  fix="known for a " + kind_name + " parser: " + ", ".join(sorted(kind.options)))
         if key not in kind.options:
-            fail(f"parser {name!r}: a {kind_name} parser takes no option {key!r}",
+            fail(f"parser {name!r}: a {kind_name} parser takes no option {key!r}; {declared.who_takes(key)}",
                  fix="leave it out, or choose the kind that takes it; a " + kind_name + " parser takes: "
                      + ", ".join(sorted(kind.options)))
-        expected = _option_type(kind.train, key)
-        if expected and not _has_type(value, expected):
-            fail(f"parser {name!r}: {key} must be {expected}, not {value!r}")
+        declared.check_value(option, value, f"parser {name!r}: ")
+    if "learner_options" in entry:
+        declared.check_learner_options(entry.get("learner", ParserSpec.learner), entry["learner_options"],
+                                      f"parser {name!r}: ")
     shared = set(ParserSpec.__dataclass_fields__) - {"options"}
     options = {key: value for key, value in entry.items() if key in shared}
     options["options"] = tuple(sorted((key, value) for key, value in entry.items() if key not in shared))
@@ -364,31 +366,11 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
                 rich_model(spec.transition_system)
             except BarleyError as error:
                 fail(f"parser {name!r}: {error.what}", fix=error.fix)
-    for option, choices in (("learner", LEARNERS), ("outside_class", OUTSIDE_CLASS), ("oracle", ORACLES),
-                            ("decoder", DECODERS)):
-        value = getattr(spec, option)
-        if spec.takes(option) and value is not None:
-            _check_choice(value, choices, option.replace("_", " "))
     decoding = {option: getattr(spec, option) for option in ("decoder", "order", "npa_threshold")
                 if spec.takes(option) and getattr(spec, option) is not None}
     if decoding:
         GraphOptions(**decoding).check()
     return spec
-
-
-def _option_type(train, option: str) -> str | None:
-    """The type a kind's ``train`` declares for an option (``int``, ``float``, ``str``, ``bool``), if simple."""
-    import inspect
-
-    annotation = str(inspect.signature(train).parameters[option].annotation)
-    simple = annotation.replace(" | None", "")
-    return simple if simple in ("int", "float", "str", "bool") else None
-
-
-def _has_type(value, expected: str) -> bool:
-    if isinstance(value, bool):
-        return expected == "bool"
-    return isinstance(value, {"int": int, "float": (int, float), "str": str, "bool": bool}[expected])
 
 
 def _transform(entry, parser: str, fail) -> dict:

@@ -1,11 +1,10 @@
 """The options of the neural parsers, as data (no PyTorch needed): the encoder's sizes and
-regularisation, the biaffine scorer's, and training's; :func:`add_arguments` puts them on
-``barley train``.
+regularisation, the biaffine scorer's, and training's; :mod:`barley.options` declares them as
+``barley train``'s options.
 """
 
 from __future__ import annotations
 
-from argparse import SUPPRESS
 from dataclasses import asdict, dataclass, fields
 
 from barley.errors import BarleyError
@@ -122,50 +121,6 @@ def from_given(given: dict, *kinds: type, device: str = "cpu", threads: int = 1)
     for options in made:
         options.check()
     return made
-
-
-HELP = {
-    "form_dim": "form embedding size (the pretrained vectors' when --pretrained is given)",
-    "lemma_dim": "LEMMA embedding size", "upos_dim": "UPOS embedding size", "xpos_dim": "XPOS embedding size",
-    "feats_dim": "FEATS embedding size (the mean of its atoms' embeddings)",
-    "char_dim": "character embedding size", "char_hidden": "character BiLSTM size (per direction)",
-    "lstm_hidden": "BiLSTM size per direction", "lstm_layers": "BiLSTM layers",
-    "dropout": "dropout on embeddings, between LSTM layers and in the MLPs",
-    "word_dropout": "probability of replacing a training form and lemma by the unknown word",
-    "min_form_count": "forms seen fewer times share the unknown form's embedding (the character model tells them apart)",
-    "arc_mlp": "arc MLP size", "label_mlp": "label MLP size",
-    "hidden": "hidden layer size of the neural transition scorer (--parser neural-transition)",
-    "patience": "early stopping: stop after N epochs without a better dev LAS (needs --dev)",
-    "batch_words": "words per training minibatch",
-    "learning_rate": "Adam's learning rate",
-}
-
-
-def add_arguments(parser) -> None:
-    """The neural parsers' options on ``barley train`` (passed only when given, so other kinds refuse them)."""
-    group = parser.add_argument_group("neural parsing (--parser biaffine or neural-transition; PyTorch: "
-                                      "pip install 'barley[neural]')")
-    group.add_argument("--device", choices=("cpu", "cuda"), default=SUPPRESS,
-                       help="where to train: cpu (default) or a CUDA GPU")
-    group.add_argument("--threads", type=int, metavar="N", default=SUPPRESS,
-                       help="CPU threads for training (default 1; the same seed and threads give the same model)")
-    group.add_argument("--pretrained", metavar="FILE", default=SUPPRESS,
-                       help="word vectors (word2vec/fastText text .vec file) to initialise the form embeddings")
-    group.add_argument("--positions", metavar="FILE", default=SUPPRESS,
-                       help="--parser neural-transition: the positions whose vectors the scorer reads, one "
-                            "address per line (default: the system's, see docs/results/neural.md)")
-    defaults = {**asdict(EncoderOptions()), **asdict(BiaffineOptions()), **asdict(TransitionOptions()),
-                **asdict(Training())}
-    for name, text in HELP.items():
-        kind = type(defaults[name])
-        group.add_argument("--" + name.replace("_", "-"), type=kind, default=SUPPRESS,
-                           metavar="P" if kind is float else "N", help=f"{text} (default {defaults[name]})")
-    group.add_argument("--parser-layers", type=int, metavar="N", default=SUPPRESS,
-                       help="--components joint: BiLSTM layers of the parser's own, on the shared --lstm-layers "
-                            "(default 1)")
-    group.add_argument("--characters", choices=CHARACTERS, default=SUPPRESS,
-                       help="how the character BiLSTM's final states join the form embedding: add (projected to its "
-                            "size; the parsers') or concat (--components joint, its default)")
 
 
 def describe_encoder(encoder: dict) -> str:

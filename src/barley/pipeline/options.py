@@ -7,13 +7,16 @@ import os
 import sys
 from collections.abc import Callable
 
+from barley import options as declared
 from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
-from barley.pipeline.tokenize import KINDS
+from barley.pipeline.tokenize import KINDS, TokenizeComponent
 from barley.recipes import RECIPES, default_recipe
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
                "command", "default_of", "tokenizer", "treebank", "recipe", "from_model"}
+_COMPONENT_OPTIONS = {"tag": "component:tag", "tokenize": "tokenizer"}
+"""The components besides the parser's whose declared options ``barley train`` passes (:mod:`barley.options`)."""
 _TRANSFORM_OPTIONS = {"pseudo_projective", "lift", "label_cap", "coordination", "coordination_variant", "verb_group",
                       "scheme"}
 CHECKPOINT_SUFFIX = ".checkpoint"
@@ -55,8 +58,15 @@ def _given(args: argparse.Namespace, name: str) -> bool:
 
 def _parser_options_set(args: argparse.Namespace, names: bool = False) -> list[str]:
     """The parser options set on the command line, as flags (or as ``names``)."""
+    others = {option for kind in _COMPONENT_OPTIONS.values() for option in declared.given(args, kind)}
     return [name if names else "--" + name.replace("_", "-") for name in sorted(vars(args))
-            if name not in _NOT_PARSER and _given(args, name)]
+            if name not in _NOT_PARSER and name not in others and _given(args, name)]
+
+
+def _component_options(args: argparse.Namespace) -> dict[str, dict]:
+    """The declared options of the tagger and the tokenizer set on the command line, by component (by name)."""
+    return {component: given for component, kind in _COMPONENT_OPTIONS.items()
+            if (given := declared.given(args, kind))}
 
 
 def use_recipe(args: argparse.Namespace) -> None:
@@ -87,6 +97,15 @@ def refuse_without_components(args: argparse.Namespace) -> None:
         raise BarleyError("--resume applies to the joint component", fix="add e.g. --components tokenize,joint")
     if args.tokenizer is not None:
         raise BarleyError("--tokenizer applies to a pipeline with a tokenizer", fix="add --components tokenize,...")
+    for component, given in _component_options(args).items():
+        _refuse_without(component, given, fix=f"add --components {component},...")
+
+
+def _refuse_without(component: str, given: dict, fix: str) -> None:
+    """Refuse the options ``given`` of a component the training has not."""
+    name = next(iter(given))
+    raise BarleyError(f"{declared.BY_NAME[name].flag}: {declared.who_takes(name)}, but there is no {component} "
+                      "component to train", fix=fix)
 
 
 def joint_options(args: argparse.Namespace, transforms: list) -> dict:
@@ -110,7 +129,9 @@ def refuse_with_from(args: argparse.Namespace, transforms: list) -> None:
     chosen = [flag for flag, given in (("--components", args.components is not None),
                                        ("--recipe", args.recipe is not None), ("--tokenizer", args.tokenizer is not None),
                                        ("--jackknife", args.jackknife is not None), ("--no-jackknife", args.no_jackknife),
-                                       ("--resume", args.resume), ("a tree transform", bool(transforms))) if given]
+                                       ("--resume", args.resume), ("a tree transform", bool(transforms)),
+                                       *((declared.BY_NAME[name].flag, True) for values in _component_options(args).values()
+                                         for name in values)) if given]
     if chosen:
         raise BarleyError(f"{', '.join(chosen)}: not with --from, which trains the model's network further and "
                           f"keeps its components and transforms", fix="leave them out")
@@ -144,6 +165,14 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
         if "tokenize" not in names:
             raise BarleyError("--tokenizer, but --components has no tokenize", fix="add tokenize to --components")
         options["tokenize"] = {"tokenizer": args.tokenizer}
+    for component, given in _component_options(args).items():
+        if component not in names:
+            _refuse_without(component, given, fix=f"add {component} to --components")
+        taker = ("tokenizer:" + (args.tokenizer or TokenizeComponent.OPTIONS["tokenizer"]) if component == "tokenize"
+                 else "component:" + component)
+        declared.refuse_untaken(given, taker, fix="leave it out" + (", or choose the --tokenizer that takes it"
+                                                                    if component == "tokenize" else ""))
+        options.setdefault(component, {}).update(declared.keywords(given))
     jackknife = None if args.no_jackknife else DEFAULT_JACKKNIFE if args.jackknife is None else args.jackknife
     pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
                               seed=1 if args.seed is None else args.seed, record_time=args.seed is None,

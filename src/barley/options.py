@@ -1,0 +1,365 @@
+"""The training options, as data: one declaration per option (its name, flags, type, default,
+choices, help and who takes it), from which ``barley train``'s flags, the experiment spec's checks
+and the options page of the documentation (docs/options.md) are made.
+
+MaltParser's ``options.xml`` is the model (Hall & Nilsson, MaltParser user guide, "Options"):
+every option is declared once, in groups, and the command line and the documentation are read off
+the declarations. A *taker* is what an option reaches: a kind of parser (``parser:graph``), a
+learner of the transition-based parser (``learner:linear``), a pipeline component
+(``component:tag``, ``component:joint``) or a kind of tokenizer (``tokenizer:neural``). Every option
+reaches its taker only when given (argparse's ``SUPPRESS``), so that a taker that does not take it
+refuses it in one line (:func:`refuse_untaken`) rather than ignoring it.
+
+The options that shape the command itself (the treebank, ``--model``, ``--seed``, ``--parser``,
+``--components``, the tree transforms, ...) stay with ``barley train``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from barley.errors import BarleyError
+from barley.graph.model import DECODERS, GraphOptions
+from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
+from barley.learners import LEARNERS
+from barley.learners.kernel_svm import PolySVMLearner
+from barley.learners.linear import SOLVERS, LinearLearner
+from barley.learners.perceptron import PerceptronLearner
+from barley.neural.options import CHARACTERS, BiaffineOptions, EncoderOptions, Training, TransitionOptions
+from barley.pipeline.tagger import Tagger
+from barley.systems import system_names
+from barley.tokenizer import TokenizerOptions
+from barley.tokenizer.neural import NeuralTokenizerOptions
+from barley.transition.global_training import UPDATES
+from barley.transition.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS
+
+TRANSITION, GRAPH = "parser:transition", "parser:graph"
+BIAFFINE, NEURAL_TRANSITION = "parser:biaffine", "parser:neural-transition"
+NEURAL = (BIAFFINE, NEURAL_TRANSITION, "component:joint")
+LINEAR, SVM, PERCEPTRON = "learner:linear", "learner:svm-poly2", "learner:perceptron"
+TAGGER = "component:tag"
+LINEAR_TOKENIZER, NEURAL_TOKENIZER = "tokenizer:linear", "tokenizer:neural"
+
+GROUPS = {
+    "parser": "parsers (each option reaches the kinds of parser that take it, --parser)",
+    "neural": "neural parsing (--parser biaffine or neural-transition, --components joint; PyTorch: "
+              "pip install 'barley[neural]')",
+    "learner": "learners of the transition-based parser (-l)",
+    "component:tag": "the tagger and lemmatizer (--components tag,...)",
+    "tokenizer": "the tokenizer (--components tokenize,...; --tokenizer chooses its kind)",
+}
+"""The ``barley train --help`` group of each kind of taker (an option's first taker decides)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option. ``name``: its ``argparse`` destination and its name in an experiment spec; ``key``:
+    the keyword its takers receive when it differs (``learner_c`` reaches a learner as ``C``);
+    ``default``: the takers' default, for the help and the docs (None: the taker decides, said in
+    ``help``); ``flags``: empty for an option of experiment specs only."""
+
+    name: str
+    flags: tuple[str, ...]
+    type: type
+    default: object
+    help: str
+    takers: tuple[str, ...]
+    choices: tuple | None = None
+    metavar: str | None = None
+    key: str | None = None
+
+    @property
+    def keyword(self) -> str:
+        return self.key or self.name
+
+    @property
+    def flag(self) -> str:
+        return self.flags[0] if self.flags else self.name
+
+    @property
+    def group(self) -> str:
+        first = self.takers[0]
+        if first in NEURAL:
+            return "neural"
+        return first if first in GROUPS else first.partition(":")[0]
+
+    def takes(self, taker: str) -> bool:
+        return taker in self.takers
+
+    def help_text(self) -> str:
+        return self.help + ("" if self.default is None else f" (default {_shown(self.default)})")
+
+
+def _shown(value: object) -> str:
+    return ",".join(value) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _option(name: str, type_: type, default: object, help: str, *takers: str, flags: tuple[str, ...] | None = None,
+            **more) -> Option:
+    """An option whose flag is its name (``--split-threshold``) unless ``flags`` says otherwise."""
+    return Option(name, ("--" + name.replace("_", "-"),) if flags is None else flags, type_, default, help, takers,
+                  **more)
+
+
+def _neural(name: str, default: object, help: str, *takers: str) -> Option:
+    return _option(name, type(default), default, help, *(takers or NEURAL))
+
+
+def _tokenizer(name: str, help: str) -> Option:
+    """A tokenizer option, ``--tokenizer-NAME``: taken by the kinds whose options have ``name``."""
+    kinds = [(LINEAR_TOKENIZER, TokenizerOptions()), (NEURAL_TOKENIZER, NeuralTokenizerOptions())]
+    takers = tuple(taker for taker, options in kinds if hasattr(options, name))
+    default = getattr(next(options for taker, options in kinds if hasattr(options, name)), name)
+    return _option("tokenizer_" + name.lower(), type(default), default, help, *takers,
+                   flags=("--tokenizer-" + name.lower().replace("_", "-"),), key=name,
+                   choices=(True, False) if isinstance(default, bool) else None)
+
+
+OPTIONS: tuple[Option, ...] = (
+    # --- the parsers -----------------------------------------------------------------------------
+    _option("system", str, None, "transition system (MaltParser names accepted, e.g. nivreeager); one of: "
+            + ", ".join(system_names()) + " (default arc-eager, arc-hybrid for --parser neural-transition)",
+            TRANSITION, NEURAL_TRANSITION, flags=("--system", "-a"), metavar="NAME"),
+    _option("learner", str, "linear", "classifier (linear: liblinear)", TRANSITION, flags=("--learner", "-l"),
+            choices=tuple(LEARNERS)),
+    _option("features", str, None, "feature model file, or rich: the system's rich model shipped with barley "
+            "(arc-eager; see `barley features --rich`); default: the system's, see `barley features`",
+            TRANSITION, flags=("--features", "-F"), metavar="FILE|rich"),
+    _option("split", str, None, "train one classifier per value of FEATURE, e.g. 'UPOS(Input[0])' (about half "
+            "the training time and memory of linear), or 'none' (MaltParser's data split; by default svm-poly2 "
+            "splits by XPOS(Input[0]), the other learners do not)", TRANSITION, flags=("--split", "-d"),
+            metavar="FEATURE"),
+    _option("split_threshold", int, 1000, "values with fewer instances share one classifier", TRANSITION,
+            flags=("--split-threshold", "-T")),
+    _option("min_feature_count", int, MIN_FEATURE_COUNT, "leave out features seen in fewer than N training "
+            "instances: a smaller model and less memory", TRANSITION),
+    _option("oracle", str, None, "static: learn from the static oracle's transitions; dynamic: train the "
+            "perceptron (-l perceptron) or --parser neural-transition by exploration with the dynamic oracle "
+            "(Goldberg & Nivre 2012), for systems that have one (see docs/oracles.md). Default: dynamic for the "
+            "unsplit perceptron and the neural transition parser where the system has one, else static",
+            TRANSITION, NEURAL_TRANSITION, choices=ORACLES),
+    _option("explore_after", int, None, "--oracle dynamic: epochs before the parser follows its own mistakes "
+            "(default: 0 for the perceptron where the system's costs are exact, else 2)",
+            TRANSITION, NEURAL_TRANSITION, metavar="K"),
+    _option("explore_p", float, None, "--oracle dynamic: after K epochs, the probability of following a "
+            "transition of the model that costs gold arcs (default: 1 for the perceptron where the system's costs "
+            "are exact, else 0.9)", TRANSITION, NEURAL_TRANSITION, metavar="P"),
+    _option("beam", int, None, "train the perceptron globally with a beam of K (-l perceptron, the static "
+            "oracle's transitions as the gold sequence; Zhang & Clark 2008); the model parses with a beam of K "
+            "unless `barley parse --beam` says otherwise (docs/beam.md)", TRANSITION, metavar="K"),
+    _option("update", str, "max-violation", "with --beam: update at the first step the gold sequence falls out of "
+            "the beam (early, Collins & Roark 2004) or where the beam's best beats it by the most (max-violation, "
+            "Huang, Fayong & Guo 2012)", TRANSITION, choices=UPDATES),
+    _option("outside_class", str, "nearest", "training trees the system cannot build: train on the oracle's "
+            "nearest tree, skip them, or stop with an error; the count is reported", TRANSITION,
+            choices=OUTSIDE_CLASS),
+    _option("epochs", int, None, f"training epochs: of -l perceptron (default {PerceptronLearner().epochs}), "
+            f"of the graph parser (default {GraphOptions.epochs}), the neural parsers' most epochs (default "
+            f"{Training.epochs})", TRANSITION, GRAPH, *NEURAL),
+    _option("decoder", str, None, "eisner: best projective tree; mst: Chu-Liu-Edmonds, any tree (first order "
+            "only); eisner+npa: Eisner then the non-projective approximation (default eisner for the graph "
+            "parser, mst for the neural ones)", GRAPH, BIAFFINE, "component:joint", choices=DECODERS),
+    _option("order", int, GraphOptions.order, "1: arc-factored; 2: arcs plus adjacent siblings", GRAPH,
+            choices=(1, 2)),
+    _option("npa_threshold", float, DEFAULT_THRESHOLD, "stop the non-projective approximation when a move gains "
+            "less", GRAPH, BIAFFINE, "component:joint", metavar="T"),
+    _option("learner_options", dict, None, "experiment specs: the learner's own options by their names there "
+            "(e.g. { C = 0.5 }; on the command line: --learner-c, ...)", TRANSITION, flags=()),
+    # --- the neural parsers ------------------------------------------------------------------------
+    _option("device", str, "cpu", "where to train: cpu or a CUDA GPU", *NEURAL, choices=("cpu", "cuda")),
+    _option("threads", int, 1, "CPU threads for training (the same seed and threads give the same model)", *NEURAL),
+    _option("pretrained", str, None, "word vectors (word2vec/fastText text .vec file) to initialise the form "
+            "embeddings", *NEURAL, metavar="FILE"),
+    _option("positions", str, None, "--parser neural-transition: the positions whose vectors the scorer reads, one "
+            "address per line (default: the system's, see docs/results/neural.md)", NEURAL_TRANSITION,
+            metavar="FILE"),
+    _neural("form_dim", EncoderOptions.form_dim,
+            "form embedding size (the pretrained vectors' when --pretrained is given)"),
+    _neural("lemma_dim", EncoderOptions.lemma_dim, "LEMMA embedding size", BIAFFINE, NEURAL_TRANSITION),
+    _neural("upos_dim", EncoderOptions.upos_dim, "UPOS embedding size", BIAFFINE, NEURAL_TRANSITION),
+    _neural("xpos_dim", EncoderOptions.xpos_dim, "XPOS embedding size", BIAFFINE, NEURAL_TRANSITION),
+    _neural("feats_dim", EncoderOptions.feats_dim, "FEATS embedding size (the mean of its atoms' embeddings)",
+            BIAFFINE, NEURAL_TRANSITION),
+    _neural("char_dim", EncoderOptions.char_dim, "character embedding size"),
+    _neural("char_hidden", EncoderOptions.char_hidden, "character BiLSTM size (per direction)"),
+    _neural("lstm_hidden", EncoderOptions.lstm_hidden, "BiLSTM size per direction"),
+    _neural("lstm_layers", EncoderOptions.lstm_layers, "BiLSTM layers"),
+    _neural("dropout", EncoderOptions.dropout, "dropout on embeddings, between LSTM layers and in the MLPs"),
+    _neural("word_dropout", EncoderOptions.word_dropout,
+            "probability of replacing a training form and lemma by the unknown word"),
+    _neural("min_form_count", EncoderOptions.min_form_count,
+            "forms seen fewer times share the unknown form's embedding (the character model tells them apart)"),
+    _neural("arc_mlp", BiaffineOptions.arc_mlp, "arc MLP size", BIAFFINE, "component:joint"),
+    _neural("label_mlp", BiaffineOptions.label_mlp, "label MLP size", BIAFFINE, "component:joint"),
+    _neural("hidden", TransitionOptions.hidden, "hidden layer size of the neural transition scorer",
+            NEURAL_TRANSITION),
+    _neural("patience", Training.patience, "early stopping: stop after N epochs without a better dev LAS "
+            "(needs --dev)"),
+    _neural("batch_words", Training.batch_words, "words per training minibatch"),
+    _neural("learning_rate", Training.learning_rate, "Adam's learning rate"),
+    _option("parser_layers", int, 1, "BiLSTM layers of the parser's own, on the shared --lstm-layers",
+            "component:joint"),
+    _option("characters", str, None, "how the character BiLSTM's final states join the form embedding: add "
+            "(projected to its size; the parsers') or concat (--components joint, its default)",
+            "component:joint", choices=CHARACTERS),
+    # --- the learners of the transition-based parser -------------------------------------------------
+    _option("learner_c", float, None, f"the cost of a training error (C; default {LinearLearner().C} for "
+            f"linear, {PolySVMLearner().C} for svm-poly2)", LINEAR, SVM, flags=("--learner-c",), key="C"),
+    _option("learner_tol", float, None, f"the solver's stopping tolerance (default {LinearLearner().tol} for "
+            f"linear, {PolySVMLearner().tol} for svm-poly2)", LINEAR, SVM, flags=("--learner-tol",), key="tol"),
+    _option("learner_solver", str, LinearLearner().solver, "liblinear's solver: the Crammer-Singer multiclass "
+            "SVM, one-versus-rest SVMs or logistic regression", LINEAR, choices=SOLVERS, key="solver"),
+    _option("svm_gamma", float, PolySVMLearner().gamma, "γ of the polynomial kernel (γ x·y + coef0)²", SVM,
+            key="gamma"),
+    _option("svm_coef0", float, PolySVMLearner().coef0, "coef0 of the polynomial kernel", SVM, key="coef0"),
+    _option("svm_cache_mb", int, PolySVMLearner().cache_mb, "LIBSVM's kernel cache in MB", SVM, key="cache_mb"),
+    # --- the tagger and lemmatizer -------------------------------------------------------------------
+    _option("tagger_c", float, Tagger.OPTIONS["C"], "the cost of a training error of the tag classifiers",
+            TAGGER, flags=("--tagger-c",), key="C"),
+    _option("tagger_lemma_c", float, Tagger.OPTIONS["lemma_C"], "the cost of a training error of the lemma-rule "
+            "classifier", TAGGER, flags=("--tagger-lemma-c",), key="lemma_C"),
+    _option("tagger_min_feature_count", int, Tagger.OPTIONS["min_feature_count"], "leave out features seen in "
+            "fewer than N training words", TAGGER, key="min_feature_count"),
+    _option("tagger_split_threshold", int, Tagger.OPTIONS["split_threshold"], "XPOS and FEATS: UPOS values with "
+            "fewer words share one classifier", TAGGER, key="split_threshold"),
+    _option("tag_dictionary_min_count", int, Tagger.OPTIONS["tag_dictionary_min_count"], "words seen at least N "
+            "times give their tags as features (0: no tag dictionary)", TAGGER),
+    # --- the tokenizer ------------------------------------------------------------------------------
+    _tokenizer("bits", "linear: feature ids are hashed into 2**N buckets"),
+    _tokenizer("C", "linear: liblinear's cost of a training error"),
+    _tokenizer("solver", "linear: liblinear's solver (as --learner-solver)"),
+    _tokenizer("tune_sentence_end", "linear: tune the sentence-end threshold on held-out text (trains twice)"),
+    _tokenizer("max_sentence_tokens", "a sentence is cut after N tokens"),
+    _tokenizer("char_dim", "neural: embedding size of a lower-cased character"),
+    _tokenizer("class_dim", "neural: embedding size of a character's class"),
+    _tokenizer("chunk_dim", "neural: embedding size of the whitespace-delimited chunk a character is in"),
+    _tokenizer("hidden", "neural: LSTM units per direction"),
+    _tokenizer("layers", "neural: BiLSTM layers"),
+    _tokenizer("window", "neural: characters the LSTM reads at a time (training and tokenizing)"),
+    _tokenizer("context", "neural: characters on each side of a window that only give context when tokenizing"),
+    _tokenizer("dropout", "neural: dropout"),
+    _tokenizer("min_char_count", "neural: rarer characters share the unknown id"),
+    _tokenizer("min_chunk_count", "neural: rarer chunks share the unknown id"),
+    _tokenizer("epochs", "neural: most training epochs"),
+    _tokenizer("patience", "neural: epochs without a better dev score (Tokens F1 + Sentences F1) before training "
+                           "stops"),
+    _tokenizer("batch_windows", "neural: windows per minibatch"),
+    _tokenizer("learning_rate", "neural: Adam's learning rate"),
+    _tokenizer("threads", "neural: PyTorch CPU threads when training (the same seed and threads give the same "
+                          "model)"),
+)
+
+BY_NAME = {option.name: option for option in OPTIONS}
+
+
+def taken_by(taker: str) -> list[Option]:
+    """The options ``taker`` takes (a taker, or a kind of taker such as ``learner``)."""
+    return [option for option in OPTIONS
+            if any(t == taker or t.partition(":")[0] == taker for t in option.takers)]
+
+
+def describe(taker: str) -> str:
+    """A taker in words: ``the graph parser``, ``the linear learner``, ``the tag component``."""
+    category, _, name = taker.partition(":")
+    return f"the {name} {'parser' if category == 'parser' else category}"
+
+
+def _boolean(text: str) -> bool:
+    if text.lower() in ("true", "yes", "1"):
+        return True
+    if text.lower() in ("false", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every declared option with flags on ``parser``, in one group per kind of taker; each only when given."""
+    groups = {name: parser.add_argument_group(title) for name, title in GROUPS.items()}
+    for option in OPTIONS:
+        if not option.flags:
+            continue
+        kind = _boolean if option.type is bool else option.type
+        metavar = option.metavar or ("true|false" if option.type is bool else None if option.choices else
+                                     "P" if option.type is float else
+                                     "N" if option.type is int else "NAME")
+        groups[option.group].add_argument(*option.flags, dest=option.name, type=kind, default=argparse.SUPPRESS,
+                                          choices=None if option.type is bool else option.choices,
+                                          metavar=metavar, help=option.help_text())
+
+
+def given(args: argparse.Namespace, kind: str) -> dict[str, object]:
+    """The options of the kind of taker ``kind`` (e.g. ``learner``) set on the command line, by name."""
+    return {option.name: getattr(args, option.name) for option in taken_by(kind) if hasattr(args, option.name)}
+
+
+def refuse_untaken(names: Iterable[str], taker: str, fix: str | None = None) -> None:
+    """Refuse, in one line naming the option and who takes it, a declared option ``taker`` does not take."""
+    for name in names:
+        option = BY_NAME[name]
+        if not option.takes(taker):
+            raise BarleyError(f"{describe(taker)} takes no option {option.flag}; {who_takes(name)}",
+                              fix=fix or "leave it out, or choose what takes it")
+
+
+def who_takes(name: str) -> str:
+    """``it is an option of the graph parser, the biaffine parser``: who takes the declared option ``name``."""
+    return "it is an option of " + ", ".join(describe(taker) for taker in BY_NAME[name].takers)
+
+
+def keywords(values: Mapping[str, object]) -> dict[str, object]:
+    """Declared options by name → the keywords their takers receive."""
+    return {BY_NAME[name].keyword: value for name, value in values.items()}
+
+
+def check_value(option: Option, value: object, where: str = "", called: str | None = None) -> None:
+    """Refuse a ``value`` of the wrong type or not among the choices (an experiment spec's; ``where`` leads
+    the message, e.g. ``parser 'p': ``; ``called``: the option's name there, if not its ``name``)."""
+    called = called or option.name
+    expected = {int: (int,), float: (int, float), str: (str,), bool: (bool,), dict: (dict,)}[option.type]
+    if isinstance(value, bool) != (option.type is bool) or not isinstance(value, expected):
+        raise BarleyError(f"{where}{called} must be {option.type.__name__}, not {value!r}")
+    if option.choices is not None and value not in option.choices:
+        raise BarleyError(f"{where}unknown {called.replace('_', ' ')} {value!r}",
+                          fix="choose from " + ", ".join(map(_shown, option.choices)))
+
+
+def check_learner_options(learner: str, values: Mapping[str, object], where: str = "") -> None:
+    """Refuse an option the ``learner`` does not take, by the name its class gives it (an experiment
+    spec's ``learner_options``), or a value of the wrong type."""
+    declared = {option.keyword: option for option in taken_by("learner:" + learner)}
+    for key, value in values.items():
+        if key not in declared:
+            raise BarleyError(f"{where}the {learner} learner takes no option {key!r}",
+                              fix="its options are: " + (", ".join(declared) or "none"))
+        check_value(declared[key], value, where, key)
+
+
+def markdown() -> str:
+    """The options page of the documentation (docs/options.md), from the declarations."""
+    lines = ["# Training options", "",
+             ("Every option of `barley train` that reaches a parser, a learner, the tagger or the tokenizer, "
+             "declared once in `barley.options` (this page is made from the declarations: "
+             "`python scripts/options_page.py > docs/options.md`; a test checks it is current). An option "
+             "is passed only to what takes it; given to anything else, it is refused in one line. In an "
+             "experiment spec, a parser's options go by their names (the first column), e.g. "
+             "`split_threshold = 500`."), ""]
+    for group, title in GROUPS.items():
+        lines += [f"## {title[0].upper()}{title[1:]}", "",
+                  "| name | flags | type | default | taken by | what it does |", "|---|---|---|---|---|---|"]
+        for option in OPTIONS:
+            if option.group != group:
+                continue
+            kind = " or ".join(map(_shown, option.choices)) if option.choices else option.type.__name__
+            default = "" if option.default is None else f"`{_shown(option.default)}`"
+            flags = ", ".join(f"`{flag}`" for flag in option.flags) or "(specs only)"
+            takers = ", ".join(t.partition(":")[2] + " " + t.partition(":")[0] for t in option.takers)
+            lines.append(f"| `{option.name}` | {flags} | {kind} | {default} | {takers} | "
+                         f"{option.help.replace('|', '/')} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+__all__ = ["BY_NAME", "GROUPS", "OPTIONS", "Option", "add_arguments", "check_learner_options", "check_value",
+           "describe", "given", "keywords", "markdown", "refuse_untaken", "taken_by", "who_takes"]
