@@ -106,30 +106,8 @@ cdef struct State:
 cdef int LISTS_PER_NODE = 14
 
 
-cdef void copy_state(State* copy, State* s, int* memory) noexcept nogil:
-    """``s`` into ``copy``, whose lists go in ``memory`` (14 (n + 2) ints): ``State.copy``."""
-    memcpy(memory, s.memory, LISTS_PER_NODE * (s.n + 2) * sizeof(int))
-    copy[0] = s[0]
-    copy.memory = memory
-    copy.stack = memory + (s.stack - s.memory)
-    copy.inactive = memory + (s.inactive - s.memory)
-    copy.buffer = memory + (s.buffer - s.memory)
-    copy.lambda1 = memory + (s.lambda1 - s.memory)
-    copy.lambda2 = memory + (s.lambda2 - s.memory)
-    copy.heads = memory + (s.heads - s.memory)
-    copy.labels = memory + (s.labels - s.memory)
-    copy.first = memory + (s.first - s.memory)
-    copy.last = memory + (s.last - s.memory)
-    copy.prev = memory + (s.prev - s.memory)
-    copy.next = memory + (s.next - s.memory)
-    copy.nleft = memory + (s.nleft - s.memory)
-    copy.nright = memory + (s.nright - s.memory)
-
-
-cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
-    """The initial configuration of ``system`` for n words (``memory``: 14 (n + 2) ints)."""
-    cdef int size = n + 2, i
-    s.n = n
+cdef void point_lists(State* s, int* memory, int size) noexcept nogil:
+    """``s``'s lists, of ``size`` ints each, in ``memory`` (14 ``size`` ints), in their place at the start."""
     s.memory = memory
     s.stack = memory
     s.inactive = memory + size
@@ -144,6 +122,25 @@ cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
     s.next = memory + 10 * size
     s.nleft = memory + 11 * size
     s.nright = memory + 12 * size
+
+
+cdef void copy_state(State* copy, State* s, int* memory) noexcept nogil:
+    """``s`` into ``copy``, whose lists go in ``memory`` (14 (n + 2) ints): ``State.copy``."""
+    cdef int* swapped
+    memcpy(memory, s.memory, LISTS_PER_NODE * (s.n + 2) * sizeof(int))
+    copy[0] = s[0]
+    point_lists(copy, memory, s.n + 2)
+    if s.stack != s.memory:  # 2-planar's stacks have traded places (apply_move)
+        swapped = copy.stack
+        copy.stack = copy.inactive
+        copy.inactive = swapped
+
+
+cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
+    """The initial configuration of ``system`` for n words (``memory``: 14 (n + 2) ints)."""
+    cdef int size = n + 2, i
+    s.n = n
+    point_lists(s, memory, size)
     for i in range(size):
         s.heads[i] = -1
         s.labels[i] = -1
