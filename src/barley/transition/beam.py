@@ -22,6 +22,10 @@ class number, so that width 1 takes exactly the greedy parser's action (the firs
 
 A configuration is copied (:meth:`barley.systems.base.State.copy`) only when a second candidate
 of the same item survives: the first takes the item's configuration in place.
+
+This is the readable reference and test oracle; ``barley parse --beam`` runs its compiled twin
+(:meth:`barley.transition.fast.CompiledParser.parse_batch_beam`) where the compiled loop knows the
+system and the learner and no arcs are given (``tests/test_fast_beam.py``: the same trees and scores).
 """
 
 from __future__ import annotations

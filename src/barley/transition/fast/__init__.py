@@ -1,4 +1,4 @@
-"""The fast path: greedy transition parsing of whole sentences in compiled code.
+"""The fast path: transition parsing of whole sentences in compiled code, greedy and with a beam.
 
 The reference path (:func:`barley.transition.loop.parse_batch`: the systems' ``legal``/``apply``,
 the feature model's ``row``, numpy keys and ids, the learner's ``scores``) spends its
@@ -6,8 +6,9 @@ time in Python at every transition. :mod:`barley.transition.fast._loop` (Cython)
 steps for a whole batch without Python per transition, for every transition system
 and the linear learners (linear, perceptron, and the data split over them), and is
 tested to give the reference's transitions, rows and trees exactly
-(``tests/test_fast.py``). This module turns a :class:`barley.transition.parser.Parser` into the
-tables the loop reads (:func:`compile_parser`) and its output back into the reference's.
+(``tests/test_fast.py``); its beam search gives the reference beam's
+(:mod:`barley.transition.beam`) trees and scores exactly (``tests/test_fast_beam.py``). This
+module turns a :class:`barley.transition.parser.Parser` into the tables the loop reads (:func:`compile_parser`) and its output back into the reference's.
 
 Why Cython: the package builds with setuptools already, Cython is one build
 requirement from PyPI (no toolchain beyond the C compiler), the loop reads numpy

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Greedy transition parsing of whole sentences in compiled code: the fast path.
+"""Transition parsing of whole sentences in compiled code, greedy and with a beam: the fast path.
 
 This is :func:`barley.transition.loop.parse_batch` with :class:`barley.transition.loop.FollowModel`,
 sentence by sentence and without Python per transition. Everything it does has a
@@ -11,7 +11,9 @@ readable twin that is its specification and test oracle:
 * keys, ids, scores: ``Extractor.keys``, ``FeatureIndex.ids`` and the learners'
   ``scores`` (a float32 gather and sum in the same order as scipy's CSR product, so
   scores are bit-identical);
-* the choice: the first best legal class, MaltParser's forced-move rule first.
+* the choice: the first best legal class, MaltParser's forced-move rule first;
+* beam search (:meth:`Program.parse_beam`): :func:`barley.transition.beam.parse_batch_beam`,
+  its ties and its float64 totals included (``tests/test_fast_beam.py``).
 
 Lists are stored with the element next to the decision point *last*: the stack top,
 the buffer front, λ1's head, λ2's front, the inactive stack's top. So the element
