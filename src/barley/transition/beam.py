@@ -22,11 +22,15 @@ class number, so that width 1 takes exactly the greedy parser's action (the firs
 
 A configuration is copied (:meth:`barley.systems.base.State.copy`) only when a second candidate
 of the same item survives: the first takes the item's configuration in place.
+
+This is the readable reference and test oracle; ``barley parse --beam`` runs its compiled twin
+(:meth:`barley.transition.fast.CompiledParser.parse_batch_beam`) where the compiled loop knows the
+system and the learner and no arcs are given (``tests/test_fast_beam.py``: the same trees and scores).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,16 +191,25 @@ def distinct_trees(system: TransitionSystem, beam: list[Item], root_label: int, 
     """Up to ``most`` trees of a final beam, best first, as (score, heads, label ids): each item
     finalized (:meth:`TransitionSystem.finalize`), and an item whose tree (heads and labels) an
     earlier one has already built left out (spurious ambiguity: two transition sequences, one tree)."""
-    trees, seen = [], set()
-    for item in beam:
+    def finalized(item: Item) -> tuple[float, list[int], list[int]]:
         system.finalize(item.state, root_label)
-        key = (tuple(item.state.heads), tuple(item.state.labels))
+        return item.score, list(item.state.heads), list(item.state.labels)
+
+    return distinct(map(finalized, beam), most)
+
+
+def distinct(trees: Iterable[tuple[float, list[int], list[int]]], most: int) -> list[tuple[float, list[int], list[int]]]:
+    """The first ``most`` of ``trees`` (score, heads, label ids), best first, each without the later
+    ones that build the same tree (the same heads and labels)."""
+    kept, seen = [], set()
+    for score, heads, labels in trees:
+        key = (tuple(heads), tuple(labels))
         if key not in seen:
             seen.add(key)
-            trees.append((item.score, list(item.state.heads), list(item.state.labels)))
-            if len(trees) == most:
+            kept.append((score, heads, labels))
+            if len(kept) == most:
                 break
-    return trees
+    return kept
 
 
 def parse_batch_beam(parser, sentences: Sequence, stats: ParseStats, width: int, guides: Sequence | None = None,

@@ -181,9 +181,15 @@ class Parser:
         return batch
 
     def _parse_beam(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
-        """Parse ``batch`` with the beam (the reference path), each item kept to the ``given`` arcs;
-        with ``nbest``, each sentence's distinct trees go to its analyses (:mod:`barley.nbest`)."""
-        ranked = parse_batch_beam(self, batch, self.stats, self.width, guides(self.system, given), self.nbest or 1)
+        """Parse ``batch`` with the beam, by the compiled loop where there is one and no arcs are given,
+        else by the reference path, each item kept to the ``given`` arcs; with ``nbest``, each
+        sentence's distinct trees go to its analyses (:mod:`barley.nbest`)."""
+        compiled = self.compiled
+        if compiled and self.valid_ud is None and not any(given):
+            ranked = compiled.parse_batch_beam(batch, self.stats, self.width, self.nbest or 1)
+        else:
+            ranked = parse_batch_beam(self, batch, self.stats, self.width, guides(self.system, given),
+                                      self.nbest or 1)
         for sentence, trees, arcs in zip(batch, ranked, given):
             if self.nbest is not None:  # not with arcs (Pipeline.parse refuses the two together)
                 self._analyses[id(sentence)] = analyses(

@@ -1,4 +1,4 @@
-"""The fast path: greedy transition parsing of whole sentences in compiled code.
+"""The fast path: transition parsing of whole sentences in compiled code, greedy and with a beam.
 
 The reference path (:func:`barley.transition.loop.parse_batch`: the systems' ``legal``/``apply``,
 the feature model's ``row``, numpy keys and ids, the learner's ``scores``) spends its
@@ -6,8 +6,9 @@ time in Python at every transition. :mod:`barley.transition.fast._loop` (Cython)
 steps for a whole batch without Python per transition, for every transition system
 and the linear learners (linear, perceptron, and the data split over them), and is
 tested to give the reference's transitions, rows and trees exactly
-(``tests/test_fast.py``). This module turns a :class:`barley.transition.parser.Parser` into the
-tables the loop reads (:func:`compile_parser`) and its output back into the reference's.
+(``tests/test_fast.py``); its beam search gives the reference beam's
+(:mod:`barley.transition.beam`) trees and scores exactly (``tests/test_fast_beam.py``). This
+module turns a :class:`barley.transition.parser.Parser` into the tables the loop reads (:func:`compile_parser`) and its output back into the reference's.
 
 Why Cython: the package builds with setuptools already, Cython is one build
 requirement from PyPI (no toolchain beyond the C compiler), the loop reads numpy
@@ -34,6 +35,7 @@ import numpy as np
 from barley.confidence import MoveSteps, word_rows
 from barley.errors import BarleyWarning, ModelError
 from barley.features.model import Address
+from barley.transition.beam import distinct
 
 SYSTEMS = {"arc-eager": 0, "arc-standard": 1, "arc-hybrid": 2, "stack-projective": 3, "swap-eager": 4,
            "swap-lazy": 4, "covington-nonprojective": 5, "covington-projective": 6, "planar": 7, "2-planar": 8}
@@ -121,8 +123,7 @@ class CompiledParser:
         ``given``: per sentence, the arcs to keep (a :class:`barley.constraints.SentenceArcs` or
         None), where :meth:`keeps` says the loop can; ``evidence`` (a list) the batch's
         confidence evidence (:class:`barley.confidence.MoveSteps`)."""
-        table = self.parser.featurizer.table(sentences)
-        feats = table.feats if table.feats is not None else np.full((1, 1), -1, dtype=np.int64)
+        table, feats = self._table(sentences)
         rows = len(table.tokens)
         given_heads = given_labels = None
         if given is not None and any(arcs is not None for arcs in given):
@@ -151,13 +152,43 @@ class CompiledParser:
             room = int(steps.count[0])
         if steps is not None:
             evidence.append(steps.evidence(table.offsets, self.parser.classes[:, 0]))
-        stats.sentences += len(sentences)
-        stats.words += int(table.offsets[-1]) - len(sentences)
-        for name, count in zip(COUNTERS, counts.tolist()):
-            setattr(stats, name, getattr(stats, name) + count)
+        _count(stats, sentences, table, counts)
         bounds = table.offsets.tolist()
         heads, labels = heads.tolist(), labels.tolist()
         return [(heads[start:end], labels[start:end]) for start, end in zip(bounds, bounds[1:])]
+
+    def parse_batch_beam(self, sentences: Sequence, stats, width: int, most: int = 1
+                         ) -> list[list[tuple[float, list[int], list[int]]]]:
+        """:func:`barley.transition.beam.parse_batch_beam` without given arcs, compiled: per
+        sentence, up to ``most`` distinct trees of its final beam of ``width``, best first, with their
+        scores (``tests/test_fast_beam.py``: the reference's trees and scores exactly)."""
+        table, feats = self._table(sentences)
+        rows = len(table.tokens)
+        heads = np.empty((width, rows), dtype=np.int64)
+        labels = np.empty((width, rows), dtype=np.int64)
+        scores = np.empty((len(sentences), width), dtype=np.float64)
+        sizes = np.empty(len(sentences), dtype=np.int64)
+        counts = np.zeros(len(COUNTERS), dtype=np.int64)
+        self.program.parse_beam(table.tokens, feats, table.offsets, width, heads, labels, scores, sizes, counts,
+                                self.parser.root_label)
+        _count(stats, sentences, table, counts)
+        bounds = table.offsets.tolist()
+        return [distinct(((float(scores[k, i]), heads[i, start:end].tolist(), labels[i, start:end].tolist())
+                          for i in range(sizes[k])), most)
+                for k, (start, end) in enumerate(zip(bounds, bounds[1:]))]
+
+    def _table(self, sentences: Sequence) -> tuple:
+        """The batch's token table and its FEATS (one -1 when the model reads none) for the loop."""
+        table = self.parser.featurizer.table(sentences)
+        return table, table.feats if table.feats is not None else np.full((1, 1), -1, dtype=np.int64)
+
+
+def _count(stats, sentences: Sequence, table, counts: np.ndarray) -> None:
+    """Add a parsed batch's sentences, words and the loop's ``counts`` to ``stats``."""
+    stats.sentences += len(sentences)
+    stats.words += int(table.offsets[-1]) - len(sentences)
+    for name, count in zip(COUNTERS, counts.tolist()):
+        setattr(stats, name, getattr(stats, name) + count)
 
 
 STEPS_PER_ROW = 3

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Greedy transition parsing of whole sentences in compiled code: the fast path.
+"""Transition parsing of whole sentences in compiled code, greedy and with a beam: the fast path.
 
 This is :func:`barley.transition.loop.parse_batch` with :class:`barley.transition.loop.FollowModel`,
 sentence by sentence and without Python per transition. Everything it does has a
@@ -11,7 +11,9 @@ readable twin that is its specification and test oracle:
 * keys, ids, scores: ``Extractor.keys``, ``FeatureIndex.ids`` and the learners'
   ``scores`` (a float32 gather and sum in the same order as scipy's CSR product, so
   scores are bit-identical);
-* the choice: the first best legal class, MaltParser's forced-move rule first.
+* the choice: the first best legal class, MaltParser's forced-move rule first;
+* beam search (:meth:`Program.parse_beam`): :func:`barley.transition.beam.parse_batch_beam`,
+  its ties and its float64 totals included (``tests/test_fast_beam.py``).
 
 Lists are stored with the element next to the decision point *last*: the stack top,
 the buffer front, λ1's head, λ2's front, the inactive stack's top. So the element
@@ -20,7 +22,7 @@ the buffer front, λ1's head, λ2's front, the inactive stack's top. So the elem
 """
 
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 cdef extern from *:
     """
@@ -100,15 +102,15 @@ cdef struct State:
     int* nright
     int switched
     int transitions
+    int* memory     # the block the lists are in (2-planar's stacks trade places within it)
 
 
 cdef int LISTS_PER_NODE = 14
 
 
-cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
-    """The initial configuration of ``system`` for n words (``memory``: 14 (n + 2) ints)."""
-    cdef int size = n + 2, i
-    s.n = n
+cdef void point_lists(State* s, int* memory, int size) noexcept nogil:
+    """``s``'s lists, of ``size`` ints each, in ``memory`` (14 ``size`` ints), in their place at the start."""
+    s.memory = memory
     s.stack = memory
     s.inactive = memory + size
     s.buffer = memory + 2 * size
@@ -122,6 +124,25 @@ cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
     s.next = memory + 10 * size
     s.nleft = memory + 11 * size
     s.nright = memory + 12 * size
+
+
+cdef void copy_state(State* copy, State* s, int* memory) noexcept nogil:
+    """``s`` into ``copy``, whose lists go in ``memory`` (14 (n + 2) ints): ``State.copy``."""
+    cdef int* swapped
+    memcpy(memory, s.memory, LISTS_PER_NODE * (s.n + 2) * sizeof(int))
+    copy[0] = s[0]
+    point_lists(copy, memory, s.n + 2)
+    if s.stack != s.memory:  # 2-planar's stacks have traded places (apply_move)
+        swapped = copy.stack
+        copy.stack = copy.inactive
+        copy.inactive = swapped
+
+
+cdef void init_state(State* s, int system, int n, int* memory) noexcept nogil:
+    """The initial configuration of ``system`` for n words (``memory``: 14 (n + 2) ints)."""
+    cdef int size = n + 2, i
+    s.n = n
+    point_lists(s, memory, size)
     for i in range(size):
         s.heads[i] = -1
         s.labels[i] = -1
@@ -795,6 +816,43 @@ def checked(str name, values, dtype, Py_ssize_t length=-1, low=None, high=None):
     return np.ascontiguousarray(given, dtype=target).ravel()
 
 
+cdef struct Workspace:
+    # what scoring one configuration needs (Program._open): the batch's token table and buffers
+    const long long* tokens
+    int n_attributes
+    const long long* feats
+    int feats_width
+    long long none_row
+    int longest
+    int* memory
+    int* nodes
+    long long* row
+    long long* split_row
+    long long* values
+    long long* split_values
+    float* total
+    long long* keys
+    long long* templates
+    long long* spans
+    float* scores
+    int* where
+
+
+cdef inline int offer(double* totals, int* items, int* moves, int* labels, int count, int width, double total,
+                      int item, int move, int label) noexcept nogil:
+    """A beam's candidate among the ``count`` best so far (best first, at most ``width``): it goes
+    after every one as good (the reference's stable sort: ties to the earlier candidate); the new count."""
+    cdef int place = count, j
+    while place > 0 and totals[place - 1] < total:
+        place -= 1
+    if place >= width:
+        return count
+    for j in range(min(count, width - 1), place, -1):
+        totals[j], items[j], moves[j], labels[j] = totals[j - 1], items[j - 1], moves[j - 1], labels[j - 1]
+    totals[place], items[place], moves[place], labels[place] = total, item, move, label
+    return min(count + 1, width)
+
+
 cdef class Program:
     """What the compiled loop reads of one parser; built by :mod:`barley.transition.fast` from its
     system, feature model(s), index, learner and classes. Keeps the arrays alive.
@@ -1003,6 +1061,78 @@ cdef class Program:
                 arc_scores[row, c] = scores[c] if legal[self.class_move[c]] else NEG_INF
             arc_class[row] = best
 
+    cdef int _open(self, Workspace* w, const long long[:, ::1] tokens, const long long[:, ::1] feats,
+                   const long long[::1] offsets, bint one_state) except -1:
+        """``w``'s buffers for the sentences of ``offsets`` (``memory`` for one configuration if
+        ``one_state``); :meth:`_close` frees them, opened or not."""
+        cdef Py_ssize_t k
+        cdef int n, most_keys
+        memset(w, 0, sizeof(Workspace))
+        w.n_attributes, w.feats_width = tokens.shape[1], feats.shape[1]
+        w.tokens = &tokens[0, 0]
+        w.feats = &feats[0, 0] if w.feats_width > 0 else NULL
+        w.none_row = tokens.shape[0] - 1
+        for k in range(offsets.shape[0] - 1):
+            n = <int> (offsets[k + 1] - offsets[k] - 1)
+            if n > w.longest:
+                w.longest = n
+        most_keys = self.reader.n_scalar + self.reader.n_feats * w.feats_width + 1
+        w.nodes = <int*> malloc((self.reader.n_addresses + self.split_reader.n_addresses * self.has_split + 1)
+                                * sizeof(int))
+        w.row = <long long*> malloc((self.width + self.split_width + 2) * sizeof(long long))
+        w.split_row = w.row + self.width + 1
+        w.values = <long long*> malloc((self.reader.n_atoms + self.split_reader.n_atoms * self.has_split + 2)
+                                       * sizeof(long long))
+        w.split_values = w.values + self.reader.n_atoms + 1
+        w.total = <float*> malloc((self.scorer.width + 1) * sizeof(float))
+        w.keys = <long long*> malloc(4 * most_keys * sizeof(long long))
+        w.templates = w.keys + most_keys
+        w.spans = w.keys + 2 * most_keys
+        w.scores = <float*> malloc((self.n_classes + 1) * sizeof(float))
+        w.where = <int*> malloc((w.longest + 2) * sizeof(int))
+        if one_state:
+            w.memory = <int*> malloc(LISTS_PER_NODE * (w.longest + 2) * sizeof(int))
+        if not (w.nodes and w.row and w.values and w.total and w.scores and w.keys and w.where
+                and (w.memory or not one_state)):
+            raise MemoryError()
+        return 0
+
+    cdef void _close(self, Workspace* w) noexcept:
+        free(w.memory)
+        free(w.nodes)
+        free(w.row)
+        free(w.values)
+        free(w.total)
+        free(w.keys)
+        free(w.scores)
+        free(w.where)
+
+    cdef int _forced(self, bint* legal) noexcept nogil:
+        """The move of MaltParser's rule: the only legal one when it takes no label; else -1."""
+        cdef int m, legal_count = 0, only = -1
+        for m in range(self.n_moves):
+            if legal[m]:
+                legal_count += 1
+                only = m
+        return only if legal_count == 1 and not self.labeled[only] else -1
+
+    cdef void _score(self, Workspace* w, State* s, long long sentence_row) noexcept nogil:
+        """Every class's score of ``s`` (of the sentence at ``sentence_row``) into ``w.scores``; its row
+        in ``w.row``."""
+        cdef long long part = 0
+        cdef int key_count
+        read_row(&self.reader, s, w.nodes, w.row)
+        atom_values(&self.reader, w.row, w.values, w.tokens, w.n_attributes, sentence_row, w.none_row)
+        if self.has_split:
+            read_row(&self.split_reader, s, w.nodes, w.split_row)
+            atom_values(&self.split_reader, w.split_row, w.split_values, w.tokens, w.n_attributes, sentence_row,
+                        w.none_row)
+            part = part_of(&self.scorer, scalar_key(&self.split_reader, w.split_values, 0))
+        key_count = feature_keys(&self.reader, w.row, w.values, w.feats, w.feats_width, sentence_row, w.none_row,
+                                 w.keys, w.templates)
+        score(&self.index, &self.scorer, w.keys, w.templates, key_count, part, w.spans, w.total, w.scores)
+
+
     def _check_input(self, tokens, feats, offsets, heads, labels, counts, int root_label):
         """What :meth:`parse` is given, checked against itself and the tables (O(sentences), per call):
         every sentence's rows (its root, its words) within the token table, whose last row is the
@@ -1042,27 +1172,14 @@ cdef class Program:
         ``step_count[0]``: how many scored steps there were (more than the room: parse again
         with more)."""
         cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, k
-        cdef int n, longest = 0, m, c, legal_count, only, move, label, best, top, i
-        cdef long long sentence_row, none_row = tokens.shape[0] - 1, part
-        cdef int n_attributes = tokens.shape[1], feats_width = feats.shape[1]
-        cdef const long long* token_data
-        cdef const long long* feats_data
+        cdef int n, m, c, move, label, best, top, i
+        cdef long long sentence_row
         cdef bint legal[MAX_MOVES]
         cdef bint allowed
         cdef float best_score, top_score
         cdef State s
-        cdef int* memory = NULL
-        cdef int* nodes = NULL
-        cdef long long* row = NULL
-        cdef long long* split_row = NULL
-        cdef long long* values = NULL
-        cdef long long* split_values = NULL
-        cdef float* total = NULL
-        cdef long long* keys = NULL
-        cdef long long* templates = NULL
-        cdef long long* spans = NULL
-        cdef int most_keys = self.reader.n_scalar + self.reader.n_feats * feats_width + 1, key_count
-        cdef float* scores = NULL
+        cdef Workspace w
+        cdef float* scores
         cdef bint tracing = trace is not None
         cdef bint recording = arc_scores is not None
         cdef long long scored_steps = 0, room = 0
@@ -1072,7 +1189,6 @@ cdef class Program:
         cdef const long long[::1] given_label_view
         cdef bint keep[MAX_MOVES]
         cdef int label_of[MAX_MOVES]
-        cdef int* where = NULL
         self._check_input(tokens, feats, offsets, heads, labels, counts, root_label)
         if recording:
             if (arc_class is None or arc_scores.shape[0] < len(heads) or arc_class.shape[0] < len(heads)
@@ -1094,67 +1210,32 @@ cdef class Program:
                 for i in range(n + 1):
                     if given_head_view[offsets[k] + i] > n or (i == 0 and given_head_view[offsets[k]] != -1):
                         raise ValueError(f"given_heads: {given_head_view[offsets[k] + i]} is no head in sentence {k}")
-        token_data = &tokens[0, 0]
-        feats_data = &feats[0, 0] if feats_width > 0 else NULL
-        for k in range(n_sentences):
-            n = <int> (offsets[k + 1] - offsets[k] - 1)
-            if n > longest:
-                longest = n
         try:
-            memory = <int*> malloc(LISTS_PER_NODE * (longest + 2) * sizeof(int))
-            nodes = <int*> malloc((self.reader.n_addresses + self.split_reader.n_addresses * self.has_split + 1)
-                                  * sizeof(int))
-            row = <long long*> malloc((self.width + self.split_width + 2) * sizeof(long long))
-            split_row = row + self.width + 1
-            values = <long long*> malloc((self.reader.n_atoms + self.split_reader.n_atoms * self.has_split + 2)
-                                         * sizeof(long long))
-            split_values = values + self.reader.n_atoms + 1
-            total = <float*> malloc((self.scorer.width + 1) * sizeof(float))
-            keys = <long long*> malloc(4 * most_keys * sizeof(long long))
-            templates = keys + most_keys
-            spans = keys + 2 * most_keys
-            scores = <float*> malloc((self.n_classes + 1) * sizeof(float))
-            where = <int*> malloc((longest + 2) * sizeof(int))
-            if not (memory and nodes and row and values and total and scores and keys and where):
-                raise MemoryError()
+            self._open(&w, tokens, feats, offsets, 1)
+            scores = w.scores
             for k in range(n_sentences):
                 sentence_row = offsets[k]
                 n = <int> (offsets[k + 1] - offsets[k] - 1)
-                init_state(&s, self.system, n, memory)
+                init_state(&s, self.system, n, w.memory)
                 if tracing:
                     steps = []
                     trace.append(steps)
                 while not is_terminal(self.system, self.single_root, &s):
                     legal_moves(self.system, self.single_root, &s, legal)
-                    legal_count = 0
-                    only = -1
-                    for m in range(self.n_moves):
-                        if legal[m]:
-                            legal_count += 1
-                            only = m
-                    if legal_count == 1 and not self.labeled[only]:
-                        apply_move(self.system, &s, only, -1)
+                    move = self._forced(legal)
+                    if move >= 0:
+                        apply_move(self.system, &s, move, -1)
                         counts[1] += 1
                         if tracing:
-                            steps.append((only, -1, None))
+                            steps.append((move, -1, None))
                         continue
-                    read_row(&self.reader, &s, nodes, row)
-                    atom_values(&self.reader, row, values, token_data, n_attributes, sentence_row, none_row)
-                    part = 0
-                    if self.has_split:
-                        read_row(&self.split_reader, &s, nodes, split_row)
-                        atom_values(&self.split_reader, split_row, split_values, token_data, n_attributes,
-                                    sentence_row, none_row)
-                        part = part_of(&self.scorer, scalar_key(&self.split_reader, split_values, 0))
-                    key_count = feature_keys(&self.reader, row, values, feats_data, feats_width, sentence_row,
-                                             none_row, keys, templates)
-                    score(&self.index, &self.scorer, keys, templates, key_count, part, spans, total, scores)
+                    self._score(&w, &s, sentence_row)
                     for m in range(self.n_moves):
                         keep[m] = legal[m]
                         label_of[m] = -1
                     if guided:
                         keep_given_arcs(self.system, self.single_root, &s, &given_head_view[sentence_row],
-                                        &given_label_view[sentence_row], where, keep, label_of)
+                                        &given_label_view[sentence_row], w.where, keep, label_of)
                     # numpy's argmax: the first best class, and the first best legal one
                     top = 0
                     top_score = scores[0]
@@ -1180,7 +1261,7 @@ cdef class Program:
                         scored_steps += 1
                     apply_move(self.system, &s, move, label)
                     if tracing:
-                        steps.append((move, label, tuple([row[i] for i in range(self.width)])))
+                        steps.append((move, label, tuple([w.row[i] for i in range(self.width)])))
                 counts[0] += s.transitions
                 finalize(&s, self.single_root, root_label)
                 if recording:
@@ -1189,11 +1270,132 @@ cdef class Program:
                     heads[sentence_row + i] = s.heads[i]
                     labels[sentence_row + i] = s.labels[i]
         finally:
-            free(memory)
-            free(nodes)
-            free(row)
-            free(values)
-            free(total)
-            free(keys)
-            free(scores)
-            free(where)
+            self._close(&w)
+
+    def parse_beam(self, const long long[:, ::1] tokens, const long long[:, ::1] feats, const long long[::1] offsets,
+                   int beam_width, long long[:, ::1] heads, long long[:, ::1] labels, double[:, ::1] item_scores,
+                   long long[::1] sizes, long long[::1] counts, int root_label):
+        """Beam search (:func:`barley.transition.beam.parse_batch_beam`, the reference and its
+        specification) over the sentences of a ``TokenTable``, each on its own: per sentence ``k``,
+        its final beam's ``sizes[k]`` items, best first, item ``i`` finalized into
+        ``heads[i, rows]`` and ``labels[i, rows]`` (the sentence's table rows) with its score
+        ``item_scores[k, i]``; ``counts`` += (transitions of each best item, forced, scored,
+        illegal_top, unseen_choice).
+
+        Each step, as the reference: a terminal item stays, a forced move adds nothing, a scored
+        item offers its ``beam_width`` best legal classes (by score, then class number), totals in
+        double as the reference's float64 sums of float32 scores; the ``beam_width`` best offers
+        (ties to the earlier offer: items in beam order, each item's classes in its order) make the
+        next beam, each a copy of its item's configuration with the move applied."""
+        cdef Py_ssize_t n_sentences = offsets.shape[0] - 1, k
+        cdef int n, m, c, i, j, t, move, top, count, width = beam_width, size, chosen, offered, place
+        cdef long long sentence_row, block
+        cdef bint legal[MAX_MOVES]
+        cdef bint active
+        cdef float top_score
+        cdef double total
+        cdef Workspace w
+        cdef float* scores
+        cdef State* states = NULL         # the beam and the next one
+        cdef State* beam
+        cdef State* next_beam
+        cdef int* blocks = NULL           # their lists
+        cdef int* memory
+        cdef int* next_memory
+        cdef double* beam_scores = NULL
+        cdef double* offer_total = NULL   # the best offers so far, best first
+        cdef int* offer_item = NULL
+        cdef int* offer_move = NULL
+        cdef int* offer_label = NULL
+        cdef int* item_class = NULL       # one item's best legal classes so far, best first
+        self._check_input(tokens, feats, offsets, heads[0], labels[0], counts, root_label)
+        if width < 1 or heads.shape[0] < width or labels.shape[0] < width or item_scores.shape[1] < width \
+                or item_scores.shape[0] < n_sentences or sizes.shape[0] < n_sentences \
+                or heads.shape[1] != labels.shape[1]:
+            raise ValueError(f"too little room for beams of {width} items")
+        try:
+            self._open(&w, tokens, feats, offsets, 0)
+            scores = w.scores
+            block = LISTS_PER_NODE * (w.longest + 2)
+            states = <State*> malloc(2 * width * sizeof(State))
+            blocks = <int*> malloc(2 * width * block * sizeof(int))
+            beam_scores = <double*> malloc(2 * width * sizeof(double))
+            offer_total = <double*> malloc(width * sizeof(double))
+            offer_item = <int*> malloc(4 * width * sizeof(int))
+            item_class = <int*> malloc(width * sizeof(int))
+            if not (states and blocks and beam_scores and offer_total and offer_item and item_class):
+                raise MemoryError()
+            beam, next_beam, memory, next_memory = states, states + width, blocks, blocks + width * block
+            offer_move, offer_label = offer_item + width, offer_item + 2 * width
+            for k in range(n_sentences):
+                sentence_row = offsets[k]
+                n = <int> (offsets[k + 1] - offsets[k] - 1)
+                init_state(&beam[0], self.system, n, memory)
+                beam_scores[0] = 0.0
+                size = 1
+                while True:
+                    active, offered = False, 0
+                    for i in range(size):
+                        if is_terminal(self.system, self.single_root, &beam[i]):  # stays as it is
+                            offered = offer(offer_total, offer_item, offer_move, offer_label, offered, width,
+                                            beam_scores[i], i, -1, -1)
+                            continue
+                        active = True
+                        legal_moves(self.system, self.single_root, &beam[i], legal)
+                        move = self._forced(legal)
+                        if move >= 0:
+                            counts[1] += 1
+                            offered = offer(offer_total, offer_item, offer_move, offer_label, offered, width,
+                                            beam_scores[i], i, move, -1)
+                            continue
+                        self._score(&w, &beam[i], sentence_row)
+                        top, count = 0, 0
+                        for c in range(self.n_classes):
+                            if scores[c] > scores[top]:
+                                top = c
+                            if not legal[self.class_move[c]]:
+                                continue
+                            place = count  # after every class scored as high: stable
+                            while place > 0 and scores[item_class[place - 1]] < scores[c]:
+                                place -= 1
+                            if place < width:
+                                for j in range(min(count, width - 1), place, -1):
+                                    item_class[j] = item_class[j - 1]
+                                item_class[place] = c
+                                count = min(count + 1, width)
+                        counts[2] += 1
+                        counts[3] += not legal[self.class_move[top]]
+                        counts[4] += count == 0 or scores[item_class[0]] <= UNSEEN / 2
+                        for t in range(count):
+                            c = item_class[t]
+                            offered = offer(offer_total, offer_item, offer_move, offer_label, offered, width,
+                                            beam_scores[i] + <double> scores[c], i, self.class_move[c],
+                                            self.class_label[c])
+                    if not active:
+                        break
+                    for j in range(offered):
+                        copy_state(&next_beam[j], &beam[offer_item[j]], next_memory + j * block)
+                        if offer_move[j] >= 0:
+                            apply_move(self.system, &next_beam[j], offer_move[j], offer_label[j])
+                        beam_scores[width + j] = offer_total[j]
+                    for j in range(offered):
+                        beam_scores[j] = beam_scores[width + j]
+                    beam, next_beam = next_beam, beam
+                    memory, next_memory = next_memory, memory
+                    size = offered
+                counts[0] += beam[0].transitions
+                sizes[k] = size
+                for i in range(size):
+                    finalize(&beam[i], self.single_root, root_label)
+                    item_scores[k, i] = beam_scores[i]
+                    for j in range(n + 1):
+                        heads[i, sentence_row + j] = beam[i].heads[j]
+                        labels[i, sentence_row + j] = beam[i].labels[j]
+        finally:
+            self._close(&w)
+            free(states)
+            free(blocks)
+            free(beam_scores)
+            free(offer_total)
+            free(offer_item)
+            free(item_class)
