@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_parser import _toy_treebank
 
-from barley import cli, model_file, options
+from barley import cli, model_file, options, parse_options
 from barley.commands import train as train_command
 from barley.errors import BarleyError
 from barley.experiment import spec
@@ -160,3 +160,27 @@ def test_the_spec_checks_options_by_their_declarations(tmp_path, parser, message
 def test_a_specs_learner_options_reach_the_parser(tmp_path):
     parsed = spec.load(_spec(tmp_path, 'learner = "svm-poly2"\nlearner_options = { C = 1, gamma = 0.1 }\n'))
     assert parsed.parsers[0].train_options()["learner_options"] == {"C": 1, "gamma": 0.1}
+
+
+def _parse_command(argv: list[str]) -> argparse.Namespace:
+    return cli.build_parser("parse").parse_args(["parse", *argv])
+
+
+def test_barley_parse_takes_its_declared_options_with_their_defaults():
+    defaults = _parse_command([])
+    for option in parse_options.PARSE_OPTIONS:
+        assert getattr(defaults, option.name) == option.default, option.name
+    given = _parse_command(["--beam", "8", "--nbest", "3", "--flag-below", "0.5", "--keep-arcs", "--no-valid-ud",
+                            "--forbid", "arcs.txt", "--max-words", "200"])
+    assert (given.beam, given.nbest, given.flag_below, given.keep_arcs, given.valid_ud, given.forbid,
+            given.max_words) == (8, 3, 0.5, True, False, "arcs.txt", 200)
+    assert _parse_command(["--valid-ud"]).valid_ud is True
+
+
+@pytest.mark.parametrize("argv, complaint", [(["--beam", "0"], "is not a whole number of at least 1"),
+                                             (["--nbest", "two"], "is not a whole number of at least 1"),
+                                             (["--flag-below", "1.5"], "is not a probability in (0, 1]")])
+def test_barley_parse_refuses_a_bad_value_in_one_line(argv, complaint, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        _parse_command(argv)
+    assert stopped.value.code == 2 and complaint in capsys.readouterr().err

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from barley.errors import BarleyError
+from barley.option import Option, declare, shown
+from barley.parse_options import PARSE_OPTIONS
 from barley.graph.model import DECODERS, GraphOptions
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.learners import LEARNERS
@@ -53,58 +54,8 @@ GROUPS = {
 """The ``barley train --help`` group of each kind of taker (an option's first taker decides)."""
 
 
-@dataclass(frozen=True)
-class Option:
-    """One option. ``name``: its ``argparse`` destination and its name in an experiment spec; ``key``:
-    the keyword its takers receive when it differs (``learner_c`` reaches a learner as ``C``);
-    ``default``: the takers' default, for the help and the docs (None: the taker decides, said in
-    ``help``); ``flags``: empty for an option of experiment specs only."""
-
-    name: str
-    flags: tuple[str, ...]
-    type: type
-    default: object
-    help: str
-    takers: tuple[str, ...]
-    choices: tuple | None = None
-    metavar: str | None = None
-    key: str | None = None
-
-    @property
-    def keyword(self) -> str:
-        return self.key or self.name
-
-    @property
-    def flag(self) -> str:
-        return self.flags[0] if self.flags else self.name
-
-    @property
-    def group(self) -> str:
-        first = self.takers[0]
-        if first in NEURAL:
-            return "neural"
-        return first if first in GROUPS else first.partition(":")[0]
-
-    def takes(self, taker: str) -> bool:
-        return taker in self.takers
-
-    def help_text(self) -> str:
-        return self.help + ("" if self.default is None else f" (default {_shown(self.default)})")
-
-
-def _shown(value: object) -> str:
-    return ",".join(value) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _option(name: str, type_: type, default: object, help: str, *takers: str, flags: tuple[str, ...] | None = None,
-            **more) -> Option:
-    """An option whose flag is its name (``--split-threshold``) unless ``flags`` says otherwise."""
-    return Option(name, ("--" + name.replace("_", "-"),) if flags is None else flags, type_, default, help, takers,
-                  **more)
-
-
 def _neural(name: str, default: object, help: str, *takers: str) -> Option:
-    return _option(name, type(default), default, help, *(takers or NEURAL))
+    return declare(name, type(default), default, help, *(takers or NEURAL))
 
 
 def _tokenizer(name: str, help: str) -> Option:
@@ -112,67 +63,67 @@ def _tokenizer(name: str, help: str) -> Option:
     kinds = [(LINEAR_TOKENIZER, TokenizerOptions()), (NEURAL_TOKENIZER, NeuralTokenizerOptions())]
     takers = tuple(taker for taker, options in kinds if hasattr(options, name))
     default = getattr(next(options for taker, options in kinds if hasattr(options, name)), name)
-    return _option("tokenizer_" + name.lower(), type(default), default, help, *takers,
+    return declare("tokenizer_" + name.lower(), type(default), default, help, *takers,
                    flags=("--tokenizer-" + name.lower().replace("_", "-"),), key=name,
                    choices=(True, False) if isinstance(default, bool) else None)
 
 
 OPTIONS: tuple[Option, ...] = (
     # --- the parsers -----------------------------------------------------------------------------
-    _option("system", str, None, "transition system (MaltParser names accepted, e.g. nivreeager); one of: "
+    declare("system", str, None, "transition system (MaltParser names accepted, e.g. nivreeager); one of: "
             + ", ".join(system_names()) + " (default arc-eager, arc-hybrid for --parser neural-transition)",
             TRANSITION, NEURAL_TRANSITION, flags=("--system", "-a"), metavar="NAME"),
-    _option("learner", str, "linear", "classifier (linear: liblinear)", TRANSITION, flags=("--learner", "-l"),
+    declare("learner", str, "linear", "classifier (linear: liblinear)", TRANSITION, flags=("--learner", "-l"),
             choices=tuple(LEARNERS)),
-    _option("features", str, None, "feature model file, or rich: the system's rich model shipped with barley "
+    declare("features", str, None, "feature model file, or rich: the system's rich model shipped with barley "
             "(arc-eager; see `barley features --rich`); default: the system's, see `barley features`",
             TRANSITION, flags=("--features", "-F"), metavar="FILE|rich"),
-    _option("split", str, None, "train one classifier per value of FEATURE, e.g. 'UPOS(Input[0])' (about half "
+    declare("split", str, None, "train one classifier per value of FEATURE, e.g. 'UPOS(Input[0])' (about half "
             "the training time and memory of linear), or 'none' (MaltParser's data split; by default svm-poly2 "
             "splits by XPOS(Input[0]), the other learners do not)", TRANSITION, flags=("--split", "-d"),
             metavar="FEATURE"),
-    _option("split_threshold", int, 1000, "values with fewer instances share one classifier", TRANSITION,
+    declare("split_threshold", int, 1000, "values with fewer instances share one classifier", TRANSITION,
             flags=("--split-threshold", "-T")),
-    _option("min_feature_count", int, MIN_FEATURE_COUNT, "leave out features seen in fewer than N training "
+    declare("min_feature_count", int, MIN_FEATURE_COUNT, "leave out features seen in fewer than N training "
             "instances: a smaller model and less memory", TRANSITION),
-    _option("oracle", str, None, "static: learn from the static oracle's transitions; dynamic: train the "
+    declare("oracle", str, None, "static: learn from the static oracle's transitions; dynamic: train the "
             "perceptron (-l perceptron) or --parser neural-transition by exploration with the dynamic oracle "
             "(Goldberg & Nivre 2012), for systems that have one (see docs/oracles.md). Default: dynamic for the "
             "unsplit perceptron and the neural transition parser where the system has one, else static",
             TRANSITION, NEURAL_TRANSITION, choices=ORACLES),
-    _option("explore_after", int, None, "--oracle dynamic: epochs before the parser follows its own mistakes "
+    declare("explore_after", int, None, "--oracle dynamic: epochs before the parser follows its own mistakes "
             "(default: 0 for the perceptron where the system's costs are exact, else 2)",
             TRANSITION, NEURAL_TRANSITION, metavar="K"),
-    _option("explore_p", float, None, "--oracle dynamic: after K epochs, the probability of following a "
+    declare("explore_p", float, None, "--oracle dynamic: after K epochs, the probability of following a "
             "transition of the model that costs gold arcs (default: 1 for the perceptron where the system's costs "
             "are exact, else 0.9)", TRANSITION, NEURAL_TRANSITION, metavar="P"),
-    _option("beam", int, None, "train the perceptron globally with a beam of K (-l perceptron, the static "
+    declare("beam", int, None, "train the perceptron globally with a beam of K (-l perceptron, the static "
             "oracle's transitions as the gold sequence; Zhang & Clark 2008); the model parses with a beam of K "
             "unless `barley parse --beam` says otherwise (docs/beam.md)", TRANSITION, metavar="K"),
-    _option("update", str, "max-violation", "with --beam: update at the first step the gold sequence falls out of "
+    declare("update", str, "max-violation", "with --beam: update at the first step the gold sequence falls out of "
             "the beam (early, Collins & Roark 2004) or where the beam's best beats it by the most (max-violation, "
             "Huang, Fayong & Guo 2012)", TRANSITION, choices=UPDATES),
-    _option("outside_class", str, "nearest", "training trees the system cannot build: train on the oracle's "
+    declare("outside_class", str, "nearest", "training trees the system cannot build: train on the oracle's "
             "nearest tree, skip them, or stop with an error; the count is reported", TRANSITION,
             choices=OUTSIDE_CLASS),
-    _option("epochs", int, None, f"training epochs: of -l perceptron (default {PerceptronLearner().epochs}), "
+    declare("epochs", int, None, f"training epochs: of -l perceptron (default {PerceptronLearner().epochs}), "
             f"of the graph parser (default {GraphOptions.epochs}), the neural parsers' most epochs (default "
             f"{Training.epochs})", TRANSITION, GRAPH, *NEURAL),
-    _option("decoder", str, None, "eisner: best projective tree; mst: Chu-Liu-Edmonds, any tree (first order "
+    declare("decoder", str, None, "eisner: best projective tree; mst: Chu-Liu-Edmonds, any tree (first order "
             "only); eisner+npa: Eisner then the non-projective approximation (default eisner for the graph "
             "parser, mst for the neural ones)", GRAPH, BIAFFINE, "component:joint", choices=DECODERS),
-    _option("order", int, GraphOptions.order, "1: arc-factored; 2: arcs plus adjacent siblings", GRAPH,
+    declare("order", int, GraphOptions.order, "1: arc-factored; 2: arcs plus adjacent siblings", GRAPH,
             choices=(1, 2)),
-    _option("npa_threshold", float, DEFAULT_THRESHOLD, "stop the non-projective approximation when a move gains "
+    declare("npa_threshold", float, DEFAULT_THRESHOLD, "stop the non-projective approximation when a move gains "
             "less", GRAPH, BIAFFINE, "component:joint", metavar="T"),
-    _option("learner_options", dict, None, "experiment specs: the learner's own options by their names there "
+    declare("learner_options", dict, None, "experiment specs: the learner's own options by their names there "
             "(e.g. { C = 0.5 }; on the command line: --learner-c, ...)", TRANSITION, flags=()),
     # --- the neural parsers ------------------------------------------------------------------------
-    _option("device", str, "cpu", "where to train: cpu or a CUDA GPU", *NEURAL, choices=("cpu", "cuda")),
-    _option("threads", int, 1, "CPU threads for training (the same seed and threads give the same model)", *NEURAL),
-    _option("pretrained", str, None, "word vectors (word2vec/fastText text .vec file) to initialise the form "
+    declare("device", str, "cpu", "where to train: cpu or a CUDA GPU", *NEURAL, choices=("cpu", "cuda")),
+    declare("threads", int, 1, "CPU threads for training (the same seed and threads give the same model)", *NEURAL),
+    declare("pretrained", str, None, "word vectors (word2vec/fastText text .vec file) to initialise the form "
             "embeddings", *NEURAL, metavar="FILE"),
-    _option("positions", str, None, "--parser neural-transition: the positions whose vectors the scorer reads, one "
+    declare("positions", str, None, "--parser neural-transition: the positions whose vectors the scorer reads, one "
             "address per line (default: the system's, see docs/results/neural.md)", NEURAL_TRANSITION,
             metavar="FILE"),
     _neural("form_dim", EncoderOptions.form_dim,
@@ -199,32 +150,32 @@ OPTIONS: tuple[Option, ...] = (
             "(needs --dev)"),
     _neural("batch_words", Training.batch_words, "words per training minibatch"),
     _neural("learning_rate", Training.learning_rate, "Adam's learning rate"),
-    _option("parser_layers", int, 1, "BiLSTM layers of the parser's own, on the shared --lstm-layers",
+    declare("parser_layers", int, 1, "BiLSTM layers of the parser's own, on the shared --lstm-layers",
             "component:joint"),
-    _option("characters", str, None, "how the character BiLSTM's final states join the form embedding: add "
+    declare("characters", str, None, "how the character BiLSTM's final states join the form embedding: add "
             "(projected to its size; the parsers') or concat (--components joint, its default)",
             "component:joint", choices=CHARACTERS),
     # --- the learners of the transition-based parser -------------------------------------------------
-    _option("learner_c", float, None, f"the cost of a training error (C; default {LinearLearner().C} for "
+    declare("learner_c", float, None, f"the cost of a training error (C; default {LinearLearner().C} for "
             f"linear, {PolySVMLearner().C} for svm-poly2)", LINEAR, SVM, flags=("--learner-c",), key="C"),
-    _option("learner_tol", float, None, f"the solver's stopping tolerance (default {LinearLearner().tol} for "
+    declare("learner_tol", float, None, f"the solver's stopping tolerance (default {LinearLearner().tol} for "
             f"linear, {PolySVMLearner().tol} for svm-poly2)", LINEAR, SVM, flags=("--learner-tol",), key="tol"),
-    _option("learner_solver", str, LinearLearner().solver, "liblinear's solver: the Crammer-Singer multiclass "
+    declare("learner_solver", str, LinearLearner().solver, "liblinear's solver: the Crammer-Singer multiclass "
             "SVM, one-versus-rest SVMs or logistic regression", LINEAR, choices=SOLVERS, key="solver"),
-    _option("svm_gamma", float, PolySVMLearner().gamma, "γ of the polynomial kernel (γ x·y + coef0)²", SVM,
+    declare("svm_gamma", float, PolySVMLearner().gamma, "γ of the polynomial kernel (γ x·y + coef0)²", SVM,
             key="gamma"),
-    _option("svm_coef0", float, PolySVMLearner().coef0, "coef0 of the polynomial kernel", SVM, key="coef0"),
-    _option("svm_cache_mb", int, PolySVMLearner().cache_mb, "LIBSVM's kernel cache in MB", SVM, key="cache_mb"),
+    declare("svm_coef0", float, PolySVMLearner().coef0, "coef0 of the polynomial kernel", SVM, key="coef0"),
+    declare("svm_cache_mb", int, PolySVMLearner().cache_mb, "LIBSVM's kernel cache in MB", SVM, key="cache_mb"),
     # --- the tagger and lemmatizer -------------------------------------------------------------------
-    _option("tagger_c", float, Tagger.OPTIONS["C"], "the cost of a training error of the tag classifiers",
+    declare("tagger_c", float, Tagger.OPTIONS["C"], "the cost of a training error of the tag classifiers",
             TAGGER, flags=("--tagger-c",), key="C"),
-    _option("tagger_lemma_c", float, Tagger.OPTIONS["lemma_C"], "the cost of a training error of the lemma-rule "
+    declare("tagger_lemma_c", float, Tagger.OPTIONS["lemma_C"], "the cost of a training error of the lemma-rule "
             "classifier", TAGGER, flags=("--tagger-lemma-c",), key="lemma_C"),
-    _option("tagger_min_feature_count", int, Tagger.OPTIONS["min_feature_count"], "leave out features seen in "
+    declare("tagger_min_feature_count", int, Tagger.OPTIONS["min_feature_count"], "leave out features seen in "
             "fewer than N training words", TAGGER, key="min_feature_count"),
-    _option("tagger_split_threshold", int, Tagger.OPTIONS["split_threshold"], "XPOS and FEATS: UPOS values with "
+    declare("tagger_split_threshold", int, Tagger.OPTIONS["split_threshold"], "XPOS and FEATS: UPOS values with "
             "fewer words share one classifier", TAGGER, key="split_threshold"),
-    _option("tag_dictionary_min_count", int, Tagger.OPTIONS["tag_dictionary_min_count"], "words seen at least N "
+    declare("tag_dictionary_min_count", int, Tagger.OPTIONS["tag_dictionary_min_count"], "words seen at least N "
             "times give their tags as features (0: no tag dictionary)", TAGGER),
     # --- the tokenizer ------------------------------------------------------------------------------
     _tokenizer("bits", "linear: feature ids are hashed into 2**N buckets"),
@@ -252,6 +203,15 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 BY_NAME = {option.name: option for option in OPTIONS}
+
+
+
+def _group(option: Option) -> str:
+    """The ``barley train --help`` group of an option: its first taker's (:data:`GROUPS`)."""
+    first = option.takers[0]
+    if first in NEURAL:
+        return "neural"
+    return first if first in GROUPS else first.partition(":")[0]
 
 
 def taken_by(taker: str) -> list[Option]:
@@ -284,7 +244,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar = option.metavar or ("true|false" if option.type is bool else None if option.choices else
                                      "P" if option.type is float else
                                      "N" if option.type is int else "NAME")
-        groups[option.group].add_argument(*option.flags, dest=option.name, type=kind, default=argparse.SUPPRESS,
+        groups[_group(option)].add_argument(*option.flags, dest=option.name, type=kind, default=argparse.SUPPRESS,
                                           choices=None if option.type is bool else option.choices,
                                           metavar=metavar, help=option.help_text())
 
@@ -322,7 +282,7 @@ def check_value(option: Option, value: object, where: str = "", called: str | No
         raise BarleyError(f"{where}{called} must be {option.type.__name__}, not {value!r}")
     if option.choices is not None and value not in option.choices:
         raise BarleyError(f"{where}unknown {called.replace('_', ' ')} {value!r}",
-                          fix="choose from " + ", ".join(map(_shown, option.choices)))
+                          fix="choose from " + ", ".join(map(shown, option.choices)))
 
 
 def check_learner_options(learner: str, values: Mapping[str, object], where: str = "") -> None:
@@ -349,15 +309,28 @@ def markdown() -> str:
         lines += [f"## {title[0].upper()}{title[1:]}", "",
                   "| name | flags | type | default | taken by | what it does |", "|---|---|---|---|---|---|"]
         for option in OPTIONS:
-            if option.group != group:
+            if _group(option) != group:
                 continue
-            kind = " or ".join(map(_shown, option.choices)) if option.choices else option.type.__name__
-            default = "" if option.default is None else f"`{_shown(option.default)}`"
+            kind = " or ".join(map(shown, option.choices)) if option.choices else option.type.__name__
+            default = "" if option.default is None else f"`{shown(option.default)}`"
             flags = ", ".join(f"`{flag}`" for flag in option.flags) or "(specs only)"
             takers = ", ".join(t.partition(":")[2] + " " + t.partition(":")[0] for t in option.takers)
             lines.append(f"| `{option.name}` | {flags} | {kind} | {default} | {takers} | "
                          f"{option.help.replace('|', '/')} |")
         lines.append("")
+    lines += ["## Parsing (`barley parse`)", "",
+              ("The options of `barley parse` that reach the model (given arcs, UD-valid trees, confidence, the "
+               "beam, the k best), declared the same way in `barley.parse_options` (kept apart so that "
+               "`barley parse` starts without importing what training needs); a parser that cannot do what one "
+               "asks refuses it in one line, e.g. `--beam` for a graph-based parser."), "",
+              "| name | flag | type | default | what it does |", "|---|---|---|---|---|"]
+    for option in PARSE_OPTIONS:
+        flag = f"`{option.flag}`" + (f", `--no-{option.flag[2:]}`" if option.action == "negatable" else "")
+        kind = "switch" if option.action == "switch" else "true or false" if option.type is bool else \
+            option.type.__name__
+        default = "" if option.default is None else f"`{shown(option.default)}`"
+        lines.append(f"| `{option.name}` | {flag} | {kind} | {default} | {option.help.replace('|', '/')} |")
+    lines.append("")
     return "\n".join(lines)
 
 

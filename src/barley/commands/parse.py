@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
 import time
@@ -14,6 +13,7 @@ from barley.confidence import Confidence
 from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
+from barley.parse_options import add_parse_arguments
 from barley.pipeline import NOUNS, Pipeline, component_names, components_for, does, require_component
 from barley.tokenizer import INPUTS
 from barley.catalog import resolve
@@ -27,31 +27,7 @@ def register(subparsers) -> None:
                                                "model from `barley train` or the one that ships; in CoNLL-U input, "
                                                "only the columns the model predicts are replaced.")
     add_arguments(parser, "parse")
-    parser.add_argument("--retag", action="store_true",
-                        help="with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
-                             "where the input has them (by default tags in the input are kept)")
-    parser.add_argument("--max-words", type=_positive, metavar="N",
-                        help="graph-based and biaffine parsers: refuse a sentence of more than N words (default "
-                             "5000, within 4 GB; 600 for a second-order graph-based model, whose memory grows as "
-                             "N³; see docs/graph.md)")
-    parser.add_argument("--confidence", action="store_true",
-                        help="write each word's head and label probabilities into MISC (HeadProb=...|DeprelProb=..., "
-                             "what MISC holds is kept) and each sentence's expected labeled attachment score as "
-                             "'# confidence = ...' (docs/confidence.md)")
-    parser.add_argument("--flag-below", type=_probability, metavar="P",
-                        help="with the probabilities (implies --confidence), mark the words whose head probability "
-                             "is below P with Doubtful=Yes in MISC")
-
-    parser.add_argument("--nbest", type=_positive, metavar="K",
-                        help="write the K best analyses of each sentence (fewer where fewer trees exist), best "
-                             "first, each with sent_id ID#rank, '# nbest = rank/count' and '# score' (the tree's "
-                             "score); each arc takes its best label. First-order graph-based, biaffine and joint "
-                             "parsers (decoder eisner or mst; docs/graph.md), and transition-based parsers from "
-                             "their beam (docs/beam.md); `barley evaluate` scores the file's oracle")
-    parser.add_argument("--beam", type=_positive, metavar="K",
-                        help="transition-based parsers: search with a beam of K configurations per sentence "
-                             "(docs/beam.md; 1 is greedy; default: the width the model was trained at, "
-                             "`barley train --beam`, else 1); --nbest K searches with a beam of at least K")
+    add_parse_arguments(parser)
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="parse on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes here); "
                              "IN is then a glob pattern such as 'corpus/**/*.conllu' (quoted) and --out-dir is needed")
@@ -60,20 +36,6 @@ def register(subparsers) -> None:
     parser.add_argument("--shard-mb", type=int, metavar="MB",
                         help="with --scheduler: cut files larger than this into shards of about this size (default: "
                              "64, halved down to 1 until the inputs make 8 shards per worker thread)")
-    parser.add_argument("--keep-arcs", action="store_true",
-                        help="keep every HEAD (and DEPREL, where given) of the CoNLL-U input and parse the other "
-                             "words consistently with them (docs/constraints.md)")
-    parser.add_argument("--strict-arcs", action="store_true",
-                        help="with --keep-arcs: refuse a sentence whose given arcs the parser cannot build together "
-                             "(crossing arcs for a projective parser) instead of keeping a largest subset")
-    parser.add_argument("--forbid", metavar="FILE",
-                        help="arcs that must not appear: one per line, 'SENT_ID HEAD DEPENDENT' (docs/constraints.md)")
-    parser.add_argument("--valid-ud", action=argparse.BooleanOptionalAction, default=None,
-                        help="keep the structural rules of UD's validator (level 3) in every tree: one subject and "
-                             "one object per head, function words as leaves, conj/fixed/flat/appos/goeswith left "
-                             "to right, relations that agree with UPOS (joint, biaffine and transition-based parsers; "
-                             "docs/valid-ud.md). Default: on for the joint network (the shipped default model), "
-                             "off for transition-based parsers; --no-valid-ud turns it off")
     parser.set_defaults(func=run, needs="parse")
 
 
@@ -96,22 +58,6 @@ def add_arguments(parser, needs: str) -> None:
                         help="worker processes, each loading the model once; 'auto' = every core "
                              "(default 1; the output is the same byte for byte)")
     add_force(parser)
-
-
-def _positive(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
-    return int(value)
-
-
-def _probability(value: str) -> float:
-    try:
-        probability = float(value)
-    except ValueError:
-        probability = -1.0
-    if not 0.0 < probability <= 1.0:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a probability in (0, 1]")
-    return probability
 
 
 def _jobs(value: str) -> int:
