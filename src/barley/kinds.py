@@ -58,16 +58,15 @@ class ParserKind:
 
         return inspect.signature(self.train).parameters[option].default
 
-    def check(self, options: Mapping[str, object]) -> None:
-        """Refuse an option this kind does not take (never ignore it)."""
-        # imported here: the declarations import the kinds' modules
-        from barley.options import BY_NAME, who_takes
-
+    def check(self, options: Mapping[str, object], who_takes: Callable[[str], str | None] | None = None) -> None:
+        """Refuse an option this kind does not take (never ignore it); ``who_takes(option)``, if given, says
+        who does (``barley train`` passes :func:`barley.options.who_takes`: the declarations import the kinds'
+        modules, so this module does not import them)."""
         for option in options:
             if option not in self.options:
                 flag = "--" + option.replace("_", "-")
-                raise BarleyError(f"a {self.name} parser takes no option {flag}"
-                                  + (f"; {who_takes(option)}" if option in BY_NAME else ""),
+                takers = who_takes(option) if who_takes is not None else None
+                raise BarleyError(f"a {self.name} parser takes no option {flag}" + (f"; {takers}" if takers else ""),
                                   fix="leave it out, or choose the kind of parser that takes it (--parser)")
 
 

@@ -263,8 +263,11 @@ def refuse_untaken(names: Iterable[str], taker: str, fix: str | None = None) -> 
                               fix=fix or "leave it out, or choose what takes it")
 
 
-def who_takes(name: str) -> str:
-    """``it is an option of the graph parser, the biaffine parser``: who takes the declared option ``name``."""
+def who_takes(name: str) -> str | None:
+    """``it is an option of the graph parser, the biaffine parser``: who takes the option ``name`` (None for
+    an option not declared here)."""
+    if name not in BY_NAME:
+        return None
     return "it is an option of " + ", ".join(describe(taker) for taker in BY_NAME[name].takers)
 
 

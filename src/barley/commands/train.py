@@ -66,6 +66,7 @@ def _parse_options(args) -> dict:
     those it does not take (e.g. --decoder for a transition-based parser).
     """
     given = {name: getattr(args, name) for name in sorted(all_kind_options()) if hasattr(args, name)}
+    get_kind(args.parser).check(given, declared.who_takes)  # before the kind's own check: says who takes it
     learner = declared.given(args, "learner")
     if learner:  # the learner's own options (e.g. liblinear's C), refused by the kinds and learners without them
         if "learner" not in get_kind(args.parser).options:
