@@ -5,10 +5,12 @@ words' HEAD and DEPREL, and every word's UPOS, XPOS, FEATS and LEMMA, are blanke
 tokenization, predicted tags). The same input is parsed twice by the model: ignoring the
 given arcs, and keeping them. Printed: LAS and UAS over the free words (every word counted,
 punctuation included) both ways, whether every given arc was kept, and parse times (tagging
-included, after a warm-up parse).
+included, after a warm-up parse). With ``--gold-tags`` the file's tags and lemmas are kept instead:
+for a model without a tagger (a bare parser, which reads the tags of its input and refuses a file
+without them).
 
     python bench/bench_constraints.py /work/shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu \\
-        --model src/barley/models/en_ewt.barley --given 0.5 --seed 1 [--subtrees]
+        --model src/barley/models/en_ewt.barley --given 0.5 --seed 1 [--subtrees] [--gold-tags]
 """
 
 from __future__ import annotations
@@ -41,11 +43,20 @@ def subtrees(sentence, share: float, rng: random.Random) -> set[int]:
     return kept
 
 
-def blanked(gold, share: float, rng: random.Random, whole_subtrees: bool = False):
-    """Copies of ``gold`` with tags blanked and the arcs of a random ``share`` of the words kept (with
-    ``whole_subtrees``, of whole subtrees, :func:`subtrees`); and per sentence the set of words whose
-    arc is given."""
-    copies, given = [], []
+def model_labels(pipeline) -> set[str]:
+    """The DEPRELs the model's parser knows (a joint network keeps them in its annotator's tables)."""
+    parser = pipeline._parser.parser  # the parse component or the joint one
+    return set(parser.labels if hasattr(parser, "labels") else parser.annotator.tables.labels)
+
+
+def blanked(gold, share: float, rng: random.Random, labels: set[str], whole_subtrees: bool = False,
+            gold_tags: bool = False):
+    """Copies of ``gold`` with tags blanked (kept with ``gold_tags``) and the arcs of a random ``share``
+    of the words kept (with ``whole_subtrees``, of whole subtrees, :func:`subtrees`), a given arc whose
+    DEPREL is not among the model's ``labels`` given by its HEAD alone (``barley parse`` refuses a label
+    the model does not know); per sentence the set of words whose arc is given; and how many were
+    given without their label."""
+    copies, given, unlabelled = [], [], 0
     for sentence in gold:
         copy = sentence.copy()
         if whole_subtrees:
@@ -53,22 +64,26 @@ def blanked(gold, share: float, rng: random.Random, whole_subtrees: bool = False
         else:
             kept = {d for d in range(1, len(copy) + 1) if rng.random() < share}
         for d, word in enumerate(copy.words, 1):
-            for column in (UPOS, XPOS, FEATS, LEMMA):
+            for column in () if gold_tags else (UPOS, XPOS, FEATS, LEMMA):
                 word[column] = "_"
             if d not in kept:
                 word[HEAD] = word[DEPREL] = "_"
+            elif word[DEPREL] not in labels:
+                word[DEPREL] = "_"
+                unlabelled += 1
         copies.append(copy)
         given.append(kept)
-    return copies, given
+    return copies, given, unlabelled
 
 
-def scores(gold, parsed, given) -> tuple[float, float, int, int]:
-    """LAS and UAS over the free words; the free words; the given arcs not kept."""
+def scores(gold, inputs, parsed, given) -> tuple[float, float, int, int]:
+    """LAS and UAS over the free words; the free words; the given arcs not kept (a head given alone,
+    :func:`blanked`, is kept whatever its label)."""
     free = las = uas = lost = 0
-    for g, p, kept in zip(gold, parsed, given):
-        for d, (gw, pw) in enumerate(zip(g.words, p.words), 1):
+    for g, i, p, kept in zip(gold, inputs, parsed, given):
+        for d, (gw, iw, pw) in enumerate(zip(g.words, i.words, p.words), 1):
             if d in kept:
-                lost += (gw[HEAD], gw[DEPREL]) != (pw[HEAD], pw[DEPREL])
+                lost += gw[HEAD] != pw[HEAD] or (iw[DEPREL] != "_" and gw[DEPREL] != pw[DEPREL])
                 continue
             free += 1
             uas += gw[HEAD] == pw[HEAD]
@@ -85,10 +100,14 @@ def main() -> None:
     parser.add_argument("--subtrees", action="store_true",
                         help="give the arcs of whole gold subtrees (about the share of the words) instead of "
                              "random words")
+    parser.add_argument("--gold-tags", action="store_true",
+                        help="keep the file's UPOS, XPOS, FEATS and LEMMA (for a model without a tagger, "
+                             "which reads them)")
     args = parser.parse_args()
     pipeline = Pipeline.load(args.model or default_model_path())
     gold = list(read(args.gold))
-    copies, given = blanked(gold, args.given, random.Random(args.seed), args.subtrees)
+    copies, given, unlabelled = blanked(gold, args.given, random.Random(args.seed), model_labels(pipeline),
+                                        args.subtrees, args.gold_tags)
     list(pipeline.parse([s.copy() for s in copies[:50]], arcs=ArcOptions(keep=True)))  # warm-up: lazy loading
     results = {}
     for name, arcs in (("without", None), ("with", ArcOptions(keep=True))):
@@ -100,12 +119,13 @@ def main() -> None:
         started = time.perf_counter()
         parsed = list(pipeline.parse(inputs, arcs=arcs))
         seconds = time.perf_counter() - started
-        results[name] = (*scores(gold, parsed, given), seconds)
+        results[name] = (*scores(gold, copies, parsed, given), seconds)
     free = results["with"][2]
     how = "whole subtrees" if args.subtrees else "random words"
+    tags = "the file's tags" if args.gold_tags else "predicted tags"
     print(f"{args.gold}: {len(gold)} sentences; {sum(map(len, given))} given arcs ({args.given:.0%} of {how}, "
-          f"seed {args.seed}), "
-          f"{free} free words; model {args.model or default_model_path()}")
+          f"seed {args.seed}; {unlabelled} of them by the head alone, their label unknown to the model), "
+          f"{free} free words, {tags}; model {args.model or default_model_path()}")
     for name, (las, uas, _, lost, seconds) in results.items():
         kept = f"; given arcs not kept: {lost}" if name == "with" else ""
         print(f"{name:>7} given arcs: LAS {las:.2f}, UAS {uas:.2f} on the free words; parse {seconds:.1f} s{kept}")
