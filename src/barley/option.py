@@ -42,6 +42,7 @@ class Option:
 
 
 def shown(value: object) -> str:
+    """A default or a choice as one writes it on the command line (``a,b``, ``true``, ``0.3``)."""
     return ",".join(value) if isinstance(value, tuple) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
