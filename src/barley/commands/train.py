@@ -1,4 +1,6 @@
-"""``barley train``: train a greedy transition-based parser and write one model file."""
+"""``barley train``: train a parser of any kind, a pipeline (or one by a recipe, from a treebank
+folder) or a neural model further (``--from``), and write one model file; the options that reach
+parsers, learners, the tagger and the tokenizer come from :mod:`barley.options`."""
 
 from __future__ import annotations
 
