@@ -8,7 +8,8 @@ and the linear learners (linear, perceptron, and the data split over them), and 
 tested to give the reference's transitions, rows and trees exactly
 (``tests/test_fast.py``); its beam search gives the reference beam's
 (:mod:`barley.transition.beam`) trees and scores exactly (``tests/test_fast_beam.py``). This
-module turns a :class:`barley.transition.parser.Parser` into the tables the loop reads (:func:`compile_parser`) and its output back into the reference's.
+module turns a :class:`barley.transition.parser.Parser` into the tables the loop reads
+(:func:`compile_parser`) and its output back into the reference's.
 
 Why Cython: the package builds with setuptools already, Cython is one build
 requirement from PyPI (no toolchain beyond the C compiler), the loop reads numpy
