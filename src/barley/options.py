@@ -28,7 +28,7 @@ from barley.learners import LEARNERS
 from barley.learners.kernel_svm import PolySVMLearner
 from barley.learners.linear import SOLVERS, LinearLearner
 from barley.learners.perceptron import PerceptronLearner
-from barley.neural.options import CHARACTERS, BiaffineOptions, EncoderOptions, Training, TransitionOptions
+from barley.neural.options import CHARACTERS, LR_SCHEDULES, BiaffineOptions, EncoderOptions, Training, TransitionOptions
 from barley.pipeline.tagger import Tagger
 from barley.systems import system_names
 from barley.tokenizer import TokenizerOptions
@@ -150,6 +150,9 @@ OPTIONS: tuple[Option, ...] = (
             "(needs --dev)"),
     _neural("batch_words", Training.batch_words, "words per training minibatch"),
     _neural("learning_rate", Training.learning_rate, "Adam's learning rate"),
+    declare("lr_schedule", str, Training.lr_schedule, "the learning rate over the epochs: constant, or cosine "
+            "(falling from --learning-rate towards 0 along half a cosine over --epochs)", *NEURAL,
+            choices=LR_SCHEDULES),
     declare("parser_layers", int, 1, "BiLSTM layers of the parser's own, on the shared --lstm-layers",
             "component:joint"),
     declare("characters", str, None, "how the character BiLSTM's final states join the form embedding: add "

@@ -52,7 +52,8 @@ class Recipe:
 
 RECIPES = {
     "neural": Recipe("neural", ("tokenize", "joint"),
-                     {"tokenize": {"tokenizer": "neural"}, "joint": {"epochs": 40, "threads": THREADS}},
+                     {"tokenize": {"tokenizer": "neural"},
+                      "joint": {"epochs": 40, "lr_schedule": "cosine", "patience": 10, "threads": THREADS}},
                      summary="neural tokenizer, then the joint tagger, lemmatizer and biaffine parser (PyTorch)"),
     "linear": Recipe("linear", ("tokenize", "tag", "parse"), {"parse": {"system": "arc-eager"}}, jackknife=5,
                      summary="linear tokenizer, tagger and lemmatizer, then an arc-eager parser on jackknifed tags"),

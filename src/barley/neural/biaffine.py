@@ -24,7 +24,8 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
                single_root: bool, seed: int, tags: str, transforms: Sequence, log: Callable[[str], None],
                dev: list[Sentence] | None, decoder: str = "mst", npa_threshold: float | None = None,
                epochs: int | None = None, patience: int | None = None, batch_words: int | None = None,
-               learning_rate: float | None = None, device: str = "cpu", threads: int = 1,
+               learning_rate: float | None = None, lr_schedule: str | None = None,
+               device: str = "cpu", threads: int = 1,
                pretrained: str | None = None, form_dim: int | None = None, lemma_dim: int | None = None,
                upos_dim: int | None = None, xpos_dim: int | None = None, feats_dim: int | None = None,
                char_dim: int | None = None, char_hidden: int | None = None, lstm_hidden: int | None = None,
@@ -34,7 +35,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 
     Encoder sizes (``form_dim`` … ``min_form_count``) are :class:`barley.neural.encoder.EncoderOptions`,
     ``arc_mlp``/``label_mlp`` :class:`barley.neural.biaffine_model.BiaffineOptions`, ``epochs`` …
-    ``learning_rate`` :class:`barley.neural.biaffine_parser.Training`; each left at None keeps its default.
+    ``lr_schedule`` :class:`barley.neural.options.Training`; each left at None keeps its default.
     ``pretrained``: a word-vector text file to initialise the form embeddings. ``device``: ``cpu`` or
     ``cuda``; ``threads``: CPU threads (the same seed and threads give the same model on CPU).
     """

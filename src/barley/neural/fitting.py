@@ -200,6 +200,8 @@ def fit_epochs(parser, model: torch.nn.Module, lengths: Sequence[int], step: Cal
             if dev and epoch - 1 - progress.best_epoch >= training.patience:
                 break  # a resumed training that had already stopped early
             started = time.perf_counter()
+            for group in optimizer.param_groups:
+                group["lr"] = training.rate(epoch)
             model.train()
             total = 0.0
             batches = minibatches(lengths, training.batch_words, rng)
@@ -216,6 +218,8 @@ def fit_epochs(parser, model: torch.nn.Module, lengths: Sequence[int], step: Cal
                         f"at most {per_epoch * (training.epochs - done) / 60:.0f} min for "
                         f"{training.epochs - done} epochs")
             line = f"epoch {epoch}/{training.epochs}: loss {total / len(batches):.4f}"
+            if training.lr_schedule != "constant":
+                line += f", learning rate {training.rate(epoch):.2e}"
             if after_epoch is not None:
                 line += after_epoch(epoch)
             if dev:

@@ -5,6 +5,8 @@ regularisation, the biaffine scorer's, and training's; :mod:`barley.options` dec
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import asdict, dataclass, fields
 
 from barley.errors import BarleyError
@@ -102,12 +104,28 @@ class Training:
     batch_words: int = 1000
     learning_rate: float = 2e-3
     clip: float = 5.0
+    lr_schedule: str = "constant"
+    """``constant``, or ``cosine``: each epoch's learning rate falls from ``learning_rate`` towards 0
+    along half a cosine over the ``epochs`` (Loshchilov & Hutter 2017, without restarts), so that
+    the last epochs take small steps — what a fixed budget of epochs gains most from."""
 
     def check(self) -> None:
         if self.epochs < 1 or self.patience < 1 or self.batch_words < 1:
             raise BarleyError("--epochs, --patience and --batch-words must be at least 1")
         if not self.learning_rate > 0:
             raise BarleyError(f"--learning-rate must be positive, not {self.learning_rate}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise BarleyError(f"unknown --lr-schedule {self.lr_schedule!r}", fix="choose " + " or ".join(LR_SCHEDULES))
+
+    def rate(self, epoch: int) -> float:
+        """The learning rate of epoch ``epoch`` (1-based): a function of the epoch alone, so that a
+        resumed training goes on with the same rates."""
+        if self.lr_schedule == "constant":
+            return self.learning_rate
+        return self.learning_rate * 0.5 * (1 + math.cos(math.pi * (epoch - 1) / self.epochs))
+
+
+LR_SCHEDULES = ("constant", "cosine")
 
 
 def from_given(given: dict, *kinds: type, device: str = "cpu", threads: int = 1) -> tuple:

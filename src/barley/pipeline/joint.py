@@ -56,7 +56,7 @@ stopping when there is no dev set), device, threads, and ``resume`` (from ``chec
 OPTIONAL = frozenset({"npa_threshold", "pretrained", "checkpoint"})
 """Options taken only when given: the non-projective approximation's threshold (``eisner+npa``),
 a word-vector file to initialise the form embeddings, and the checkpoint file."""
-FINE_TUNING = ("epochs", "patience", "batch_words", "learning_rate", "clip", "holdout", "device", "threads")
+FINE_TUNING = ("epochs", "patience", "batch_words", "learning_rate", "lr_schedule", "clip", "holdout", "device", "threads")
 """The options of fine-tuning (:meth:`JointComponent.fine_tune`): training's, not the network's."""
 NOT_FINGERPRINTED = ("resume", "checkpoint", "threads", "device", "epochs", "patience")
 """Options a resumed training may change: where it runs (threads are fingerprinted apart, being part
