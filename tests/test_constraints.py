@@ -169,6 +169,37 @@ def test_graph_decoders_keep_the_given_arcs(decoder, data, seed):
         assert not {(heads[d], d) for d in range(1, arcs.n + 1)} & arcs.forbidden, f"{decoder}: {heads}"
 
 
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1))
+def test_mst_avoiding_crossing_arcs_finds_the_brute_force_best_tree(data, seed):
+    """Chu-Liu-Edmonds on the constrained scores with ``avoid_crossing``: among the trees with every
+    kept given arc, one with the fewest forbidden arcs, then the fewest arcs crossing a given one
+    (root arcs aside), then the best score — checked against every tree."""
+    single_root = data.draw(st.booleans())
+    arcs = random_given(draw_ints(data), data.draw(st.integers(1, 5)), single_root, "any", forbid=True)
+    scores = np.random.default_rng(seed).normal(size=(arcs.n + 1, arcs.n + 1))
+    options = GraphOptions(decoder="mst", single_root=single_root)
+    heads, _ = decode(options, Scores(None, None, None, arc=constrained_scores(scores, arcs, avoid_crossing=True)))
+    given_arcs = [(h, d) for d, h in enumerate(arcs.kept_heads()) if d and h != FREE and h != 0]
+
+    def crosses(h: int, d: int) -> bool:
+        low, high = min(h, d), max(h, d)
+        return h != 0 and any(min(a, b) < low < max(a, b) < high or low < min(a, b) < high < max(a, b)
+                              for a, b in given_arcs)
+
+    def rank(tree) -> tuple[int, int, float]:
+        arcs_of = [(tree[d], d) for d in range(1, arcs.n + 1)]
+        return (sum(arc in arcs.forbidden for arc in arcs_of), sum(crosses(*arc) for arc in arcs_of),
+                -sum(scores[h, d] for h, d in arcs_of))
+
+    trees = [[-1, *tree] for tree in itertools.product(range(arcs.n + 1), repeat=arcs.n)
+             if check_tree([-1, *tree], single_root) is None
+             and all(h == FREE or tree[d - 1] == h for d, h in enumerate(arcs.kept_heads()) if d)]
+    best = min(map(rank, trees))
+    found = rank([int(h) for h in heads])
+    assert found[:2] == best[:2] and found[2] == pytest.approx(best[2]), f"{heads}: {found}, best {best}"
+
+
 # --- reading the constraints --------------------------------------------------------------
 
 LABELS = ["root", "nsubj", "obj", "punct"]

@@ -319,13 +319,35 @@ def decoder_class(options) -> str:
     return "any" if options.decoder == "mst" else "projective"
 
 
-def constrained_scores(arc: np.ndarray, arcs: SentenceArcs, sibling: np.ndarray | None = None) -> np.ndarray:
-    """``arc[h, d]`` (float64) with every forbidden arc scored below what any tree without one can
-    lose, and every arc that contradicts a kept given arc (another head of a given word) below
-    what any tree without one can lose even with forbidden arcs: so a decoder returns a tree with
-    all kept given arcs whenever its class has one, and without forbidden arcs whenever it can
-    (the spread of ``sibling``, second-order scores, is counted too)."""
+def constrained_scores(arc: np.ndarray, arcs: SentenceArcs, sibling: np.ndarray | None = None,
+                       avoid_crossing: bool = False) -> np.ndarray:
+    """``arc[h, d]`` (float64) with, in tiers, each below what any tree without it can lose: with
+    ``avoid_crossing``, every arc that crosses a kept given arc (the root's arcs left out, as in
+    :func:`barley.tree.crossing_pairs`); below them, every forbidden arc; lowest, every arc that
+    contradicts a kept given arc (another head of a given word). So a decoder returns a tree with
+    all kept given arcs whenever its class has one, then with as few forbidden arcs, then as few
+    crossing ones as it can (the spread of ``sibling``, second-order scores, is counted too)."""
     arc = np.asarray(arc, dtype=np.float64)
+    given = [(h, d) for d, h in enumerate(arcs.kept_heads()) if d and h != FREE]
+    if avoid_crossing:
+        arc = _below(arc, _crossing(given, len(arc)), sibling)
+    forbidden = np.zeros(arc.shape, dtype=bool)
+    for h, d in arcs.forbidden:
+        forbidden[h, d] = True
+    arc = _below(arc, forbidden, sibling)
+    contradicting = np.zeros(arc.shape, dtype=bool)
+    for h, d in given:
+        contradicting[:, d] = True
+        contradicting[h, d] = False
+    return _below(arc, contradicting, sibling)
+
+
+def _below(arc: np.ndarray, mask: np.ndarray, sibling: np.ndarray | None) -> np.ndarray:
+    """``arc`` with every arc of ``mask`` scored so low that a tree with one of them scores less than
+    any tree without: a tree of n arcs loses at most n times the spread of the scores (arc and
+    sibling) by its other arcs."""
+    if not mask.any():
+        return arc
     finite = arc[np.isfinite(arc)]
     top, bottom = (float(finite.max()), float(finite.min())) if finite.size else (0.0, 0.0)
     spread = top - bottom
@@ -333,19 +355,22 @@ def constrained_scores(arc: np.ndarray, arcs: SentenceArcs, sibling: np.ndarray 
         finite_sibling = sibling[np.isfinite(sibling)]
         if finite_sibling.size:
             spread += float(finite_sibling.max() - finite_sibling.min())
-    words = len(arc) + 1
-    forbidden_score = bottom - words * (spread + 1.0)
-    contradicting_score = forbidden_score - words * (top - forbidden_score + spread + 1.0)
-    contradicting = np.zeros(arc.shape, dtype=bool)
-    for d, h in enumerate(arcs.kept_heads()):
-        if d and h != FREE:
-            contradicting[:, d] = True
-            contradicting[h, d] = False
-    forbidden = np.zeros(arc.shape, dtype=bool)
-    for h, d in arcs.forbidden:
-        forbidden[h, d] = True
-    arc = np.where(forbidden, np.minimum(arc, forbidden_score), arc)
-    return np.where(contradicting, np.minimum(arc, contradicting_score), arc)
+    return np.where(mask, np.minimum(arc, bottom - (len(arc) + 1) * (spread + 1.0)), arc)
+
+
+def _crossing(given: Sequence[tuple[int, int]], nodes: int) -> np.ndarray:
+    """``mask[h, d]``: does the arc h → d cross one of the ``given`` arcs (head, dependent)? Arcs
+    (a, b) and (c, e), a < b, c < e, cross iff a < c < b < e or c < a < e < b; root arcs never do."""
+    h, d = np.arange(nodes)[:, None], np.arange(nodes)[None, :]
+    low, high = np.minimum(h, d), np.maximum(h, d)
+    mask = np.zeros((nodes, nodes), dtype=bool)
+    for head, dependent in given:
+        if head == 0:
+            continue
+        a, b = min(head, dependent), max(head, dependent)
+        mask |= ((a < low) & (low < b) & (b < high)) | ((low < a) & (a < high) & (high < b))
+    mask[0, :] = False
+    return mask
 
 
 def labels_kept(label_ids: Sequence[int], arcs: SentenceArcs | None) -> list[int]:

@@ -26,7 +26,7 @@ All functions except :func:`check_tree` assume a well-formed tree.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -214,6 +214,16 @@ def crossing_pairs(heads: Heads, include_root: bool = False) -> list[tuple[int, 
     first, second = np.nonzero(cross)
     pairs = {tuple(sorted((int(dependents[i]), int(dependents[j])))) for i, j in zip(first, second)}
     return sorted(pairs)
+
+
+def crossing_share(trees: Iterable[Heads]) -> float:
+    """The share of the arcs of ``trees`` (the root's left out, as in :func:`crossing_pairs`) that
+    cross another arc; 0 for trees without arcs."""
+    arcs = crossing = 0
+    for heads in trees:
+        arcs += sum(1 for head in heads[1:] if head != 0)
+        crossing += len({dependent for pair in crossing_pairs(heads) for dependent in pair})
+    return crossing / arcs if arcs else 0.0
 
 
 def is_planar(heads: Heads, include_root: bool = False) -> bool:

@@ -24,7 +24,8 @@ class GraphParser(GraphModel):
     def parse(self, tokens: Tokens, arcs: SentenceArcs | None = None) -> tuple[np.ndarray, np.ndarray, int]:
         """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves; with
         ``arcs``, the kept given arcs are forced and the arcs that contradict them or are forbidden
-        excluded (:func:`barley.constraints.constrained_scores`)."""
+        excluded, those that cross them avoided where the options say so
+        (:func:`barley.constraints.constrained_scores`)."""
         return self.parse_scored(tokens, arcs=arcs)[:3]
 
     def parse_scored(self, tokens: Tokens, label_temperature: float | None = None, arcs: SentenceArcs | None = None
@@ -33,7 +34,8 @@ class GraphParser(GraphModel):
         ``label_temperature``, if given: confidence)."""
         scores = self.parse_scores(tokens, label_temperature)
         if arcs is not None:
-            scores = replace(scores, arc=constrained_scores(scores.arc, arcs, scores.sibling))
+            scores = replace(scores, arc=constrained_scores(scores.arc, arcs, scores.sibling,
+                                                            self.options.avoids_crossing_given()))
         heads, moves = self.decode(scores)
         return heads, np.asarray(labels_kept(_best_labels(scores, heads), arcs)), moves, scores
 

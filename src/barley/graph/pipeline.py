@@ -28,7 +28,7 @@ from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
 from barley.nbest import EMPTY_TREE, analyses
 from barley.transforms import describe_transforms, of_manifest
-from barley.tree import label_ids, label_table
+from barley.tree import crossing_share, label_ids, label_table
 
 
 @dataclass
@@ -134,7 +134,8 @@ class TrainedGraphParser:
             "parser": "graph",
             "graph": {"decoder": options.decoder, "order": options.order, "npa_threshold": options.npa_threshold,
                       "epochs": options.epochs, "dims": options.dims, "label_rows": options.label_rows,
-                      "seed": options.seed, "single_root": options.single_root},
+                      "seed": options.seed, "single_root": options.single_root,
+                      "crossing_arcs": options.crossing_arcs},
             "labels": self.labels,
             "vocabularies": {"UPOS": self.upos.to_json(), "XPOS": self.xpos.to_json()},
             "transforms": [t.to_json() for t in self.transforms],
@@ -193,6 +194,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     options, each of ``decoder``, ``order``, ``npa_threshold``, ``epochs`` given overriding them."""
     given = {"decoder": decoder, "order": order, "npa_threshold": npa_threshold, "epochs": epochs}
     options = replace(graph or GraphOptions(), seed=seed, single_root=single_root,
+                      crossing_arcs=crossing_share(heads for heads, _ in trees),
                       **{name: value for name, value in given.items() if value is not None})
     options.check()
     trained = train_graph(sentences, trees, source=source, options=options, transforms=transforms, log=log)

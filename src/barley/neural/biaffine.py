@@ -44,14 +44,15 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     from barley.graph.model import GraphOptions
     from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
     from barley.neural.biaffine_parser import train_biaffine
-    from barley.tree import label_table
+    from barley.tree import crossing_share, label_table
 
     encoder, biaffine, training = from_given(given, EncoderOptions, BiaffineOptions, Training, device=device,
                                              threads=threads)
     if npa_threshold is not None and decoder != "eisner+npa":
         raise BarleyError("--npa-threshold applies to --decoder eisner+npa only", fix="leave it out")
     decoding = GraphOptions(decoder=decoder, npa_threshold=DEFAULT_THRESHOLD if npa_threshold is None
-                            else npa_threshold, single_root=single_root)
+                            else npa_threshold, single_root=single_root,
+                            crossing_arcs=crossing_share(heads for heads, _ in trees))
     decoding.check()
     labels, _ = label_table(trees)
     words = sum(len(s) for s in sentences)

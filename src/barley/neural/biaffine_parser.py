@@ -131,7 +131,8 @@ class TrainedBiaffineParser(NeuralParser):
 
     def own_manifest(self) -> dict:
         return {"decoding": {"decoder": self.decoding.decoder, "npa_threshold": self.decoding.npa_threshold,
-                             "single_root": self.decoding.single_root},
+                             "single_root": self.decoding.single_root,
+                             "crossing_arcs": self.decoding.crossing_arcs},
                 "biaffine": {"arc_mlp": self.model.arc_dep[0].out_features,
                              "label_mlp": self.model.label_dep[0].out_features}}
 

@@ -46,11 +46,12 @@ def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats
     """Heads (entry 0: -1) from scores ``arc[head, dependent]`` over nodes 0..n (-inf: impossible);
     counts the sentence, its words and what the decoder did in ``stats``. With ``arcs``, the kept
     given arcs are forced and the arcs that contradict them or are forbidden excluded
-    (:func:`barley.constraints.constrained_scores`)."""
+    (:func:`barley.constraints.constrained_scores`), and the arcs that cross them where the model
+    avoids those (:meth:`barley.graph.model.GraphOptions.avoids_crossing_given`)."""
     stats.sentences += 1
     stats.words += len(arc) - 1
     if arcs is not None:
-        arc = constrained_scores(arc, arcs)
+        arc = constrained_scores(arc, arcs, avoid_crossing=decoding.avoids_crossing_given())
     heads = arc.argmax(axis=0)
     heads[0] = -1
     if check_tree(heads, decoding.single_root) is None and (decoding.decoder == "mst" or is_projective(heads)):

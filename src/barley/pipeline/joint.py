@@ -105,7 +105,7 @@ class JointComponent:
         from barley.neural.options import from_given
         from barley.kinds import gold_tree
         from barley.transforms import fit_forward
-        from barley.tree import label_table
+        from barley.tree import crossing_share, label_table
 
         encoder, biaffine, training = from_given({**asdict(ENCODER), **options}, EncoderOptions, BiaffineOptions,
                                                  Training, device=options["device"], threads=options["threads"])
@@ -121,7 +121,8 @@ class JointComponent:
         trees = fit_forward(transforms, sentences, [gold_tree(s) for s in sentences], log)
         decoding = GraphOptions(decoder=options["decoder"], npa_threshold=options.get("npa_threshold",
                                 DEFAULT_THRESHOLD), single_root=all(sum(1 for h in heads[1:] if h == 0) == 1
-                                                                    for heads, _ in trees))
+                                                                    for heads, _ in trees),
+                                crossing_arcs=crossing_share(heads for heads, _ in trees))
         decoding.check()
         labels, _ = label_table(trees)
         words = sum(len(s) for s in sentences)
@@ -140,7 +141,7 @@ class JointComponent:
         manifest = {"encoder": asdict(model.encoder.options), "biaffine": asdict(biaffine),
                     "parser_layers": options["parser_layers"],
                     "decoding": {"decoder": decoding.decoder, "npa_threshold": decoding.npa_threshold,
-                                 "single_root": decoding.single_root},
+                                 "single_root": decoding.single_root, "crossing_arcs": decoding.crossing_arcs},
                     "vocabularies": vocabularies.to_json(), "tables": tables.to_json(),
                     "transforms": [t.to_json() for t in transforms],
                     "options": _jsonable({k: v for k, v in options.items() if k not in ("resume", "checkpoint")}),
