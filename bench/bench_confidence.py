@@ -4,7 +4,8 @@ For a model (by default the one that ships), on a gold test file (by default UD_
 test, gold tokenization): the parse time without and with confidence (in-process, the best
 of ``--repeat`` runs, wall clock and CPU: the machine may be shared), and the head
 confidence's expected calibration error (10 equal-width bins) and AUROC against head errors,
-with the model's temperature and after ``barley calibrate`` on the dev file; and, after it, the
+with the model's temperature, after ``barley calibrate --temperature-only`` on the dev file and
+after ``barley calibrate`` (the temperature, then the head map); and, after that, the
 precision and recall of the words ``--flag-below P`` flags, for several P.
 
     python bench/bench_confidence.py                       # shipped model, EWT dev → test
@@ -112,10 +113,13 @@ def main() -> None:
     command_plain = command_seconds(model, args.test, args.retag, [], args.repeat)
     command_sure = command_seconds(model, args.test, args.retag, ["--confidence"], args.repeat)
     found = calibrate(pipeline, list(read(args.dev)), args.dev, args.retag)
-    pipeline.calibrated(found)
-    pipeline.with_confidence(Confidence())
-    calibrated = list(pipeline.parse([sentence.copy() for sentence in gold], retag=args.retag))
-    after = scores(gold, calibrated)
+    mapped_scores = {}
+    for name, fitted in (("temperature", {k: v for k, v in found.items() if k != "head_map"}), ("mapped", found)):
+        pipeline.calibrated(fitted)
+        pipeline.with_confidence(Confidence())
+        calibrated = list(pipeline.parse([sentence.copy() for sentence in gold], retag=args.retag))
+        mapped_scores[name] = scores(gold, calibrated)
+    after, mapped = mapped_scores["temperature"], mapped_scores["mapped"]
     figures = {
         "model": model, "test": args.test, "dev": args.dev, "words": words, "tags": "predicted" if args.retag
         else "as in the file", "parse_s": round(plain_wall, 2), "parse_confidence_s": round(sure_wall, 2),
@@ -123,7 +127,8 @@ def main() -> None:
         "cost_cpu_percent": round(100 * (sure_cpu / plain_cpu - 1), 1),
         "command_s": round(command_plain, 2), "command_confidence_s": round(command_sure, 2),
         "command_cost_percent": round(100 * (command_sure / command_plain - 1), 1),
-        "temperature": found["temperature"], "before": before, "after": after}
+        "temperature": found["temperature"], "head_map_knots": len(found["head_map"]["confidence"]),
+        "before": before, "after": after, "mapped": mapped}
     print(f"{Path(model).name} on {Path(args.test).name} ({words} words, tags {figures['tags']}): "
           f"UAS {before['UAS']}, LAS {before['LAS']}")
     print(f"parse {plain_wall:.2f} s, with confidence {sure_wall:.2f} s: +{figures['cost_wall_percent']}% wall, "
@@ -134,8 +139,10 @@ def main() -> None:
           f"AUROC {before['AUROC']:.4f}")
     print(f"after barley calibrate on {Path(args.dev).name} (temperature {found['temperature']:.4f}, fitted on "
           f"the words' head likelihood): ECE {100 * after['ECE']:.2f} points, AUROC {after['AUROC']:.4f}")
+    print(f"then through the head map ({figures['head_map_knots']} knots, isotonic regression on the same dev "
+          f"words): ECE {100 * mapped['ECE']:.2f} points, AUROC {mapped['AUROC']:.4f}")
     for threshold, count, precision, recall in flagged(gold, calibrated, args.flag_below):
-        print(f"--flag-below {threshold:g} (after calibration): {count} words flagged ({100 * count / words:.1f}%), "
+        print(f"--flag-below {threshold:g} (after calibration, with the map): {count} words flagged ({100 * count / words:.1f}%), "
               f"{precision:.1f}% of them with a wrong head; {recall:.1f}% of the head errors flagged")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

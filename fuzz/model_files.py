@@ -97,6 +97,20 @@ def _neural_pipeline(data: str):
                                                  arc_mlp=8, label_mlp=8, epochs=1, batch_words=200)}, **QUIET)
 
 
+def _calibrated(train):
+    """``train``, then ``barley calibrate`` on its own treebank: a temperature and a head map in the manifest."""
+    def build(data: str):
+        from barley.commands.calibrate import calibrate
+        from barley.conllu import read
+        from barley.pipeline import Pipeline
+
+        model = train(data)
+        pipeline = Pipeline.of(model)
+        pipeline.calibrated(calibrate(pipeline, list(read(data)), data))
+        return model
+    return build
+
+
 def _pseudo_projective():
     from barley.transforms.pseudo_projective import PseudoProjective
 
@@ -113,8 +127,8 @@ FIXTURES = {
     "graph-first-order-mst": _graph(decoder="mst"),
     "graph-second-order-npa": _graph(order=2, decoder="eisner+npa"),
     "biaffine": lambda data: _train(data, parser="biaffine", decoder="eisner", label_mlp=8, arc_mlp=8, **NEURAL),
-    "neural-transition": lambda data: _train(data, parser="neural-transition", system="arc-eager", hidden=8,
-                                             **NEURAL),
+    "neural-transition": _calibrated(lambda data: _train(data, parser="neural-transition", system="arc-eager",
+                                                         hidden=8, **NEURAL)),
     "pipeline": _pipeline,
     "pipeline-neural": _neural_pipeline,
 }
@@ -184,6 +198,7 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
     """Describe the model at ``path`` (``barley info``), load it and parse with it: ``parsed`` (its
     output reads back as CoNLL-U), or ``refused`` (barley's one-line error); anything else raises."""
     from barley.commands.info import describe
+    from barley.confidence import Confidence
     from barley.conllu import read_bytes
     from barley.errors import BarleyError, BarleyWarning
     from barley.model_check import loading
@@ -201,6 +216,8 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
         warnings.simplefilter("ignore", BarleyWarning)
         try:
             pipeline = Pipeline.load(str(path))
+            if rng.random() < 0.5:
+                pipeline.with_confidence(Confidence())
             parsed = list(pipeline.parse(sentences, retag=rng.random() < 0.5))
             if "tokenize" in pipeline:
                 parsed += pipeline.parse("The dog sees a cat. Every bird walked!\n\nA fox liked the owls.")

@@ -14,8 +14,8 @@ import pytest
 from barley.transition import fast
 from barley.transition.loop import ParseStats, parse_batch
 from barley.cli import main
-from barley.confidence import (DEPREL_PROB, HEAD_PROB, Confidence, MoveSteps, annotate, auroc, calibration,
-                               fit_temperature, softmax)
+from barley.confidence import (DEPREL_PROB, HEAD_PROB, Calibrated, Confidence, MoveSteps, annotate, auroc,
+                               calibration, calibration_of, fit_head_map, fit_temperature, softmax)
 from barley.conllu import MISC, read, read_lines
 from barley.evaluation.attachment import evaluate
 from barley.features.extract import list_element
@@ -239,7 +239,8 @@ def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(fil
     from barley.model_file import read_manifest
 
     entry = read_manifest(str(calibrated))["confidence"]
-    assert entry["fitted_on"] == "word head likelihood" and entry["temperature"] > 0
+    assert entry["fitted_on"].startswith("word head likelihood, then isotonic") and entry["temperature"] > 0
+    assert len(entry["head_map"]["confidence"]) == len(entry["head_map"]["accuracy"]) >= 1
     before, after = files / "before.conllu", files / "after.conllu"
     for model, out in ((files / "m.barley", before), (calibrated, after)):
         assert main(["parse", str(files / "dev.conllu"), "-m", str(model), "-q", "--confidence", "-o", str(out)]) == 0
@@ -251,6 +252,70 @@ def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(fil
         found = evaluate(gold, list(read(out))).scores["calibration"]
         nll.append(found["ECE"])
     assert nll[1] <= nll[0] + 0.02  # fitted on the same data: calibrated at least about as well
+
+
+def test_calibrate_temperature_only_stores_no_head_map(files, capsys):
+    calibrated = files / "temperature-only.barley"
+    assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated),
+                 "--temperature-only"]) == 0
+    from barley.model_file import read_manifest
+
+    entry = read_manifest(str(calibrated))["confidence"]
+    assert entry["fitted_on"] == "word head likelihood" and "head_map" not in entry
+
+
+def test_the_head_map_is_isotonic_regression_through_its_blocks_means():
+    """On words whose correctness follows a known curve, the map brings the ECE down, keeps the order
+    of the words inside its range (AUROC within ties at the ends), and its knots match the isotonic
+    fit of scikit-learn at the blocks' mean confidences."""
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(3)
+    confidence = rng.random(20_000)
+    correct = rng.random(20_000) < confidence ** 3  # over-confident: right far less often than said
+    xs, ys = fit_head_map(confidence, correct)
+    assert all(b > a for a, b in zip(xs, xs[1:])) and all(b >= a for a, b in zip(ys, ys[1:]))
+    mapped = Calibrated(1.0, (xs, ys)).head(confidence)
+    assert calibration(confidence, correct).ece > 0.15 and calibration(mapped, correct).ece < 0.01
+    assert auroc(mapped, correct) == pytest.approx(auroc(confidence, correct), abs=0.002)
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0).fit(confidence, correct.astype(float)).predict(np.array(xs))
+    assert np.allclose(fitted, ys)
+
+
+def test_a_tree_distribution_floating_point_cannot_hold_falls_back_to_the_softmax_over_heads():
+    """Words 1 and 2 each other's best heads, every root arc e^-10000 times less likely: every tree's
+    weight underflows to 0 and the Laplacian is singular; the heads' softmax is what is left."""
+    from barley.graph.marginals import head_probabilities, head_softmax
+
+    arc = np.full((3, 3), -np.inf)
+    arc[0, 1] = arc[0, 2] = -10_000.0
+    arc[2, 1] = arc[1, 2] = 0.0
+    heads = np.array([-1, 0, 1])
+    found = head_probabilities("mst", arc, heads, True, 1.0)
+    assert np.isfinite(found).all()
+    assert found.tolist() == head_softmax(arc)[heads[1:], [1, 2]].tolist()
+
+
+def test_probabilities_that_are_not_numbers_are_a_model_error():
+    from barley.errors import ModelError
+
+    sentence = next(read_lines(["1\ta\ta\tX\tX\t_\t0\troot\t_\t_", ""]))
+    with pytest.raises(ModelError, match="not numbers"):
+        Confidence().write([sentence], lambda t: (np.array([np.nan]), np.array([1.0])), Calibrated())
+
+
+@pytest.mark.parametrize("head_map, message", [
+    ({"confidence": [0.5, 0.4], "accuracy": [0.1, 0.2]}, "not increasing"),
+    ({"confidence": [0.1, 0.4], "accuracy": [0.3, 0.2]}, "not increasing"),
+    ({"confidence": [0.1], "accuracy": [0.3, 0.2]}, "not increasing"),
+    ({"confidence": [0.1, 1.5], "accuracy": [0.1, 0.2]}, "probabilities"),
+    ({"confidence": "0.1", "accuracy": [0.1]}, "probabilities"),
+    ({"confidence": [], "accuracy": []}, "probabilities"),
+    ([0.1], "probabilities"),
+])
+def test_a_damaged_head_map_is_refused(head_map, message):
+    with pytest.raises(ValueError, match=message):
+        calibration_of({"confidence": {"temperature": 1.0, "head_map": head_map}})
 
 
 def test_confidence_with_given_arcs_is_refused_in_one_line(files, capsys):

@@ -242,6 +242,15 @@ FOUND_BY_FUZZING = {
     "a negative threshold (the approximation's moves undo each other forever)": (
         "graph-second-order-npa", lambda manifest, arrays: manifest["graph"].update(npa_threshold=-0.3),
         "threshold must be at least 0, not -0.3"),
+    "a DEPREL label that is a list (a TypeError in the rules of UD, on by default)": (
+        "pipeline-neural", lambda manifest, arrays: manifest["components"]["joint"]["tables"]["labels"].__setitem__(
+            3, [1, 2]), "DEPREL labels"),
+    "a lemma class that is no edit rule (a ValueError lemmatizing)": (
+        "pipeline-neural", lambda manifest, arrays: manifest["components"]["joint"]["tables"]["values"][
+            "lemma"].__setitem__(1, "line\nbreak"), "no edit rule"),
+    "a tokenizer context of 0.5 (an IndexError cutting the text into windows)": (
+        "pipeline-neural", lambda manifest, arrays: manifest["components"]["tokenize"]["options"].update(
+            context=0.5), "options are damaged"),
 }
 
 

@@ -4,9 +4,11 @@ The model parses the gold sentences as ``barley parse`` would (the tags in the f
 or predicted again by the model's tagger with ``--retag``: calibrate the way you will
 parse) with confidence on, keeping each batch's evidence; the temperature that maximises
 the likelihood of the words' head correctness
-(:func:`barley.confidence.fit_temperature`) is stored in the parser's manifest
-(``confidence``), where every later ``barley parse --confidence`` reads it. The trees do
-not change: only the probabilities do.
+(:func:`barley.confidence.fit_temperature`), then a monotone map of the head probabilities
+at that temperature (:func:`barley.confidence.fit_head_map`, isotonic regression; left out
+with ``--temperature-only``), are stored in the parser's manifest (``confidence``), where
+every later ``barley parse --confidence`` reads them. The trees do not change: only the
+probabilities do.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 from barley import model_file
 from barley.atomic import check_output
 from barley.commands import add_force
-from barley.confidence import Confidence, calibration, fit_temperature
+from barley.confidence import Confidence, calibration, fit_head_map, fit_temperature
 from barley.conllu import read
 from barley.errors import BarleyError, InputError
 from barley.pipeline import Pipeline
@@ -37,6 +39,8 @@ def register(subparsers) -> None:
     parser.add_argument("--retag", action="store_true",
                         help="with a model that has a tagger: predict the tags again, as barley parse --retag does "
                              "(by default the file's tags are kept); calibrate the way the model will parse")
+    parser.add_argument("--temperature-only", action="store_true",
+                        help="fit the temperature alone, without the monotone map of head probabilities after it")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
     add_force(parser)
     parser.set_defaults(func=run)
@@ -49,21 +53,24 @@ def run(args) -> int:
     pipeline = Pipeline.from_model(manifest, arrays, args.model)
     if args.retag and "tag" not in pipeline.names:
         raise BarleyError(f"--retag: the model {args.model} has no tagger", fix="leave --retag out")
-    found = calibrate(pipeline, list(read(args.dev)), args.dev, args.retag)
+    found = calibrate(pipeline, list(read(args.dev)), args.dev, args.retag, not args.temperature_only)
     pipeline.calibrated(found)
     # a parser model file stays one (a pipeline of one parser, as the loader read it)
     (pipeline if "pipeline" in manifest else pipeline.components[0].parser).save(output)
     if not args.quiet:
         print(f"barley calibrate: temperature {found['temperature']:.4f} fitted on {found['words']} words of "
               f"{args.dev} (head negative log-likelihood {found['nll_before']:.4f} at temperature 1, "
-              f"{found['nll']:.4f} after); ECE {100 * found['ece_before']:.2f} → {100 * found['ece']:.2f} points; "
-              f"written to {output}", file=sys.stderr)
+              f"{found['nll']:.4f} after); ECE {100 * found['ece_before']:.2f} → {100 * found['ece']:.2f} points"
+              + (f", {100 * found['ece_mapped']:.2f} through a head map of {len(found['head_map']['confidence'])} "
+                 f"knots (on the words it was fitted on)" if "head_map" in found else "")
+              + f"; written to {output}", file=sys.stderr)
     return 0
 
 
-def calibrate(pipeline: Pipeline, gold: list, source: str, retag: bool = False) -> dict:
+def calibrate(pipeline: Pipeline, gold: list, source: str, retag: bool = False, head_map: bool = True) -> dict:
     """The temperature of ``pipeline``'s parser fitted on ``gold`` sentences (parsed with their tags,
-    or tagged again with ``retag``), and what it changed."""
+    or tagged again with ``retag``), with ``head_map`` the map of head probabilities after it, and
+    what they changed."""
     if not gold:
         raise InputError("no sentence to calibrate on", path=source)
     copies = [sentence.copy() for sentence in gold]
@@ -80,8 +87,15 @@ def calibrate(pipeline: Pipeline, gold: list, source: str, retag: bool = False) 
     temperature, nll = fit_temperature(head_probabilities, correct)
     before, after = head_probabilities(1.0), head_probabilities(temperature)
     clipped = np.clip(before, 1e-12, 1 - 1e-12)
-    return {"temperature": round(temperature, 6), "fitted_on": "word head likelihood", "data": source,
-            "retag": retag,
-            "words": int(len(correct)), "nll": round(nll, 6),
-            "nll_before": round(float(-np.where(correct, np.log(clipped), np.log1p(-clipped)).mean()), 6),
-            "ece_before": round(calibration(before, correct).ece, 6), "ece": round(calibration(after, correct).ece, 6)}
+    found = {"temperature": round(temperature, 6), "fitted_on": "word head likelihood", "data": source,
+             "retag": retag,
+             "words": int(len(correct)), "nll": round(nll, 6),
+             "nll_before": round(float(-np.where(correct, np.log(clipped), np.log1p(-clipped)).mean()), 6),
+             "ece_before": round(calibration(before, correct).ece, 6), "ece": round(calibration(after, correct).ece, 6)}
+    if head_map:
+        confidences, accuracies = fit_head_map(after, correct)
+        mapped = np.interp(after, confidences, accuracies)
+        found.update({"fitted_on": "word head likelihood, then isotonic regression of head correctness",
+                      "head_map": {"confidence": list(confidences), "accuracy": list(accuracies)},
+                      "ece_mapped": round(calibration(mapped, correct).ece, 6)})
+    return found

@@ -66,9 +66,17 @@ def head_softmax(arc: np.ndarray, temperature: float = 1.0) -> np.ndarray:
 def head_probabilities(decoder: str, arc: np.ndarray, heads: np.ndarray, single_root: bool,
                        temperature: float) -> np.ndarray:
     """The probability of each word's chosen head (``heads[1:]``): the tree marginals for the MST
-    decoder, the softmax over heads for the others."""
-    table = (tree_marginals(arc, single_root, temperature) if decoder == "mst"
-             else head_softmax(arc, temperature))
+    decoder, the softmax over heads for the others — and for a sentence whose tree distribution
+    floating point cannot hold (the best arcs form a cycle and every other weight underflows to 0:
+    a singular Laplacian, or non-finite marginals from absurd scores)."""
+    table = None
+    if decoder == "mst":
+        try:
+            table = tree_marginals(arc, single_root, temperature)
+        except np.linalg.LinAlgError:
+            pass
+    if table is None or not np.isfinite(table).all():
+        table = head_softmax(arc, temperature)
     return table[heads[1:], np.arange(1, len(heads))]
 
 

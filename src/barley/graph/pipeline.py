@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from barley import __version__, model_check as check, model_file
-from barley.confidence import Confidence, temperature_of
+from barley.confidence import Confidence, calibration_of
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, decoder_class, settle, write_tree
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies, describe_vocabularies
@@ -58,7 +58,7 @@ class TrainedGraphParser:
         self.transforms = list(transforms)
         self.manifest = manifest or {}
         self.confidence: Confidence | None = None  # barley parse --confidence
-        self.temperature = temperature_of(self.manifest)
+        self.calibrated = calibration_of(self.manifest)
         self.stats = GraphParseStats()
         self.max_words = default_max_words(graph.options)  # barley parse --max-words
         self.nbest: int | None = None  # barley parse --nbest
@@ -91,7 +91,7 @@ class TrainedGraphParser:
             settle(given, decoder_class(options), arcs.strict if arcs else False, f"{name} ({options.decoder})",
                    self.transforms)
             heads, label_ids, moves, scores = self.graph.parse_scored(
-                self.tokens(sentence), None if self.confidence is None else self.temperature, given)
+                self.tokens(sentence), None if self.confidence is None else self.calibrated.temperature, given)
             self.stats.approximation_moves += moves
             write_tree(sentence, heads, self._deprels(label_ids), self.transforms, given, options.single_root)
             if self.confidence is not None:
@@ -107,7 +107,7 @@ class TrainedGraphParser:
         np.fill_diagonal(arc, -np.inf)
         evidence = ArcEvidence(self.graph.options.decoder, self.graph.options.single_root, [arc], [heads], None,
                                label_ids[1:], scores.label_probability[heads[1:], nodes])
-        self.confidence.write([sentence], evidence, self.temperature)
+        self.confidence.write([sentence], evidence, self.calibrated)
 
     def _deprels(self, label_ids: np.ndarray) -> list[str]:
         return [""] + [self.labels[label] for label in label_ids[1:]]

@@ -106,7 +106,7 @@ class TrainedBiaffineParser(NeuralParser):
             evidence = ArcEvidence(self.decoding.decoder, self.decoding.single_root,
                                    [arc for *_, arc, _ in scored], [heads for _, _, heads, _, _ in scored],
                                    np.concatenate([label_scores for *_, label_scores in scored]), labels)
-            self.confidence.write(batch, evidence, self.temperature)
+            self.confidence.write(batch, evidence, self.calibrated)
 
     def set_valid_ud(self, on: bool) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)

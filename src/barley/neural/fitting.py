@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from barley import __version__, model_check as check, model_file
-from barley.confidence import Confidence, temperature_of
+from barley.confidence import Confidence, calibration_of
 from barley.conllu import FORM, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, settle, write_tree
 from barley.errors import BarleyError, ModelError
@@ -51,7 +51,7 @@ class NeuralParser:
         self.manifest = manifest or {}
         self.device = device
         self.confidence: Confidence | None = None  # barley parse --confidence (each kind writes it)
-        self.temperature = temperature_of(self.manifest)
+        self.calibrated = calibration_of(self.manifest)
 
     def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS,
               arcs: ArcOptions | None = None) -> Iterator[Sentence]:

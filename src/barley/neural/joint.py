@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from barley.confidence import Confidence
+from barley import model_check as check
+from barley.confidence import Calibrated, Confidence
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.errors import ModelError
@@ -39,7 +40,7 @@ from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded,
 from barley.neural.options import BiaffineOptions, EncoderOptions
 from barley.nbest import analyses, expanded
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
-from barley.pipeline.lemma_rules import apply_rule, edit_rule, lemma_dictionaries
+from barley.pipeline.lemma_rules import apply_rule, edit_rule, is_rule, lemma_dictionaries
 from barley.valid_ud import UDRules, given_words
 from barley.valid_ud import require_support as require_valid_ud
 
@@ -98,10 +99,12 @@ class JointTables:
         values = {name: list(entry["values"][name]) for name in HEADS}
         if any(not column or not all(isinstance(v, str) for v in column) for column in values.values()):
             raise ValueError("a head without classes, or a class that is not a string")
+        if not all(is_rule(rule) for rule in values["lemma"]):
+            raise ValueError("a lemma class that is no edit rule")
         lemmas = {(form, upos): lemma for form, upos, lemma in entry["lemmas"]}
         if not all(isinstance(text, str) for key, lemma in lemmas.items() for text in (*key, lemma)):
             raise ValueError("a lemma dictionary entry that is not three strings")
-        return cls(values, list(entry["labels"]), lemmas)
+        return cls(values, check.texts(entry["labels"], "the DEPREL labels", field=True, unique=True), lemmas)
 
 
 def _classes(sentence: Sentence) -> list[tuple[str, str, str, str]]:
@@ -124,14 +127,14 @@ class JointOutputs:
 @dataclass
 class Annotator:
     """What turns a network's outputs into columns: the tables, the decoder and the transforms
-    (undone on each tree); parse counts go to ``stats``; ``temperature``: that of the confidence
-    (:mod:`barley.confidence`, fitted by ``barley calibrate``)."""
+    (undone on each tree); parse counts go to ``stats``; ``calibrated``: the confidence's temperature
+    and head map (:mod:`barley.confidence`, fitted by ``barley calibrate``)."""
 
     tables: JointTables
     decoding: GraphOptions
     transforms: Sequence = ()
     stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
-    temperature: float = 1.0
+    calibrated: Calibrated = field(default_factory=Calibrated)
     nbest: int | None = None  # barley parse --nbest: the k best trees of each sentence
     valid_ud: UDRules | None = None  # barley parse --valid-ud: the rules every tree keeps (barley.valid_ud)
     analyses: dict[int, list[Sentence]] = field(default_factory=dict)  # with nbest: each sentence's, by id()
@@ -186,7 +189,7 @@ class Annotator:
         if confidence is not None:  # without nbest (Pipeline.parse refuses both): the best tree's labels alone
             heads = [trees[0][1] for trees in ranked]
             confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arc_scores,
-                                                    heads, scores, best), self.temperature)
+                                                    heads, scores, best), self.calibrated)
 
     def _valid_trees(self, sentences: Sequence[Sentence], ranked: list, arc_scores: list[np.ndarray],
                      scores: np.ndarray, best: np.ndarray, given: list[SentenceArcs | None]) -> np.ndarray:

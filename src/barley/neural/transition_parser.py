@@ -211,7 +211,7 @@ class NeuralTransitionParser(NeuralParser):
             self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in label_ids[1:]],
                           arcs, system.single_root)
         if steps is not None:  # each word keeps the probabilities of its arc through the inverse transforms
-            self.confidence.write(batch, steps.evidence(), self.temperature)
+            self.confidence.write(batch, steps.evidence(), self.calibrated)
 
     def _beam_states(self, batch: list[Sentence], parts: torch.Tensor, longest: int, given: list) -> list[State]:
         """The best final configuration of each sentence of ``batch`` with the beam, each item held to

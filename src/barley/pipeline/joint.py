@@ -24,7 +24,7 @@ from dataclasses import asdict
 import numpy as np
 
 from barley import model_check as check
-from barley.confidence import temperature_of
+from barley.confidence import calibration_of
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.graph.model import GraphOptions
@@ -89,9 +89,9 @@ class JointComponent:
         return self.parser.process(sentences, arcs)
 
     def calibrated(self, found: dict) -> None:
-        """A fitted temperature (``barley calibrate``) into the annotator and the manifest."""
+        """A fitted calibration (``barley calibrate``) into the annotator and the manifest."""
         self.manifest["confidence"] = found
-        self.parser.annotator.temperature = found["temperature"]
+        self.parser.annotator.calibrated = calibration_of(self.manifest)
 
     # --- training --------------------------------------------------------------------
 
@@ -221,8 +221,8 @@ class JointComponent:
                                      parser_layers)
             weights = checked_weights(arrays, shapes, path)
             network = NumpyJoint(encoder, vocabularies, weights, parser_layers)
-            temperature = temperature_of(manifest)
-        return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms, temperature=temperature)),
+            calibrated = calibration_of(manifest)
+        return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms, calibrated=calibrated)),
                    manifest, arrays)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from barley.kinds import all_kind_options, from_files as parser_from_files, train as train_parser
+from barley.confidence import calibration_of
 from barley.conllu import Sentence
 
 _NOT_OPTIONS = {"train_data", "seed", "dev", "log", "record_time"}
@@ -54,9 +55,9 @@ class ParseComponent:
         return self.parser.parse(sentences, arcs=arcs) if arcs is not None else self.parser.parse(sentences)
 
     def calibrated(self, found: dict) -> None:
-        """A fitted temperature (``barley calibrate``) into the parser and its manifest."""
+        """A fitted calibration (``barley calibrate``) into the parser and its manifest."""
         self.parser.manifest["confidence"] = found
-        self.parser.temperature = found["temperature"]
+        self.parser.calibrated = calibration_of(self.parser.manifest)
 
     def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
         return self.parser.to_files()

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
+from barley import model_check as check
 from barley.errors import BarleyError, ModelError
 from barley.neural import numpy_ops
 from barley.tokenizer import Segmenter, features
@@ -239,7 +240,7 @@ class NeuralTokenizer(Segmenter):
             raise ModelError("this neural tokenizer was trained with other character classes",
                              fix="train the tokenizer again with this version of barley")
         try:
-            options = NeuralTokenizerOptions(**params["options"])
+            options = check.options(NeuralTokenizerOptions, params["options"], "the neural tokenizer's options")
             options.check()
         except (TypeError, BarleyError) as error:
             raise ModelError(f"the neural tokenizer's options are damaged ({error})",

@@ -25,7 +25,7 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.transition.loop import ParseStats, parse_batch
 from barley.transition.beam import parse_batch_beam
-from barley.confidence import Confidence, temperature_of
+from barley.confidence import Confidence, calibration_of
 from barley.conllu import Sentence
 from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
                                 write_tree)
@@ -75,7 +75,7 @@ class Parser:
         self.manifest = manifest or {}
         self.stats = ParseStats()
         self.confidence: Confidence | None = None  # barley parse --confidence
-        self.temperature = temperature_of(self.manifest)
+        self.calibrated = calibration_of(self.manifest)
         self._compiled = None  # the compiled loop (barley.transition.fast), built on the first parse; False: none
         self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
         self.beam = trained_beam(self.manifest)  # barley parse --beam: the width (1: greedy)
@@ -177,7 +177,7 @@ class Parser:
             ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
             write_tree(sentence, heads, self._deprels(ids), self.transforms, arcs, self.system.single_root)
         if evidence is not None:  # a word keeps its probabilities through the inverse transforms
-            self.confidence.write(batch, evidence[0], self.temperature)
+            self.confidence.write(batch, evidence[0], self.calibrated)
         return batch
 
     def _parse_beam(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
