@@ -10,11 +10,15 @@ scorer's figures; ``--scorer conll18_ud_eval.py`` runs the official script too).
 the validator's errors by test id, grouped as *structural* (what ``--valid-ud`` keeps: one subject
 and one object per head, function words as leaves, left-to-right relations, ``root`` exactly at
 0, relation–UPOS agreement, goeswith's tags), *punctuation projectivity*, and *other*; LAS; parse
-time in CPU seconds of this process (tokenizing included; on a shared machine the wall clock says little).
+time in CPU seconds of this process (tokenizing included, or with ``--tagged-by`` the parse alone;
+on a shared machine the wall clock says little).
 
     git --git-dir=/work/.mirror/UniversalDependencies+tools/repo archive HEAD | tar -x -C /tmp/udtools
     BARLEY_UD_VALIDATOR=/tmp/udtools/validate.py python bench/bench_valid_ud.py \\
         /work/shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu --model src/barley/models/en_ewt.barley
+    BARLEY_UD_VALIDATOR=/tmp/udtools/validate.py python bench/bench_valid_ud.py \
+        /work/shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu --model ewt_hybrid.barley \
+        --tagged-by src/barley/models/en_ewt.barley      # a bare parser: tokens and tags from a pipeline
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ def main() -> None:
     parser.add_argument("--validator", default=os.environ.get("BARLEY_UD_VALIDATOR"),
                         help="UD's validate.py (default: $BARLEY_UD_VALIDATOR)")
     parser.add_argument("--scorer", help="the official conll18_ud_eval.py, to print its LAS too")
+    parser.add_argument("--tagged-by", metavar="PIPELINE",
+                        help="for a bare parser (no tokenizer or tagger): the text is tokenized and tagged by this "
+                             "pipeline model first (its trees are parsed again by --model), e.g. the shipped en_ewt")
     args = parser.parse_args()
     if not args.validator or not Path(args.validator).is_file():
         sys.exit("no validator: give --validator PATH/validate.py or set BARLEY_UD_VALIDATOR "
@@ -71,14 +78,23 @@ def main() -> None:
     pipeline = Pipeline.load(model)
     gold = list(read(args.gold))
     text = "\n\n".join(paragraph.text for paragraph in paragraphs(gold)) + "\n"
-    list(pipeline.parse(text[:2000], valid_ud=False))  # warm-up: lazy loading
-    print(f"{args.gold}, raw text, {model}")
+    if args.tagged_by:
+        tagged = list(Pipeline.load(args.tagged_by).parse(text))
+
+        def inputs():
+            return [sentence.copy() for sentence in tagged]
+    else:
+        def inputs():
+            return text
+    list(pipeline.parse(inputs()[:50], valid_ud=False))  # warm-up: lazy loading
+    print(f"{args.gold}, raw text, {model}" + (f" (tokenized and tagged by {args.tagged_by})" if args.tagged_by
+                                               else ""))
     print(f"{'run':<14}{'errors':>7}{'structural':>11}{'punct-proj':>11}{'other':>6}{'LAS':>7}"
           + ("  official LAS" if args.scorer else "") + f"{'CPU s':>9}  structural and other errors by test id")
     with tempfile.TemporaryDirectory() as folder:
         for name, valid_ud in (("--no-valid-ud", False), ("--valid-ud", True)):
             started = time.process_time()
-            parsed = list(pipeline.parse(text, valid_ud=valid_ud))
+            parsed = list(pipeline.parse(inputs(), valid_ud=valid_ud))
             seconds = time.process_time() - started
             path = os.path.join(folder, "parsed.conllu")
             write(parsed, path)

@@ -48,6 +48,7 @@ def test_learns_the_toy_language(trained, toy):
     assert scores["UPOS"] >= 98.0 and scores["LAS"] >= 95.0 and scores["Lemmas"] >= 95.0, scores
     history = trained["joint"].manifest["training"]
     assert history["dev_score_per_epoch"][history["best_epoch"] - 1] == max(history["dev_score_per_epoch"])
+    assert 0.0 <= trained["joint"].manifest["decoding"]["crossing_arcs"] <= 1.0  # measured on its training trees
 
 
 def _torch_parser(component):
@@ -113,15 +114,18 @@ def test_parsing_never_imports_torch(trained, tmp_path):
 
 def test_training_is_deterministic_and_resumes_as_if_never_stopped(toy, tmp_path):
     """The same seed gives the same model file; a training stopped after epoch 2 and resumed from its
-    checkpoint ends with the same file as one that ran its 3 epochs at once."""
+    checkpoint ends with the same file as one that ran its 3 epochs at once — with the cosine
+    schedule, whose rate the resumed epoch must take up where it was."""
     def run(name: str, log=quiet, **options) -> bytes:
         path = tmp_path / f"{name}.barley"
+        options = {"lr_schedule": "cosine", **options}
         Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, epochs=3, **options)},
                        dev=str(toy / "dev.conllu"), seed=4, record_time=False, log=log).save(str(path))
         return path.read_bytes()
 
     whole = run("whole")
     assert run("again") == whole
+    assert run("constant", lr_schedule="constant") != whole
     checkpoint = str(tmp_path / "checkpoint")
 
     def stop_after_epoch_2(message: str) -> None:

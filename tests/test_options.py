@@ -184,3 +184,14 @@ def test_barley_parse_refuses_a_bad_value_in_one_line(argv, complaint, capsys):
     with pytest.raises(SystemExit) as stopped:
         _parse_command(argv)
     assert stopped.value.code == 2 and complaint in capsys.readouterr().err
+
+
+def test_the_cosine_schedule_falls_from_the_learning_rate_towards_zero():
+    from barley.neural.options import Training
+
+    cosine = Training(epochs=4, learning_rate=0.002, lr_schedule="cosine")
+    assert [round(cosine.rate(epoch), 6) for epoch in (1, 3)] == [0.002, 0.001]
+    assert cosine.rate(2) > cosine.rate(3) > cosine.rate(4) > 0
+    assert Training(epochs=4, learning_rate=0.002).rate(4) == 0.002  # constant, the default
+    with pytest.raises(BarleyError, match="--lr-schedule"):
+        Training(lr_schedule="linear").check()
