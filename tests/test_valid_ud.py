@@ -210,6 +210,34 @@ def test_transition_guide_gives_valid_trees(system_name, seed):
         assert guide.fallbacks == 0
     if guide.fallbacks == 0:
         assert RULES.violations(heads, label_ids, words) == []
+        assert RULES.finish(heads, list(state.labels), words) == (heads, label_ids)  # nothing to mend
+    mended, mended_labels = RULES.finish(heads, list(state.labels), words)  # a step without an action mended
+    assert check_tree(mended, single_root=True) is None
+    assert RULES.violations(mended, mended_labels, words) == []
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_finish_mends_any_tree_and_keeps_the_fixed_words(seed):
+    """Any tree with any labels comes out of :meth:`UDRules.finish` a tree, the heads of the ``fixed``
+    words unchanged, each moved word under one of its former ancestors, and — with no fixed word —
+    keeping every rule."""
+    rng = random.Random(seed)
+    n = rng.randint(1, 12)
+    words = random_words(rng, n)
+    heads = [-1] + [0] * n
+    for d in rng.sample(range(1, n + 1), n)[1:]:  # a random tree: each word under an earlier-placed one
+        heads[d] = rng.choice([h for h in range(1, n + 1) if h != d and d not in ancestors(heads, h)] or [0])
+    assert check_tree(heads, single_root=False) is None
+    label_ids = [-1] + [rng.randrange(len(LABELS)) for _ in range(n)]
+    fixed = [d for d in range(1, n + 1) if rng.random() < 0.2 and heads[d] != 0]
+    mended, mended_labels = RULES.finish(heads, label_ids, words, fixed)
+    assert check_tree(mended, single_root=False) is None
+    assert all(mended[d] == heads[d] for d in fixed)
+    assert all(mended[d] == heads[d] or mended[d] in ancestors(heads, d) for d in range(1, n + 1))
+    if not fixed:  # a fixed word under a word that may not take it stays: the given arc wins
+        assert RULES.violations(mended, mended_labels, words) == []
+    if not any(RULES.violations(heads, label_ids, words)):
+        assert (mended, mended_labels) == (heads, label_ids)
 
 
 def test_transition_masks_one_by_one():

@@ -39,7 +39,10 @@ How a parser keeps them:
   the dependent's own dependents); where no action survives (the system's other moves cannot
   finish the tree otherwise) the unmasked choice is taken and counted; a word that the system
   leaves without a head and ``finalize`` attaches under the root word takes ``punct`` (PUNCT) or
-  the first of :data:`STRAY` the model knows instead of ``root`` (:meth:`UDRules.strays`).
+  the first of :data:`STRAY` the model knows instead of ``root`` (:meth:`UDRules.strays`); a tree
+  that a step without a surviving action left breaking a rule is mended after the parse
+  (:meth:`UDRules.finish`: a word a function word may not take is lifted to that word's head, then
+  the fewest labels changed that keep every rule).
 
 What is guaranteed, and tested on random trees with random scores (``tests/test_valid_ud.py``):
 for the graph case, every output follows every rule above whenever the model has a *free* label
@@ -372,6 +375,42 @@ class UDRules:
             if sum(self.object[k] for k in kids) > 1:
                 found.append(("too-many-objects", h))
         return found
+
+    def finish(self, heads: Sequence[int], label_ids: Sequence[int], words: Sequence[Sequence[str]],
+               fixed: Sequence[int] = ()) -> tuple[list[int], list[int]]:
+        """A transition parser's tree (node 0..n) made to keep the rules where its guide could not
+        (a step where no action kept them: :class:`ValidGuide` counts it): the :meth:`strays`
+        labelled; then each word that hangs from a word no label of whose tags may take it with a
+        label of its own tags (a PUNCT word is ``punct``, which takes only ``punct``) is lifted to
+        that word's head, up until one may (a subtree moves up its own path: the tree stays a tree), and the labelling that keeps
+        every rule with the fewest labels changed is taken (:meth:`reconcile`); when there is none,
+        the same again lifting each word whose head's present label may not take it. The words of
+        ``fixed`` (given arcs) stay. A tree the guide kept valid comes back as it was."""
+        heads = [int(h) for h in heads]
+        label_ids = self.strays(heads, [int(label) for label in label_ids], words)
+        if not self.violations(heads, label_ids, words):
+            return heads, label_ids
+        tags = self.tags(words)
+        fewest_changes = np.full((len(heads), len(self.labels)), -1.0)
+        fewest_changes[np.arange(len(heads)), label_ids] = 0.0
+
+        def may_take(head: int, d: int, present_label: bool) -> bool:
+            if present_label:
+                return bool(self.admitted(int(self.leaf_class[label_ids[head]]), tags, head, d)[label_ids[d]])
+            theirs = self.arc_labels(tags, head, d)  # some label d's tags allow there, under some of head's
+            return any((self.admitted(int(self.leaf_class[label]), tags, head, d) & theirs).any()
+                       for label in np.flatnonzero(self.arc_labels(tags, heads[head], head)))
+
+        for present_label in (False, True):
+            for d in range(1, len(heads)):
+                while d not in fixed and heads[d] > 0 and not may_take(heads[d], d, present_label):
+                    heads[d] = heads[heads[d]]
+            if not self.violations(heads, label_ids, words):
+                break
+            found = self.reconcile(heads, fewest_changes, words)
+            if found is not None:
+                return heads, found
+        return heads, label_ids
 
     def strays(self, heads: Sequence[int], label_ids: list[int], words: Sequence[Sequence[str]]) -> list[int]:
         """``label_ids`` with the words that ``finalize`` put under the root word (label ``root``, head

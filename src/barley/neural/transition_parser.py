@@ -40,7 +40,7 @@ from barley.systems import get_system
 from barley.systems.base import Action, State, TransitionSystem, run_oracle
 from barley.transition.training import Classes, Oracle
 from barley.transforms import of_manifest
-from barley.valid_ud import UDRules, fallbacks, transition_guides
+from barley.valid_ud import UDRules, fallbacks, given_words, transition_guides
 from barley.valid_ud import require_support as require_valid_ud
 
 
@@ -205,10 +205,11 @@ class NeuralTransitionParser(NeuralParser):
             stats.words += len(sentence)
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
-            label_ids = state.labels if self.valid_ud is None else self.valid_ud.strays(state.heads, list(state.labels),
-                                                                                        sentence.words)
+            heads, label_ids = list(state.heads), state.labels
+            if self.valid_ud is not None:
+                heads, label_ids = self.valid_ud.finish(heads, label_ids, sentence.words, given_words(arcs))
             label_ids = labels_kept(label_ids, arcs)  # a root arc that finalize built takes its given label too
-            self.set_tree(sentence, list(state.heads), [""] + [self.labels[label] for label in label_ids[1:]],
+            self.set_tree(sentence, heads, [""] + [self.labels[label] for label in label_ids[1:]],
                           arcs, system.single_root)
         if steps is not None:  # each word keeps the probabilities of its arc through the inverse transforms
             self.confidence.write(batch, steps.evidence(), self.calibrated)

@@ -44,7 +44,7 @@ from barley.transition.global_training import UPDATES, train_global
 from barley.transition.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
 from barley.transforms import describe_transforms, of_manifest
 from barley.tree import label_ids, label_table
-from barley.valid_ud import UDRules, fallbacks, transition_guides
+from barley.valid_ud import UDRules, fallbacks, given_words, transition_guides
 from barley.valid_ud import require_support as require_valid_ud
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
@@ -173,7 +173,7 @@ class Parser:
             self.stats.ud_fallbacks += fallbacks(steering)
         for sentence, (heads, ids), arcs in zip(batch, results, given):
             if self.valid_ud is not None:
-                ids = self.valid_ud.strays(heads, list(ids), sentence.words)
+                heads, ids = self.valid_ud.finish(heads, ids, sentence.words, given_words(arcs))
             ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
             write_tree(sentence, heads, self._deprels(ids), self.transforms, arcs, self.system.single_root)
         if evidence is not None:  # a word keeps its probabilities through the inverse transforms
