@@ -241,6 +241,8 @@ def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(fil
     entry = read_manifest(str(calibrated))["confidence"]
     assert entry["fitted_on"].startswith("word head likelihood, then isotonic") and entry["temperature"] > 0
     assert len(entry["head_map"]["confidence"]) == len(entry["head_map"]["accuracy"]) >= 1
+    assert main(["info", str(calibrated)]) == 0
+    assert "confidence:  temperature " in capsys.readouterr().out
     before, after = files / "before.conllu", files / "after.conllu"
     for model, out in ((files / "m.barley", before), (calibrated, after)):
         assert main(["parse", str(files / "dev.conllu"), "-m", str(model), "-q", "--confidence", "-o", str(out)]) == 0

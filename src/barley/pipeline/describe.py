@@ -63,7 +63,8 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                   + (f" ({training['held_out_sentences']} more held out for early stopping)"
                      if "held_out_sentences" in training else "")
                   + f"; epoch {training.get('best_epoch')} of {training.get('epochs_run')} kept (best mean dev "
-                  f"score)" + ("; training interrupted" if training.get("interrupted") else "")]
+                  f"score)" + ("; training interrupted" if training.get("interrupted") else ""),
+                  *_confidence_lines(joint)]
         lines += [f"fine-tuned:  {tuning.get('sentences')} sentences, {tuning.get('words')} words; epoch "
                   f"{tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept; new entries: "
                   + ", ".join(f"{name} {count}" for name, count in tuning.get("added", {}).items())
@@ -72,6 +73,27 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
         parser = {"format_version": manifest.get("format_version"), **components["parse"]}
         lines += ["", "[parse]", describe_parser(parser)]
     return "\n".join(lines)
+
+
+def _confidence_lines(component: dict) -> list[str]:
+    """The ``confidence:`` line of a calibrated parser (``barley calibrate``); none without calibration.
+    The manifest is not trusted here: anything but numbers shows as it is."""
+    found = component.get("confidence")
+    if not isinstance(found, dict):
+        return []
+
+    def number(name: str, scale: float = 1.0) -> str:
+        value = found.get(name)
+        return f"{value * scale:.4g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "?"
+
+    head_map = found.get("head_map")
+    knots = head_map.get("confidence") if isinstance(head_map, dict) else None
+    knots = len(knots) if isinstance(knots, list) else 0
+    return [f"confidence:  temperature {number('temperature')}" + (f", then a head map of {knots} knots"
+                                                                      if knots else "")
+            + f", fitted on {found.get('words')} words of {found.get('data')} ({found.get('fitted_on')}); "
+            f"head ECE there {number('ece_before', 100)} → {number('ece', 100)}"
+            + (f" → {number('ece_mapped', 100)}" if knots else "") + " points"]
 
 
 def _neural_tokenizer_lines(tokenizer: dict) -> list[str]:
@@ -94,7 +116,7 @@ def describe(manifest: dict, features: bool = False) -> str:
     if "pipeline" in manifest:
         return describe_pipeline(manifest, lambda parser: describe(parser, features))
     header = f"barley model (format {manifest.get('format_version')}, written by barley {manifest.get('barley_version')})"
-    lines = [header, *kind_of(manifest).describe(manifest)]
+    lines = [header, *kind_of(manifest).describe(manifest), *_confidence_lines(manifest)]
     if "dev" in manifest:
         dev = manifest["dev"]
         lines.append(f"dev:         LAS {dev['LAS']}, UAS {dev['UAS']}, LEM {dev['LEM']} ({dev['words']} words)")
