@@ -127,7 +127,7 @@ def main() -> None:
         "cost_cpu_percent": round(100 * (sure_cpu / plain_cpu - 1), 1),
         "command_s": round(command_plain, 2), "command_confidence_s": round(command_sure, 2),
         "command_cost_percent": round(100 * (command_sure / command_plain - 1), 1),
-        "temperature": found["temperature"], "head_map_knots": len(found["head_map"]["confidence"]),
+        "temperature": found["temperature"], "head_map_knots": len(found.get("head_map", {}).get("confidence", ())),
         "before": before, "after": after, "mapped": mapped}
     print(f"{Path(model).name} on {Path(args.test).name} ({words} words, tags {figures['tags']}): "
           f"UAS {before['UAS']}, LAS {before['LAS']}")
@@ -139,8 +139,11 @@ def main() -> None:
           f"AUROC {before['AUROC']:.4f}")
     print(f"after barley calibrate on {Path(args.dev).name} (temperature {found['temperature']:.4f}, fitted on "
           f"the words' head likelihood): ECE {100 * after['ECE']:.2f} points, AUROC {after['AUROC']:.4f}")
-    print(f"then through the head map ({figures['head_map_knots']} knots, isotonic regression on the same dev "
-          f"words): ECE {100 * mapped['ECE']:.2f} points, AUROC {mapped['AUROC']:.4f}")
+    if "head_map" in found:
+        print(f"then through the head map ({figures['head_map_knots']} knots, isotonic regression on the same dev "
+              f"words): ECE {100 * mapped['ECE']:.2f} points, AUROC {mapped['AUROC']:.4f}")
+    else:
+        print(f"no head map: {found['head_map_left_out']}")
     for threshold, count, precision, recall in flagged(gold, calibrated, args.flag_below):
         print(f"--flag-below {threshold:g} (after calibration, with the map): {count} words flagged ({100 * count / words:.1f}%), "
               f"{precision:.1f}% of them with a wrong head; {recall:.1f}% of the head errors flagged")

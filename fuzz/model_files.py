@@ -106,7 +106,7 @@ def _calibrated(train):
 
         model = train(data)
         pipeline = Pipeline.of(model)
-        pipeline.calibrated(calibrate(pipeline, list(read(data)), data))
+        pipeline.calibrated(calibrate(pipeline, list(read(data)), data, min_map_words=1))
         return model
     return build
 

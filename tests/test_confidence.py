@@ -234,7 +234,8 @@ def test_parse_confidence_adds_only_probabilities_and_the_default_output_is_unch
 
 def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(files, capsys):
     calibrated = files / "calibrated.barley"
-    assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated)]) == 0
+    assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated),
+                 "--min-map-words", "100"]) == 0
     assert "temperature" in capsys.readouterr().err
     from barley.model_file import read_manifest
 
@@ -254,6 +255,17 @@ def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(fil
         found = evaluate(gold, list(read(out))).scores["calibration"]
         nll.append(found["ECE"])
     assert nll[1] <= nll[0] + 0.02  # fitted on the same data: calibrated at least about as well
+
+
+def test_too_few_held_out_words_fit_no_head_map(files, capsys):
+    """The toy dev set has fewer words than the default minimum: the temperature alone, said so."""
+    calibrated = files / "few-words.barley"
+    assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated)]) == 0
+    assert "no head map (" in capsys.readouterr().err
+    from barley.model_file import read_manifest
+
+    entry = read_manifest(str(calibrated))["confidence"]
+    assert "head_map" not in entry and "fewer than the 5000" in entry["head_map_left_out"]
 
 
 def test_calibrate_temperature_only_stores_no_head_map(files, capsys):
