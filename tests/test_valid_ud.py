@@ -219,8 +219,8 @@ def test_transition_guide_gives_valid_trees(system_name, seed):
 @pytest.mark.parametrize("seed", range(200))
 def test_finish_mends_any_tree_and_keeps_the_fixed_words(seed):
     """Any tree with any labels comes out of :meth:`UDRules.finish` a tree, the heads of the ``fixed``
-    words unchanged, each moved word under one of its former ancestors, and — with no fixed word —
-    keeping every rule."""
+    words unchanged, each moved word under one of its former ancestors but not the root node, and —
+    with no fixed word — keeping every rule."""
     rng = random.Random(seed)
     n = rng.randint(1, 12)
     words = random_words(rng, n)
@@ -234,6 +234,7 @@ def test_finish_mends_any_tree_and_keeps_the_fixed_words(seed):
     assert check_tree(mended, single_root=False) is None
     assert all(mended[d] == heads[d] for d in fixed)
     assert all(mended[d] == heads[d] or mended[d] in ancestors(heads, d) for d in range(1, n + 1))
+    assert mended.count(0) == heads.count(0)  # never lifted to the root node: no new root
     if not fixed:  # a fixed word under a word that may not take it stays: the given arc wins
         assert RULES.violations(mended, mended_labels, words) == []
     if not any(RULES.violations(heads, label_ids, words)):

@@ -382,10 +382,11 @@ class UDRules:
         (a step where no action kept them: :class:`ValidGuide` counts it): the :meth:`strays`
         labelled; then each word that hangs from a word no label of whose tags may take it with a
         label of its own tags (a PUNCT word is ``punct``, which takes only ``punct``) is lifted to
-        that word's head, up until one may (a subtree moves up its own path: the tree stays a tree), and the labelling that keeps
-        every rule with the fewest labels changed is taken (:meth:`reconcile`); when there is none,
-        the same again lifting each word whose head's present label may not take it. The words of
-        ``fixed`` (given arcs) stay. A tree the guide kept valid comes back as it was."""
+        that word's head, up until one may (a subtree moves up its own path: the tree stays a
+        tree; never to the root node), and the labelling that keeps every rule with the fewest
+        labels changed is taken (:meth:`reconcile`); when there is none, the same again lifting
+        each word whose head's present label may not take it. The words of ``fixed`` (given arcs)
+        stay. A tree the guide kept valid comes back as it was."""
         heads = [int(h) for h in heads]
         label_ids = self.strays(heads, [int(label) for label in label_ids], words)
         if not self.violations(heads, label_ids, words):
@@ -403,7 +404,8 @@ class UDRules:
 
         for present_label in (False, True):
             for d in range(1, len(heads)):
-                while d not in fixed and heads[d] > 0 and not may_take(heads[d], d, present_label):
+                while d not in fixed and heads[d] > 0 and heads[heads[d]] > 0 and not may_take(heads[d], d,
+                                                                                          present_label):
                     heads[d] = heads[heads[d]]
             if not self.violations(heads, label_ids, words):
                 break
