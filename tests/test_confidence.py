@@ -107,6 +107,19 @@ def test_move_probabilities_by_hand():
     assert np.allclose(head, [0.75 * 0.5]) and np.allclose(deprel, [0.75])
 
 
+def test_label_log_probs_and_a_relabelled_word():
+    """The label log-probabilities of the move taken (what UD's rules weigh labels by), NaN for the root
+    row that no move attached; a word relabelled after the parse takes its new label's probability."""
+    class_moves, class_labels = np.array([0, 1, 1]), np.array([-1, 0, 1])  # SHIFT, ARC:a, ARC:b
+    steps = MoveSteps(moves=np.array([np.log([1.0, 1.0])]), chosen=np.array([1]), candidates=np.array([[-1, 1]]),
+                      label_scores=np.array([[0, 0, 0], [-np.inf, np.log(1.0), np.log(3.0)]]),
+                      label_class=np.array([-1, 2]), class_moves=class_moves, words=np.array([1]))
+    log_probs = steps.label_log_probs(class_labels, 2)
+    assert np.isnan(log_probs[0]).all() and np.allclose(np.exp(log_probs[1]), [0.25, 0.75])
+    steps.relabel(np.array([1]), [0], class_labels)
+    assert steps.label_class[1] == 1 and np.allclose(steps(1.0)[1], [0.25])
+
+
 def treebank_lines(count: int, seed: int) -> list[str]:
     return [line for sentence in random_treebank(seed, count) for line in sentence.to_text().splitlines()]
 

@@ -295,6 +295,7 @@ def _model(kind: str, train_path):
         "arc-standard": dict(system="arc-standard"), "stack-projective": dict(system="stack-projective"),
         "covington-nonprojective": dict(system="covington-nonprojective"),
         "covington-projective": dict(system="covington-projective"),
+        "planar": dict(system="planar"), "2-planar": dict(system="2-planar"), "swap-eager": dict(system="swap-eager"),
         "arc-eager+pseudo-projective": dict(system="arc-eager", transforms=[PseudoProjective()]),
         "graph-mst": dict(parser="graph", decoder="mst", epochs=1),
         "graph-eisner": dict(parser="graph", decoder="eisner", epochs=1),

@@ -242,6 +242,36 @@ class MoveSteps:
             deprel[rows_of] = labels[np.arange(len(rows_of)), classes[rows_of] - own[0]]
         return head, deprel
 
+    def relabel(self, rows: np.ndarray, labels: Sequence[int], class_labels: np.ndarray) -> None:
+        """Words (``rows``) whose label was changed after the parse (:meth:`barley.valid_ud.UDRules.finish`) to
+        ``labels``: their label probability becomes the new label's at the same step."""
+        for row, label in zip(rows, labels):
+            if self.label_class[row] >= 0:
+                move = self.class_moves[self.label_class[row]]
+                same = np.flatnonzero((self.class_moves == move) & (class_labels == label))
+                if len(same):
+                    self.label_class[row] = same[0]
+
+    def label_log_probs(self, class_labels: np.ndarray, n_labels: int) -> np.ndarray:
+        """Per row, the log-probability of each label at the step that attached the word: the log-softmax
+        over the labels of the move taken (what :meth:`barley.valid_ud.UDRules.finish` weighs labels
+        by); NaN rows for the rows no move attached. A label the step could not take is -inf."""
+        log_probs = np.full((len(self.label_class), n_labels), np.nan)
+        classes = self.label_class
+        made_move = np.where(classes >= 0, self.class_moves[np.maximum(classes, 0)], -1)
+        for move in np.unique(made_move[made_move >= 0]):
+            own = np.flatnonzero(self.class_moves == move)
+            if (class_labels[own] < 0).any():  # an unlabeled move: no label to weigh
+                continue
+            rows_of = np.flatnonzero(made_move == move)
+            scores = self.label_scores[np.ix_(rows_of, own)].astype(np.float64)
+            top = scores.max(axis=1, keepdims=True)
+            with np.errstate(invalid="ignore"):
+                logs = scores - top - np.log(np.exp(scores - top).sum(axis=1, keepdims=True))
+            log_probs[rows_of] = -np.inf
+            log_probs[np.ix_(rows_of, class_labels[own])] = logs
+        return log_probs
+
 
 def annotate(sentence: Sentence, head: Sequence[float], deprel: Sequence[float],
              flag_below: float | None = None, head_texts: Sequence[str] | None = None,

@@ -33,16 +33,16 @@ How a parser keeps them:
   object at most: the best choice among each class's two best dependents); then each ``punct`` word
   the validator would find non-projective moves to the best head where it is not
   (:meth:`UDRules.attach_punctuation`, ``punct-is-nonproj`` and ``punct-causes-nonproj``);
-* transition-based parsers (:class:`ValidGuide`): a labelled move's labels are masked where they
-  would break a rule given the arcs built so far (the dependent's UPOS, the direction, the head's
-  label or — before the head has one — the labels its UPOS allows, the head's subject and object,
-  the dependent's own dependents); where no action survives (the system's other moves cannot
-  finish the tree otherwise) the unmasked choice is taken and counted; a word that the system
-  leaves without a head and ``finalize`` attaches under the root word takes ``punct`` (PUNCT) or
-  the first of :data:`STRAY` the model knows instead of ``root`` (:meth:`UDRules.strays`); a tree
-  that a step without a surviving action left breaking a rule is mended after the parse
-  (:meth:`UDRules.finish`: a word a function word may not take is lifted to that word's head, then
-  the fewest labels changed that keep every rule).
+* transition-based parsers (:meth:`UDRules.finish`): the moves are taken as the model scores them,
+  and the tree is mended after the parse: a word that the system leaves without a head and
+  ``finalize`` attaches under the root word takes ``punct`` (PUNCT) or the first of :data:`STRAY`
+  the model knows instead of ``root`` (:meth:`UDRules.strays`); a word that a function word may not
+  take is lifted to that word's head; then the labels are the most probable labelling under every
+  rule (:meth:`UDRules.reconcile`), each word's labels weighed by their probabilities at the step
+  that attached it. Masking the moves instead (a labelled move's labels barred where they would
+  break a rule given the arcs built so far) cost a greedy parser more: a wrong first subject bars
+  the right second one, and the parse goes on from the mistake (EWT test from raw text: −0.24 LAS
+  for the neural arc-hybrid parser masked, −0.06 mended; ``docs/valid-ud.md``).
 
 What is guaranteed, and tested on random trees with random scores (``tests/test_valid_ud.py``):
 for the graph case, every output follows every rule above whenever the model has a *free* label
@@ -97,6 +97,9 @@ AGREEMENT: dict[str, tuple[bool, frozenset[str]]] = {
 STRAY = ("parataxis", "dep")
 """The label, first known to the model, of a word that a transition system left without a head and
 ``finalize`` attached under the root word (``root`` there would break ``root-is-not-0``)."""
+UNLIKELY = -30.0
+"""The log-probability :meth:`UDRules.finish` gives a label its step could not take (a given arc's guide
+barred it): possible when nothing else keeps the rules, never preferred."""
 
 
 def universal(label: str) -> str:
@@ -377,23 +380,29 @@ class UDRules:
         return found
 
     def finish(self, heads: Sequence[int], label_ids: Sequence[int], words: Sequence[Sequence[str]],
-               fixed: Sequence[int] = ()) -> tuple[list[int], list[int]]:
-        """A transition parser's tree (node 0..n) made to keep the rules where its guide could not
-        (a step where no action kept them: :class:`ValidGuide` counts it): the :meth:`strays`
+               fixed: Sequence[int] = (), label_log_probs: np.ndarray | None = None) -> tuple[list[int], list[int]]:
+        """A transition parser's tree (node 0..n) made to keep the rules: the :meth:`strays`
         labelled; then each word that hangs from a word no label of whose tags may take it with a
         label of its own tags (a PUNCT word is ``punct``, which takes only ``punct``) is lifted to
         that word's head, up until one may (a subtree moves up its own path: the tree stays a
         tree; never to the root node), and the labelling that keeps every rule with the fewest
-        labels changed is taken (:meth:`reconcile`); when there is none, the same again lifting
-        each word whose head's present label may not take it. The words of ``fixed`` (given arcs)
-        stay. A tree the guide kept valid comes back as it was."""
+        labels changed is taken (:meth:`reconcile`) — or, with ``label_log_probs`` (node × label:
+        each word's label log-probabilities at the step that attached it, NaN rows for words no move
+        attached; :meth:`barley.confidence.MoveSteps.label_log_probs`), the most probable such
+        labelling, a word without them counting one per label changed; when there is none, the same
+        again lifting each word whose head's present label may not take it. The words of ``fixed``
+        (given arcs) stay. A tree that keeps the rules comes back as it was."""
         heads = [int(h) for h in heads]
         label_ids = self.strays(heads, [int(label) for label in label_ids], words)
         if not self.violations(heads, label_ids, words):
             return heads, label_ids
         tags = self.tags(words)
-        fewest_changes = np.full((len(heads), len(self.labels)), -1.0)
-        fewest_changes[np.arange(len(heads)), label_ids] = 0.0
+        weights = np.full((len(heads), len(self.labels)), -1.0)
+        weights[np.arange(len(heads)), label_ids] = 0.0
+        if label_log_probs is not None:
+            scored = ~np.isnan(label_log_probs).any(axis=1)
+            scored[0] = False
+            weights[scored] = np.maximum(label_log_probs[scored], UNLIKELY)  # a masked label: possible, not free
 
         def may_take(head: int, d: int, present_label: bool) -> bool:
             if present_label:
@@ -409,7 +418,7 @@ class UDRules:
                     heads[d] = heads[heads[d]]
             if not self.violations(heads, label_ids, words):
                 break
-            found = self.reconcile(heads, fewest_changes, words)
+            found = self.reconcile(heads, weights, words)
             if found is not None:
                 return heads, found
         return heads, label_ids
@@ -469,62 +478,6 @@ def punctuation_projective(heads: Sequence[int], word: int, head: int) -> bool:
     return True
 
 
-class ValidGuide:
-    """Which actions of a transition system keep one sentence's tree UD-valid (see the module
-    docstring): the labels of each labelled move masked where the arc would break a rule, given the
-    arcs built so far; on top of an ``inner`` guide (given arcs, :class:`barley.constraints.TransitionGuide`)
-    if any. ``fallbacks`` counts the steps where no action was left, and the unmasked ones were taken."""
-
-    def __init__(self, rules: UDRules, system, words: Sequence[Sequence[str]], inner=None):
-        self.rules, self.system, self.inner = rules, system, inner
-        self.tags = rules.tags(words)
-        self.fallbacks = 0
-        self._classes = None  # the class moves of the last call, and each move's classes
-        self.head_admits = [None] + [self._could_admit(h) for h in range(1, len(words) + 1)]
-
-    def _could_admit(self, head: int) -> np.ndarray:
-        """The labels some label of ``head`` (other than ``root``) admits under it, before it has one."""
-        rules = self.rules
-        classes = np.unique(rules.leaf_class[self.tags.masks[head] & ~rules.root])
-        return rules.admitted_table[classes + 1, int(self.tags.poss[head]), 0].any(axis=0)
-
-    def labels(self, state, head: int, dependent: int) -> np.ndarray:
-        """The labels the arc ``head → dependent`` may take in ``state``."""
-        rules, tags = self.rules, self.tags
-        allowed = rules.arc_labels(tags, head, dependent)
-        if head == 0:
-            return allowed
-        kids = [state.labels[c] for c in state.children[head]]
-        if any(rules.subject[k] for k in kids):
-            allowed &= ~rules.subject
-        if any(rules.object[k] for k in kids):
-            allowed &= ~rules.object
-        if state.heads[head] != -1 and state.labels[head] != -1:
-            allowed &= rules.admitted(int(rules.leaf_class[state.labels[head]]), tags, head, dependent)
-        else:
-            allowed &= self.head_admits[head]
-        poss = int(tags.poss[dependent])
-        for child in state.children[dependent]:  # the dependent's label must admit its own dependents
-            allowed &= rules.admitted_table[rules.leaf_class + 1, poss, int(tags.neg[child]), state.labels[child]]
-        return allowed
-
-    def allowed(self, state, legal: Sequence[bool], class_moves: np.ndarray, class_labels: np.ndarray) -> np.ndarray:
-        """Per class (move, label): may it be taken in ``state``?"""
-        inner = (np.array(legal)[class_moves] if self.inner is None
-                 else self.inner.allowed(state, legal, class_moves, class_labels) & np.array(legal)[class_moves])
-        if self._classes is None or self._classes[0] is not class_moves:
-            self._classes = (class_moves, [np.flatnonzero(class_moves == move) for move in range(len(legal))])
-        allowed = inner.copy()
-        for move, ok in enumerate(legal):
-            if ok and self.system.labeled[move]:
-                these = self._classes[1][move]
-                allowed[these] &= self.labels(state, *self.system.arc(state, move))[class_labels[these]]
-        if not allowed.any():
-            self.fallbacks += 1
-            return inner
-        return allowed
-
-
 def by_default(parser) -> bool:
     """Does ``parser`` keep the rules unless told not to? Where its class says so
     (``valid_ud_by_default``: the joint network, where they cost no accuracy and a few percent of
@@ -538,25 +491,36 @@ def given_words(arcs) -> list[int]:
     return [] if arcs is None else [d for d, h in enumerate(arcs.kept_heads()) if d and h != -1]
 
 
-def transition_guides(rules: UDRules | None, system, sentences: Sequence, inner: list) -> list:
-    """Per sentence, its :class:`ValidGuide` over the ``inner`` guide (given arcs, or None); ``inner``
-    itself without ``rules``."""
-    if rules is None:
-        return inner
-    return [ValidGuide(rules, system, sentence.words, guide) for sentence, guide in zip(sentences, inner)]
+class Mending:
+    """A batch of a transition parser's trees mended one by one, in the batch's order
+    (:meth:`UDRules.finish`), each word's labels weighed by the batch's ``evidence`` (a
+    :class:`barley.confidence.MoveSteps`, or None: the fewest labels changed), whose label
+    probabilities then follow the labels changed (``barley parse --confidence``)."""
+
+    def __init__(self, rules: UDRules, evidence, class_labels: np.ndarray):
+        self.rules, self.evidence, self.class_labels = rules, evidence, class_labels
+        self.log_probs = None if evidence is None else evidence.label_log_probs(class_labels, len(rules.labels))
+        self.row = 0  # the evidence's rows: each sentence's root row, then its words'
+
+    def __call__(self, heads: Sequence[int], label_ids: Sequence[int], words: Sequence[Sequence[str]],
+                 arcs) -> tuple[list[int], list[int]]:
+        """The next sentence's tree (node 0..n) kept to the rules, the words of its given ``arcs`` staying."""
+        row, rows = self.row, len(heads)
+        self.row += rows
+        log_probs = None if self.log_probs is None else self.log_probs[row:row + rows]
+        mended, labels = self.rules.finish(heads, label_ids, words, given_words(arcs), log_probs)
+        if self.evidence is not None:
+            changed = [d for d in range(1, rows) if labels[d] != label_ids[d]]
+            self.evidence.relabel(np.asarray(changed, dtype=np.int64) + row, [labels[d] for d in changed],
+                                  self.class_labels)
+        return mended, labels
 
 
-def fallbacks(guides: list) -> int:
-    """The steps where the rules left no action, over ``guides`` (see :class:`ValidGuide`)."""
-    return sum(guide.fallbacks for guide in guides if isinstance(guide, ValidGuide))
-
-
-def require_support(parser: str, transforms: Sequence = (), system=None, beam: int = 1) -> None:
+def require_support(parser: str, transforms: Sequence = (), beam: int = 1) -> None:
     """Refuse ``--valid-ud`` for a parser behind ``transforms`` (their inverse moves arcs after the
-    rules are kept), with a transition ``system`` that does not name the arc of a move, or searching
-    with a ``beam`` wider than 1 (:mod:`barley.transition.beam`, whose items the rules do not steer yet)."""
+    rules are kept), or searching with a ``beam`` wider than 1 (:mod:`barley.transition.beam`, whose
+    trees are not mended yet)."""
     from barley.errors import BarleyError
-    from barley.systems.base import TransitionSystem
 
     if beam > 1:
         raise BarleyError("--valid-ud is not yet taken with a beam (--beam above 1, --nbest, or a model "
@@ -567,7 +531,3 @@ def require_support(parser: str, transforms: Sequence = (), system=None, beam: i
         raise BarleyError(f"--valid-ud: the {parser} parses through transforms ({names}), whose inverse would "
                           "undo the rules",
                           fix="parse without --valid-ud, or with a model trained without transforms")
-    if system is not None and type(system).arc is TransitionSystem.arc:
-        raise BarleyError(f"--valid-ud: the {system.name} system does not name the arc of a move, which the "
-                          "rules are kept by", fix="parse without --valid-ud, or use arc-eager, arc-hybrid, "
-                          "arc-standard, stack-projective, covington or swap")

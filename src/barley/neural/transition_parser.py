@@ -40,7 +40,7 @@ from barley.systems import get_system
 from barley.systems.base import Action, State, TransitionSystem, run_oracle
 from barley.transition.training import Classes, Oracle
 from barley.transforms import of_manifest
-from barley.valid_ud import UDRules, fallbacks, given_words, transition_guides
+from barley.valid_ud import Mending, UDRules
 from barley.valid_ud import require_support as require_valid_ud
 
 
@@ -175,9 +175,9 @@ class NeuralTransitionParser(NeuralParser):
 
     def set_valid_ud(self, on: bool) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
-        or not: the rules mask the moves (:class:`barley.valid_ud.ValidGuide`)."""
+        or not: each tree mended after the parse (:meth:`barley.valid_ud.UDRules.finish`)."""
         if on:
-            require_valid_ud(f"neural {self.system.name} parser", self.transforms, self.system, self.beam)
+            require_valid_ud(f"neural {self.system.name} parser", self.transforms, self.beam)
         self.valid_ud = UDRules(self.labels) if on else None
 
     def tree_class(self) -> str:
@@ -194,25 +194,27 @@ class NeuralTransitionParser(NeuralParser):
                 states = self._beam_states(batch, self.model.parts(vectors), longest, given)
                 steps = None
             else:
-                steps = None if self.confidence is None else ArcSteps(system, states, self.classes.table[:, 0])
-                steering = transition_guides(self.valid_ud, system, batch, guides(system, given))
-                policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, steering, steps)
+                kept = self.confidence is not None or self.valid_ud is not None  # valid_ud: finish weighs labels
+                steps = ArcSteps(system, states, self.classes.table[:, 0]) if kept else None
+                policy = FollowScores(self, self.model.parts(vectors), longest, states, stats, guides(system, given),
+                                      steps)
                 stats.forced += advance(system, states, policy)
-                stats.ud_fallbacks += fallbacks(steering)
         self.model.train(was_training)
+        evidence = None if steps is None else steps.evidence()
+        mend = None if self.valid_ud is None else Mending(self.valid_ud, evidence, self.classes.table[:, 1])
         for sentence, state, arcs in zip(batch, states, given):
             stats.sentences += 1
             stats.words += len(sentence)
             stats.transitions += state.transitions
             system.finalize(state, self.root_label)
             heads, label_ids = list(state.heads), state.labels
-            if self.valid_ud is not None:
-                heads, label_ids = self.valid_ud.finish(heads, label_ids, sentence.words, given_words(arcs))
+            if mend is not None:
+                heads, label_ids = mend(heads, label_ids, sentence.words, arcs)
             label_ids = labels_kept(label_ids, arcs)  # a root arc that finalize built takes its given label too
             self.set_tree(sentence, heads, [""] + [self.labels[label] for label in label_ids[1:]],
                           arcs, system.single_root)
-        if steps is not None:  # each word keeps the probabilities of its arc through the inverse transforms
-            self.confidence.write(batch, steps.evidence(), self.calibrated)
+        if self.confidence is not None and evidence is not None:  # each word keeps its arc's probabilities
+            self.confidence.write(batch, evidence, self.calibrated)  # through the inverse transforms
 
     def _beam_states(self, batch: list[Sentence], parts: torch.Tensor, longest: int, given: list) -> list[State]:
         """The best final configuration of each sentence of ``batch`` with the beam, each item held to

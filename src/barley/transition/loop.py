@@ -46,7 +46,6 @@ class ParseStats:
     scored: int = 0
     illegal_top: int = 0
     unseen_choice: int = 0
-    ud_fallbacks: int = 0  # --valid-ud: steps where UD's rules left no action (barley.valid_ud.ValidGuide)
 
     def summary(self) -> str:
         share = 100.0 * self.illegal_top / self.scored if self.scored else 0.0
@@ -55,8 +54,6 @@ class ParseStats:
                 f"({share:.2f}% of scored steps)")
         if self.unseen_choice:
             text += f"; {self.unseen_choice} steps had no legal class seen in training"
-        if self.ud_fallbacks:
-            text += f"; {self.ud_fallbacks} steps could not keep UD's rules (--valid-ud)"
         return text
 
 

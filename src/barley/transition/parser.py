@@ -16,7 +16,6 @@ manifest by ``barley.transforms.from_json``.
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -29,7 +28,7 @@ from barley.confidence import Confidence, calibration_of
 from barley.conllu import Sentence
 from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
                                 write_tree)
-from barley.errors import BarleyError, BarleyWarning, InputError
+from barley.errors import BarleyError, InputError
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
 from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
@@ -44,7 +43,7 @@ from barley.transition.global_training import UPDATES, train_global
 from barley.transition.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
 from barley.transforms import describe_transforms, of_manifest
 from barley.tree import label_ids, label_table
-from barley.valid_ud import UDRules, fallbacks, given_words, transition_guides
+from barley.valid_ud import Mending, UDRules
 from barley.valid_ud import require_support as require_valid_ud
 
 OUTSIDE_CLASS = ("nearest", "skip", "error")
@@ -137,12 +136,9 @@ class Parser:
 
     def set_valid_ud(self, on: bool) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
-        or not: through the reference path, whose moves the rules mask (:class:`barley.valid_ud.ValidGuide`)."""
+        or not: each tree mended after the parse (:meth:`barley.valid_ud.UDRules.finish`)."""
         if on:
-            require_valid_ud(f"{self.system.name} parser", self.transforms, self.system, self.width)
-            if self.compiled is not None and self.valid_ud is None:  # said once: until it is turned off
-                warnings.warn("--valid-ud: the compiled loop does not keep UD's rules yet: parsing takes the "
-                              "reference path (about three times the CPU time)", BarleyWarning, stacklevel=2)
+            require_valid_ud(f"{self.system.name} parser", self.transforms, self.width)
         self.valid_ud = UDRules(self.labels) if on else None
 
     def _parse_with_arcs(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
@@ -164,19 +160,18 @@ class Parser:
         if self.width > 1 or self.nbest is not None:
             return self._parse_beam(batch, given)
         compiled = self.compiled
-        evidence = None if self.confidence is None else []
-        if compiled and self.valid_ud is None and (not any(given) or compiled.keeps(given)):
+        evidence = None if self.confidence is None and self.valid_ud is None else []  # valid_ud: finish weighs labels
+        if compiled and (not any(given) or compiled.keeps(given)):
             results = compiled.parse_batch(batch, self.stats, given=given, evidence=evidence)
-        else:  # the reference path: given arcs the compiled loop does not keep, or UD's rules (--valid-ud)
-            steering = transition_guides(self.valid_ud, self.system, batch, guides(self.system, given))
-            results = parse_batch(self, batch, self.stats, steering, evidence)
-            self.stats.ud_fallbacks += fallbacks(steering)
+        else:  # the reference path: given arcs the compiled loop does not keep
+            results = parse_batch(self, batch, self.stats, guides(self.system, given), evidence)
+        mend = None if self.valid_ud is None else Mending(self.valid_ud, evidence[0], self.classes[:, 1])
         for sentence, (heads, ids), arcs in zip(batch, results, given):
-            if self.valid_ud is not None:
-                heads, ids = self.valid_ud.finish(heads, ids, sentence.words, given_words(arcs))
+            if mend is not None:
+                heads, ids = mend(heads, ids, sentence.words, arcs)
             ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
             write_tree(sentence, heads, self._deprels(ids), self.transforms, arcs, self.system.single_root)
-        if evidence is not None:  # a word keeps its probabilities through the inverse transforms
+        if self.confidence is not None:  # a word keeps its probabilities through the inverse transforms
             self.confidence.write(batch, evidence[0], self.calibrated)
         return batch
 
