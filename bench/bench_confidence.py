@@ -5,7 +5,7 @@ test, gold tokenization): the parse time without and with confidence (in-process
 of ``--repeat`` runs, wall clock and CPU: the machine may be shared), and the head
 confidence's expected calibration error (10 equal-width bins) and AUROC against head errors,
 with the model's temperature, after ``barley calibrate --temperature-only`` on the dev file and
-after ``barley calibrate`` (the temperature, then the head map); and, after that, the
+after ``barley calibrate`` (the temperature, then the head model and map); and, after that, the
 precision and recall of the words ``--flag-below P`` flags, for several P.
 
     python bench/bench_confidence.py                       # shipped model, EWT dev → test
@@ -114,7 +114,8 @@ def main() -> None:
     command_sure = command_seconds(model, args.test, args.retag, ["--confidence"], args.repeat)
     found = calibrate(pipeline, list(read(args.dev)), args.dev, args.retag)
     mapped_scores = {}
-    for name, fitted in (("temperature", {k: v for k, v in found.items() if k != "head_map"}), ("mapped", found)):
+    temperature_only = {k: v for k, v in found.items() if k not in ("head_map", "head_model")}
+    for name, fitted in (("temperature", temperature_only), ("mapped", found)):
         pipeline.calibrated(fitted)
         pipeline.with_confidence(Confidence())
         calibrated = list(pipeline.parse([sentence.copy() for sentence in gold], retag=args.retag))
@@ -140,12 +141,13 @@ def main() -> None:
     print(f"after barley calibrate on {Path(args.dev).name} (temperature {found['temperature']:.4f}, fitted on "
           f"the words' head likelihood): ECE {100 * after['ECE']:.2f} points, AUROC {after['AUROC']:.4f}")
     if "head_map" in found:
-        print(f"then through the head map ({figures['head_map_knots']} knots, isotonic regression on the same dev "
-              f"words): ECE {100 * mapped['ECE']:.2f} points, AUROC {mapped['AUROC']:.4f}")
+        print(f"then through the head model and the head map ({figures['head_map_knots']} knots; logistic, then "
+              f"isotonic regression on the same dev words): ECE {100 * mapped['ECE']:.2f} points, "
+              f"AUROC {mapped['AUROC']:.4f}")
     else:
-        print(f"no head map: {found['head_map_left_out']}")
+        print(f"no head model or map: {found['head_map_left_out']}")
     for threshold, count, precision, recall in flagged(gold, calibrated, args.flag_below):
-        print(f"--flag-below {threshold:g} (after calibration, with the map): {count} words flagged ({100 * count / words:.1f}%), "
+        print(f"--flag-below {threshold:g} (after calibration, with the model and map): {count} words flagged ({100 * count / words:.1f}%), "
               f"{precision:.1f}% of them with a wrong head; {recall:.1f}% of the head errors flagged")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

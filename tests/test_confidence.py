@@ -20,6 +20,8 @@ from barley.conllu import MISC, read, read_lines
 from barley.evaluation.attachment import evaluate
 from barley.features.extract import list_element
 from barley.graph.marginals import head_softmax, tree_marginals
+from barley.head_model import (DISTANCES, FEATURE_SET, FEATURES, NUMBERS, RELATIONS, THRESHOLDS, UPOS_TAGS, HeadModel,
+                               features, fit)
 from barley.kinds import train
 from barley.systems import get_system, system_names
 from barley.tree import check_tree
@@ -253,8 +255,9 @@ def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(fil
     from barley.model_file import read_manifest
 
     entry = read_manifest(str(calibrated))["confidence"]
-    assert entry["fitted_on"].startswith("word head likelihood, then isotonic") and entry["temperature"] > 0
+    assert entry["fitted_on"].startswith("word head likelihood, then a head model") and entry["temperature"] > 0
     assert len(entry["head_map"]["confidence"]) == len(entry["head_map"]["accuracy"]) >= 1
+    assert len(entry["head_model"]["weights"]) == FEATURES and entry["head_model"]["features"] == FEATURE_SET
     assert main(["info", str(calibrated)]) == 0
     assert "confidence:  temperature " in capsys.readouterr().out
     before, after = files / "before.conllu", files / "after.conllu"
@@ -274,11 +277,11 @@ def test_too_few_held_out_words_fit_no_head_map(files, capsys):
     """The toy dev set has fewer words than the default minimum: the temperature alone, said so."""
     calibrated = files / "few-words.barley"
     assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated)]) == 0
-    assert "no head map (" in capsys.readouterr().err
+    assert "no head model or map (" in capsys.readouterr().err
     from barley.model_file import read_manifest
 
     entry = read_manifest(str(calibrated))["confidence"]
-    assert "head_map" not in entry and "fewer than the 5000" in entry["head_map_left_out"]
+    assert "head_map" not in entry and "head_model" not in entry and "fewer than the 5000" in entry["head_map_left_out"]
 
 
 def test_calibrate_temperature_only_stores_no_head_map(files, capsys):
@@ -288,7 +291,7 @@ def test_calibrate_temperature_only_stores_no_head_map(files, capsys):
     from barley.model_file import read_manifest
 
     entry = read_manifest(str(calibrated))["confidence"]
-    assert entry["fitted_on"] == "word head likelihood" and "head_map" not in entry
+    assert entry["fitted_on"] == "word head likelihood" and "head_map" not in entry and "head_model" not in entry
 
 
 def test_the_head_map_is_isotonic_regression_through_its_blocks_means():
@@ -302,11 +305,83 @@ def test_the_head_map_is_isotonic_regression_through_its_blocks_means():
     correct = rng.random(20_000) < confidence ** 3  # over-confident: right far less often than said
     xs, ys = fit_head_map(confidence, correct)
     assert all(b > a for a, b in zip(xs, xs[1:])) and all(b >= a for a, b in zip(ys, ys[1:]))
-    mapped = Calibrated(1.0, (xs, ys)).head(confidence)
+    mapped = Calibrated(1.0, (xs, ys)).head([], confidence, confidence)
     assert calibration(confidence, correct).ece > 0.15 and calibration(mapped, correct).ece < 0.01
     assert auroc(mapped, correct) == pytest.approx(auroc(confidence, correct), abs=0.002)
     fitted = IsotonicRegression(y_min=0.0, y_max=1.0).fit(confidence, correct.astype(float)).predict(np.array(xs))
     assert np.allclose(fitted, ys)
+
+
+def test_head_features_of_a_sentence_by_hand():
+    """Word 2 of ``a b c`` (b → c, c the root, a → c): its numbers, thresholds, tags, distance and relation."""
+    sentence = next(read_lines(["1\ta\ta\tDET\t_\t_\t3\tdet\t_\t_", "2\tb\tb\tADJ\t_\t_\t3\tamod:x\t_\t_",
+                                "3\tc\tc\tNOUN\t_\t_\t0\troot\t_\t_", ""]))
+    head, deprel = np.array([0.9, 0.6, 0.99]), np.array([1.0, 0.5, 1.0])
+    table = features([sentence], head, deprel)
+    assert table.shape == (3, FEATURES)
+    p, q = np.log(head), np.log(deprel)
+    numbers = dict(zip(NUMBERS, table[1]))
+    assert numbers["log p"] == pytest.approx(p[1]) and numbers["log q"] == pytest.approx(q[1])
+    assert numbers["log(1 + distance)"] == pytest.approx(np.log(2)) and numbers["root"] == 0
+    assert numbers["head to the right"] == 1 and numbers["log p of the head"] == pytest.approx(p[2])
+    assert numbers["log p of the word before"] == pytest.approx(p[0])
+    assert numbers["log p of the word after"] == pytest.approx(p[2])
+    assert numbers["mean log p of the sentence"] == pytest.approx(p.mean())
+    assert numbers["least log p of the sentence"] == pytest.approx(p.min())
+    assert numbers["the head's dependents"] == 2 and numbers["words with p < 0.9"] == 1
+    rest = table[1, len(NUMBERS):]
+    below, rest = rest[:len(THRESHOLDS)], rest[len(THRESHOLDS):]
+    assert below.tolist() == [float(0.6 < t) for t in THRESHOLDS]
+    upos, head_upos, rest = rest[:len(UPOS_TAGS)], rest[len(UPOS_TAGS):2 * len(UPOS_TAGS)], rest[2 * len(UPOS_TAGS):]
+    assert UPOS_TAGS[int(np.argmax(upos))] == "ADJ" and upos.sum() == 1
+    assert UPOS_TAGS[int(np.argmax(head_upos))] == "NOUN" and head_upos.sum() == 1
+    assert rest[:DISTANCES].tolist() == [0, 1, 0, 0, 0, 0]
+    assert RELATIONS[int(np.argmax(rest[DISTANCES:]))] == "amod"
+    root = dict(zip(NUMBERS, table[2]))
+    assert root["root"] == 1 and root["log p of the head"] == 0 and root["log p of the word after"] == 0
+    assert table[2, -len(RELATIONS) - DISTANCES] == 1 and table[2, len(NUMBERS) + len(THRESHOLDS) + len(UPOS_TAGS):][
+        :len(UPOS_TAGS)].sum() == 0  # the root: distance class 0, no head UPOS
+
+
+def test_the_head_model_learns_what_the_parser_s_probability_misses():
+    """Words whose head is wrong far more often when their head word was doubtful than their own
+    probability says: the fitted model ranks the errors better than the probability alone, and
+    keeps its outputs through its stored form."""
+    rng = np.random.default_rng(5)
+    sentences, heads, correct = [], [], []
+    for k in range(400):
+        n = int(rng.integers(3, 12))
+        rows = [f"{i}\tw\tw\t{UPOS_TAGS[int(rng.integers(17))]}\t_\t_\t{0 if i == 1 else int(rng.integers(1, i))}"
+                f"\t{'root' if i == 1 else RELATIONS[int(rng.integers(len(RELATIONS)))]}\t_\t_" for i in range(1, n + 1)]
+        sentences.append(next(read_lines(rows + [""])))
+        p = rng.uniform(0.5, 1.0, size=n)
+        heads.append(p)
+        head_of = [int(word[6]) for word in sentences[-1].words]
+        for i in range(n):
+            doubtful_head = head_of[i] > 0 and p[head_of[i] - 1] < 0.7
+            correct.append(rng.random() < (0.3 if doubtful_head else p[i]))
+    head = np.concatenate(heads)
+    correct = np.array(correct)
+    model = fit(sentences, head, np.ones_like(head), correct)
+    modeled = model(sentences, head, np.ones_like(head))
+    assert auroc(modeled, correct) > auroc(head, correct) + 0.05
+    again = HeadModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert np.allclose(again(sentences, head, np.ones_like(head)), modeled)
+    calibrated = calibration_of({"confidence": {"temperature": 1.0, "head_model": model.to_json()}})
+    assert np.allclose(calibrated.head(sentences, head, np.ones_like(head)), modeled)
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"features": "other", "weights": [0.0] * FEATURES, "bias": 0.0}, "features"),
+    ({"features": FEATURE_SET, "weights": [0.0] * (FEATURES - 1), "bias": 0.0}, "finite numbers"),
+    ({"features": FEATURE_SET, "weights": [float("nan")] + [0.0] * (FEATURES - 1), "bias": 0.0}, "finite numbers"),
+    ({"features": FEATURE_SET, "weights": [0.0] * FEATURES, "bias": "1"}, "finite numbers"),
+    ({"features": FEATURE_SET, "weights": [True] * FEATURES, "bias": 0.0}, "finite numbers"),
+    ([0.0], "features"),
+])
+def test_a_damaged_head_model_is_refused(entry, message):
+    with pytest.raises(ValueError, match=message):
+        calibration_of({"confidence": {"temperature": 1.0, "head_model": entry}})
 
 
 def test_a_tree_distribution_floating_point_cannot_hold_falls_back_to_the_softmax_over_heads():

@@ -38,6 +38,7 @@ import numpy as np
 
 from barley.conllu import MISC, Sentence
 from barley.errors import BarleyError, ModelError
+from barley.head_model import HeadModel
 
 HEAD_PROB = "HeadProb"
 DEPREL_PROB = "DeprelProb"
@@ -73,14 +74,14 @@ class Confidence:
 
     def write(self, sentences: Sequence[Sentence], evidence: Evidence, calibrated: Calibrated) -> None:
         """``evidence(T)`` gives the probabilities of the words of ``sentences``, one after the other;
-        written at the model's temperature, the heads' through its map."""
+        written at the model's temperature, the heads' through its head model and map."""
         if self.recorded is not None:
             self.recorded.append((list(sentences), evidence))
         head, deprel = evidence(calibrated.temperature)
         if not (np.isfinite(head).all() and np.isfinite(deprel).all()):
             raise ModelError("the model's scores give probabilities that are not numbers (NaN): its weights are "
                              "damaged", fix="train it again, or use another model file")
-        head = calibrated.head(head)
+        head = calibrated.head(sentences, head, deprel)
         head_texts, deprel_texts = _texts(head), _texts(deprel)
         head, deprel = head.tolist(), deprel.tolist()
         start = 0
@@ -115,12 +116,17 @@ class Calibrated:
 
     temperature: float = 1.0
     head_map: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    head_model: HeadModel | None = None
+    """Before the map, the head model's probability in place of the parser's (:mod:`barley.head_model`)."""
 
-    def head(self, probabilities: np.ndarray) -> np.ndarray:
-        """Head probabilities at the temperature, through the map."""
+    def head(self, sentences: Sequence[Sentence], head: np.ndarray, deprel: np.ndarray) -> np.ndarray:
+        """The head probabilities of the words of ``sentences`` (parsed), given their probabilities at the
+        temperature: through the head model, then the map."""
+        if self.head_model is not None:
+            head = self.head_model(sentences, head, deprel)
         if self.head_map is None:
-            return probabilities
-        return np.interp(probabilities, *self.head_map)
+            return head
+        return np.interp(head, *self.head_map)
 
 
 MAX_KNOTS = 10_000
@@ -129,8 +135,9 @@ MAX_KNOTS = 10_000
 
 def calibration_of(manifest: dict) -> Calibrated:
     """The calibration a parser's manifest holds (``barley calibrate``; none: temperature 1, no map);
-    anything but a positive finite temperature, or a map that is not increasing knots in [0, 1],
-    is a ValueError (a ModelError inside ``model_check.loading``)."""
+    anything but a positive finite temperature, a map that is not increasing knots in [0, 1], or a
+    head model that is not :meth:`barley.head_model.HeadModel.from_json`'s, is a ValueError (a ModelError inside
+    ``model_check.loading``)."""
     entry = manifest.get("confidence")
     if entry is None:
         return Calibrated()
@@ -138,9 +145,10 @@ def calibration_of(manifest: dict) -> Calibrated:
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not (
             math.isfinite(temperature) and temperature > 0):
         raise ValueError(f"the confidence temperature {temperature!r} is not a positive number")
+    head_model = None if entry.get("head_model") is None else HeadModel.from_json(entry["head_model"])
     head_map = entry.get("head_map")
     if head_map is None:
-        return Calibrated(float(temperature))
+        return Calibrated(float(temperature), head_model=head_model)
     knots = []
     for name in ("confidence", "accuracy"):
         values = head_map.get(name) if isinstance(head_map, dict) else None
@@ -152,7 +160,7 @@ def calibration_of(manifest: dict) -> Calibrated:
     if len(confidence) != len(accuracy) or any(b <= a for a, b in zip(confidence, confidence[1:])) or any(
             b < a for a, b in zip(accuracy, accuracy[1:])):
         raise ValueError("the head map's knots are not increasing (or not as many confidences as accuracies)")
-    return Calibrated(float(temperature), (confidence, accuracy))
+    return Calibrated(float(temperature), (confidence, accuracy), head_model)
 
 
 def softmax(scores: np.ndarray, temperature: float = 1.0, axis: int = -1) -> np.ndarray:

@@ -6,7 +6,8 @@ treebank folder (``barley train UD_English-EWT/ -m en.barley``) and what
 ``scripts/build_default_model.py`` does to build the shipped models, so that both train
 the same way from one definition. Each recipe is also a list of ``barley train`` options
 (:meth:`Recipe.arguments`): every component option is the ``barley train`` option of the
-same name (``tokenizer`` is ``--tokenizer``, ``epochs`` is ``--epochs``).
+same name (``tokenizer`` is ``--tokenizer``, ``epochs`` is ``--epochs``, ``tokenizer_hidden`` is
+``--tokenizer-hidden``, which the tokenizer itself calls ``hidden``).
 
 * ``neural`` — the shipped default ``en_ewt``: a neural character-level tokenizer and
   sentence splitter, then the joint network (UPOS, XPOS, UFeats, lemma and a biaffine
@@ -46,13 +47,19 @@ class Recipe:
         return arguments + (["--no-jackknife"] if self.jackknife is None else ["--jackknife", str(self.jackknife)])
 
     def pipeline_options(self) -> dict[str, dict]:
-        """Fresh copies of the components' options, for :meth:`barley.pipeline.Pipeline.train`."""
-        return {component: dict(values) for component, values in self.options.items()}
+        """Fresh copies of the components' options, for :meth:`barley.pipeline.Pipeline.train`: the
+        tokenizer's under its own names (``tokenizer_hidden`` → ``hidden``; ``tokenizer``, its kind, stays)."""
+        def own(component: str, name: str) -> str:
+            return name.removeprefix("tokenizer_") if component == "tokenize" else name
+
+        return {component: {own(component, name): value for name, value in values.items()}
+                for component, values in self.options.items()}
 
 
 RECIPES = {
     "neural": Recipe("neural", ("tokenize", "joint"),
-                     {"tokenize": {"tokenizer": "neural"},
+                     {"tokenize": {"tokenizer": "neural", "tokenizer_hidden": 128, "tokenizer_layers": 2,
+                                   "tokenizer_window": 512, "tokenizer_context": 64},
                       "joint": {"epochs": 40, "lr_schedule": "cosine", "patience": 10, "threads": THREADS}},
                      summary="neural tokenizer, then the joint tagger, lemmatizer and biaffine parser (PyTorch)"),
     "linear": Recipe("linear", ("tokenize", "tag", "parse"), {"parse": {"system": "arc-eager"}}, jackknife=5,

@@ -4,9 +4,10 @@ The model parses the gold sentences as ``barley parse`` would (the tags in the f
 or predicted again by the model's tagger with ``--retag``: calibrate the way you will
 parse) with confidence on, keeping each batch's evidence; the temperature that maximises
 the likelihood of the words' head correctness
-(:func:`barley.confidence.fit_temperature`), then a monotone map of the head probabilities
-at that temperature (:func:`barley.confidence.fit_head_map`, isotonic regression; left out
-with ``--temperature-only``), are stored in the parser's manifest (``confidence``), where
+(:func:`barley.confidence.fit_temperature`), then a head model that predicts from them and the
+tree around each word whether its head is right (:mod:`barley.head_model`, logistic
+regression), then a monotone map of its probabilities (:func:`barley.confidence.fit_head_map`,
+isotonic regression; the model and the map left out with ``--temperature-only``), are stored in the parser's manifest (``confidence``), where
 every later ``barley parse --confidence`` reads them. The trees do not change: only the
 probabilities do.
 """
@@ -17,7 +18,7 @@ import sys
 
 import numpy as np
 
-from barley import model_file
+from barley import head_model, model_file
 from barley.atomic import check_output
 from barley.commands import add_force
 from barley.confidence import Confidence, calibration, fit_head_map, fit_temperature
@@ -27,7 +28,7 @@ from barley.pipeline import Pipeline
 
 
 MIN_MAP_WORDS = 5_000
-"""The fewest held-out words a head map is fitted on. Fitted on fewer it learns the sample's noise:
+"""The fewest held-out words a head model and map are fitted on. Fitted on fewer a map learns the sample's noise:
 on UD_Latin-Perseus, fitted on 1,786 held-out words, it raised the test ECE of all three parsers
 tried (4.79 → 5.56, 15.90 → 18.02, 12.51 → 17.33 points), where on UD_Turkish-IMST dev (10,000
 words) it lowered it (5.98 → 1.45, 6.97 → 3.32, 6.27 → 1.88) and on UD_English-EWT dev (25,000)
@@ -48,10 +49,11 @@ def register(subparsers) -> None:
                         help="with a model that has a tagger: predict the tags again, as barley parse --retag does "
                              "(by default the file's tags are kept); calibrate the way the model will parse")
     parser.add_argument("--temperature-only", action="store_true",
-                        help="fit the temperature alone, without the monotone map of head probabilities after it")
+                        help="fit the temperature alone, without the head model and the monotone map of head "
+                             "probabilities after it")
     parser.add_argument("--min-map-words", type=int, default=MIN_MAP_WORDS, metavar="N",
-                        help=f"fit the head map only on at least N words (default {MIN_MAP_WORDS}: fitted on fewer, it "
-                             f"learns the sample's noise)")
+                        help=f"fit the head model and map only on at least N words (default {MIN_MAP_WORDS}: fitted on "
+                             f"fewer, they learn the sample's noise)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
     add_force(parser)
     parser.set_defaults(func=run)
@@ -73,9 +75,10 @@ def run(args) -> int:
         print(f"barley calibrate: temperature {found['temperature']:.4f} fitted on {found['words']} words of "
               f"{args.dev} (head negative log-likelihood {found['nll_before']:.4f} at temperature 1, "
               f"{found['nll']:.4f} after); ECE {100 * found['ece_before']:.2f} → {100 * found['ece']:.2f} points"
-              + (f", {100 * found['ece_mapped']:.2f} through a head map of {len(found['head_map']['confidence'])} "
-                 f"knots (on the words it was fitted on)" if "head_map" in found else "")
-              + (f"; no head map ({found['head_map_left_out']})" if "head_map_left_out" in found else "")
+              + (f", {100 * found['ece_mapped']:.2f} through the head model and a head map of "
+                 f"{len(found['head_map']['confidence'])} knots (on the words they were fitted on); AUROC of head "
+                 f"errors {found['auroc']} → {found['auroc_modeled']}" if "head_map" in found else "")
+              + (f"; no head model or map ({found['head_map_left_out']})" if "head_map_left_out" in found else "")
               + f"; written to {output}", file=sys.stderr)
     return 0
 
@@ -83,8 +86,8 @@ def run(args) -> int:
 def calibrate(pipeline: Pipeline, gold: list, source: str, retag: bool = False, head_map: bool = True,
               min_map_words: int = MIN_MAP_WORDS) -> dict:
     """The temperature of ``pipeline``'s parser fitted on ``gold`` sentences (parsed with their tags,
-    or tagged again with ``retag``), with ``head_map`` the map of head probabilities after it (when
-    they have at least ``min_map_words`` words), and what they changed."""
+    or tagged again with ``retag``), with ``head_map`` the head model and the map of its probabilities
+    after it (when they have at least ``min_map_words`` words), and what they changed."""
     if not gold:
         raise InputError("no sentence to calibrate on", path=source)
     copies = [sentence.copy() for sentence in gold]
@@ -107,11 +110,23 @@ def calibrate(pipeline: Pipeline, gold: list, source: str, retag: bool = False, 
              "nll_before": round(float(-np.where(correct, np.log(clipped), np.log1p(-clipped)).mean()), 6),
              "ece_before": round(calibration(before, correct).ece, 6), "ece": round(calibration(after, correct).ece, 6)}
     if head_map and len(correct) < min_map_words:
-        found["head_map_left_out"] = f"{len(correct)} words, fewer than the {min_map_words} a head map needs"
+        found["head_map_left_out"] = f"{len(correct)} words, fewer than the {min_map_words} a head model and map need"
     elif head_map:
-        confidences, accuracies = fit_head_map(after, correct)
-        mapped = np.interp(after, confidences, accuracies)
-        found.update({"fitted_on": "word head likelihood, then isotonic regression of head correctness",
+        sentences = [sentence for batch, _ in recorded for sentence in batch]
+        deprel = np.concatenate([evidence(temperature)[1] for _, evidence in recorded])
+        model = head_model.fit(sentences, after, deprel, correct)
+        modeled = model(sentences, after, deprel)
+        confidences, accuracies = fit_head_map(modeled, correct)
+        mapped = np.interp(modeled, confidences, accuracies)
+        found.update({"fitted_on": "word head likelihood, then a head model (logistic regression of head correctness "
+                                   "on the word's features), then isotonic regression of head correctness",
+                      "head_model": model.to_json(),
                       "head_map": {"confidence": list(confidences), "accuracy": list(accuracies)},
-                      "ece_mapped": round(calibration(mapped, correct).ece, 6)})
+                      "ece_mapped": round(calibration(mapped, correct).ece, 6),
+                      "auroc": _rounded(calibration(after, correct).auroc),
+                      "auroc_modeled": _rounded(calibration(mapped, correct).auroc)})
     return found
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)

@@ -89,8 +89,9 @@ def _confidence_lines(component: dict) -> list[str]:
     head_map = found.get("head_map")
     knots = head_map.get("confidence") if isinstance(head_map, dict) else None
     knots = len(knots) if isinstance(knots, list) else 0
-    return [f"confidence:  temperature {number('temperature')}" + (f", then a head map of {knots} knots"
-                                                                      if knots else "")
+    modeled = ", then a head model" if isinstance(found.get("head_model"), dict) else ""
+    return [f"confidence:  temperature {number('temperature')}" + modeled
+            + (f", then a head map of {knots} knots" if knots else "")
             + f", fitted on {found.get('words')} words of {found.get('data')} ({found.get('fitted_on')}); "
             f"head ECE there {number('ece_before', 100)} → {number('ece', 100)}"
             + (f" → {number('ece_mapped', 100)}" if knots else "") + " points"]
