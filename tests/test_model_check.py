@@ -248,6 +248,12 @@ FOUND_BY_FUZZING = {
     "a lemma class that is no edit rule (a ValueError lemmatizing)": (
         "pipeline-neural", lambda manifest, arrays: manifest["components"]["joint"]["tables"]["values"][
             "lemma"].__setitem__(1, "line\nbreak"), "no edit rule"),
+    "a dictionary lemma with a tab (an output line of 11 columns)": (
+        "pipeline-neural", lambda manifest, arrays: manifest["components"]["joint"]["tables"]["lemmas"][0].__setitem__(
+            2, "chase\t"), "the lemma dictionary's lemmas"),
+    "a UPOS class with a line break (an output that reads back otherwise)": (
+        "pipeline-neural", lambda manifest, arrays: manifest["components"]["joint"]["tables"]["values"][
+            "upos"].__setitem__(0, "NO\nUN"), "the UPOS classes"),
     "a tokenizer context of 0.5 (an IndexError cutting the text into windows)": (
         "pipeline-neural", lambda manifest, arrays: manifest["components"]["tokenize"]["options"].update(
             context=0.5), "options are damaged"),

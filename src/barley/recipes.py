@@ -59,7 +59,7 @@ class Recipe:
 RECIPES = {
     "neural": Recipe("neural", ("tokenize", "joint"),
                      {"tokenize": {"tokenizer": "neural", "tokenizer_hidden": 128, "tokenizer_layers": 2,
-                                   "tokenizer_window": 512, "tokenizer_context": 64},
+                                   "tokenizer_window": 512, "tokenizer_context": 32},
                       "joint": {"epochs": 40, "lr_schedule": "cosine", "patience": 10, "threads": THREADS}},
                      summary="neural tokenizer, then the joint tagger, lemmatizer and biaffine parser (PyTorch)"),
     "linear": Recipe("linear", ("tokenize", "tag", "parse"), {"parse": {"system": "arc-eager"}}, jackknife=5,

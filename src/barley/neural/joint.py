@@ -101,9 +101,12 @@ class JointTables:
             raise ValueError("a head without classes, or a class that is not a string")
         if not all(is_rule(rule) for rule in values["lemma"]):
             raise ValueError("a lemma class that is no edit rule")
+        for name in HEADS:  # written into the output as they are (a lemma rule's added text too)
+            check.texts(values[name], f"the {name.upper()} classes", field=True)
         lemmas = {(form, upos): lemma for form, upos, lemma in entry["lemmas"]}
         if not all(isinstance(text, str) for key, lemma in lemmas.items() for text in (*key, lemma)):
             raise ValueError("a lemma dictionary entry that is not three strings")
+        check.texts(list(lemmas.values()), "the lemma dictionary's lemmas", field=True)
         return cls(values, check.texts(entry["labels"], "the DEPREL labels", field=True, unique=True), lemmas)
 
 
