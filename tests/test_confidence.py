@@ -352,7 +352,8 @@ def test_the_head_model_learns_what_the_parser_s_probability_misses():
     for k in range(400):
         n = int(rng.integers(3, 12))
         rows = [f"{i}\tw\tw\t{UPOS_TAGS[int(rng.integers(17))]}\t_\t_\t{0 if i == 1 else int(rng.integers(1, i))}"
-                f"\t{'root' if i == 1 else RELATIONS[int(rng.integers(len(RELATIONS)))]}\t_\t_" for i in range(1, n + 1)]
+                f"\t{'root' if i == 1 else RELATIONS[int(rng.integers(len(RELATIONS)))]}\t_\t_"
+                for i in range(1, n + 1)]
         sentences.append(next(read_lines(rows + [""])))
         p = rng.uniform(0.5, 1.0, size=n)
         heads.append(p)
@@ -364,6 +365,8 @@ def test_the_head_model_learns_what_the_parser_s_probability_misses():
     correct = np.array(correct)
     model = fit(sentences, head, np.ones_like(head), correct)
     modeled = model(sentences, head, np.ones_like(head))
+    table = features(sentences, head, np.ones_like(head))  # the model picks its one-hot weights: the same sum
+    assert np.allclose(modeled, 1.0 / (1.0 + np.exp(-(table @ model.weights + model.bias))))
     assert auroc(modeled, correct) > auroc(head, correct) + 0.05
     again = HeadModel.from_json(json.loads(json.dumps(model.to_json())))
     assert np.allclose(again(sentences, head, np.ones_like(head)), modeled)

@@ -55,41 +55,51 @@ FLOOR = 1e-6
 def features(sentences: Sequence, head: np.ndarray, deprel: np.ndarray) -> np.ndarray:
     """``[words, FEATURES]``: each word of ``sentences`` (parsed: HEAD, DEPREL and UPOS set), one after
     the other as ``head`` and ``deprel`` (their HeadProb and DeprelProb) are."""
+    dense, classes = _columns(sentences, head, deprel)
+    return np.hstack([dense] + [_one_hot(index, size) for index, size in zip(classes.T, CLASSES)])
+
+
+CLASSES = (len(UPOS_TAGS), len(UPOS_TAGS), DISTANCES, len(RELATIONS))
+"""The sizes of the one-hot features after the numbers and thresholds: UPOS, the head's UPOS, the
+distance class, the relation."""
+UPOS_INDEX = {tag: k for k, tag in enumerate(UPOS_TAGS)}
+RELATION_INDEX = {relation: k for k, relation in enumerate(RELATIONS)}
+
+
+def _columns(sentences: Sequence, head: np.ndarray, deprel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The words' numbers and thresholds ``[words, len(NUMBERS) + len(THRESHOLDS)]``, and their classes
+    ``[words, 4]`` (:data:`CLASSES`; -1: none)."""
     lengths = np.array([len(sentence) for sentence in sentences], dtype=np.int64)
+    upos_of, relation_of = UPOS_INDEX.get, RELATION_INDEX.get
+    rows = [(int(word[6]), upos_of(word[3], -1), relation_of(word[7].partition(":")[0], -1))
+            for sentence in sentences for word in sentence.words]
+    if not rows:
+        return np.zeros((0, len(NUMBERS) + len(THRESHOLDS))), np.zeros((0, len(CLASSES)), dtype=np.int64)
+    heads, upos, relation = np.array(rows, dtype=np.int64).T
+    count = len(heads)
     starts = np.r_[0, np.cumsum(lengths)[:-1]]
-    words = [word for sentence in sentences for word in sentence.words]
-    if not words:
-        return np.zeros((0, FEATURES))
     p = np.log(np.maximum(np.asarray(head, dtype=np.float64), FLOOR))
     q = np.log(np.maximum(np.asarray(deprel, dtype=np.float64), FLOOR))
     sentence_of = np.repeat(np.arange(len(sentences)), lengths)
-    position = np.arange(len(words)) - starts[sentence_of] + 1  # 1..n within its sentence
-    heads = np.array([int(word[6]) for word in words], dtype=np.int64)
+    position = np.arange(count) - starts[sentence_of] + 1  # 1..n within its sentence
     is_root = heads == 0
     head_row = np.where(is_root, 0, starts[sentence_of] + heads - 1)
     first, last = position == 1, position == lengths[sentence_of]
-    before = np.where(first, 0.0, p[np.maximum(np.arange(len(words)) - 1, 0)])
-    after = np.where(last, 0.0, p[np.minimum(np.arange(len(words)) + 1, len(words) - 1)])
+    before = np.where(first, 0.0, p[np.maximum(np.arange(count) - 1, 0)])
+    after = np.where(last, 0.0, p[np.minimum(np.arange(count) + 1, count - 1)])
     head_p = np.where(is_root, 0.0, p[head_row])
     head_q = np.where(is_root, 0.0, q[head_row])
     distance = np.where(is_root, 0, np.abs(position - heads))
     _, group, siblings = np.unique(sentence_of * (lengths.max() + 1) + heads, return_inverse=True, return_counts=True)
     unsure = np.add.reduceat((p < math.log(0.9)).astype(np.float64), starts)[sentence_of]
-    numbers = np.stack([
+    dense = np.column_stack([
         p, q, np.log1p(distance), is_root, heads > position, np.log(lengths[sentence_of]),
         head_p, before, after, (np.add.reduceat(p, starts) / lengths)[sentence_of],
         np.minimum.reduceat(p, starts)[sentence_of], siblings[group], head_q, unsure,
-        p ** 2, q ** 2, p * q, head_p ** 2], axis=1).astype(np.float64)
-    below = p[:, None] < np.log(THRESHOLDS)[None, :]
-    upos_index = {tag: k for k, tag in enumerate(UPOS_TAGS)}
-    upos = np.array([upos_index.get(word[3], -1) for word in words], dtype=np.int64)
-    head_upos = np.where(is_root, -1, upos[head_row])
+        p ** 2, q ** 2, p * q, head_p ** 2, p[:, None] < np.log(THRESHOLDS)[None, :]]).astype(np.float64)
     distance_class = np.select([distance == 0, distance == 1, distance == 2, distance <= 4, distance <= 8],
                                [0, 1, 2, 3, 4], 5)
-    relation_index = {relation: k for k, relation in enumerate(RELATIONS)}
-    relation = np.array([relation_index.get(word[7].split(":")[0], -1) for word in words], dtype=np.int64)
-    return np.hstack([numbers, below, _one_hot(upos, len(UPOS_TAGS)), _one_hot(head_upos, len(UPOS_TAGS)),
-                      _one_hot(distance_class, DISTANCES), _one_hot(relation, len(RELATIONS))])
+    return dense, np.column_stack([upos, np.where(is_root, -1, upos[head_row]), distance_class, relation])
 
 
 def _one_hot(index: np.ndarray, size: int) -> np.ndarray:
@@ -107,7 +117,14 @@ class HeadModel:
         self.weights, self.bias = np.asarray(weights, dtype=np.float64), float(bias)
 
     def __call__(self, sentences: Sequence, head: np.ndarray, deprel: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-(features(sentences, head, deprel) @ self.weights + self.bias)))
+        """``features(...) @ weights``, the one-hot parts as the weights they pick (the same sum)."""
+        dense, classes = _columns(sentences, head, deprel)
+        logit = dense @ self.weights[:dense.shape[1]] + self.bias
+        offset = dense.shape[1]
+        for index, size in zip(classes.T, CLASSES):
+            logit += np.where(index >= 0, self.weights[offset + np.maximum(index, 0)], 0.0)
+            offset += size
+        return 1.0 / (1.0 + np.exp(-logit))
 
     def to_json(self) -> dict:
         return {"features": FEATURE_SET, "weights": [float(w) for w in self.weights], "bias": self.bias}

@@ -402,7 +402,7 @@ class UDRules:
         if label_log_probs is not None:
             scored = ~np.isnan(label_log_probs).any(axis=1)
             scored[0] = False
-            weights[scored] = np.maximum(label_log_probs[scored], UNLIKELY)  # a masked label: possible, not free
+            weights[scored] = np.maximum(label_log_probs[scored], UNLIKELY)  # a label its step could not take
 
         def may_take(head: int, d: int, present_label: bool) -> bool:
             if present_label:

@@ -7,9 +7,9 @@ the likelihood of the words' head correctness
 (:func:`barley.confidence.fit_temperature`), then a head model that predicts from them and the
 tree around each word whether its head is right (:mod:`barley.head_model`, logistic
 regression), then a monotone map of its probabilities (:func:`barley.confidence.fit_head_map`,
-isotonic regression; the model and the map left out with ``--temperature-only``), are stored in the parser's manifest (``confidence``), where
-every later ``barley parse --confidence`` reads them. The trees do not change: only the
-probabilities do.
+isotonic regression; the model and the map left out with ``--temperature-only``), are stored
+in the parser's manifest (``confidence``), where every later ``barley parse --confidence``
+reads them. The trees do not change: only the probabilities do.
 """
 
 from __future__ import annotations
