@@ -89,6 +89,18 @@ def test_parsing_keeps_every_column_and_line_but_head_and_deprel(toy):
     assert [s.to_text() for s in parsed] == [s.to_text() for s in original]
 
 
+def test_a_loaded_and_saved_model_keeps_where_its_features_came_from(toy, tmp_path):
+    """Saving a loaded parser writes the same manifest: its feature model's source stays the one it
+    was trained from, not the path it was loaded from (a rebuilt model would carry a local path)."""
+    from barley.model_file import read_manifest
+
+    folder, model = toy
+    again = tmp_path / "again.barley"
+    barley.load(str(model)).parser.save(str(again))
+    assert read_manifest(str(model))["features_source"] == "defaults/arc-eager.txt"
+    assert read_manifest(str(again)) == read_manifest(str(model))
+
+
 def test_batched_and_one_by_one_parsing_agree(toy):
     folder, model = toy
     parser = barley.load(str(model)).parser

@@ -207,6 +207,12 @@ class Parser:
     def save(self, path: str) -> None:
         model_file.write(path, *self.to_files())
 
+    def _features_source(self) -> str:
+        """Where the feature model came from: the file or default it was trained with, kept through
+        loading and saving (a loaded model's own text names the model file only in errors)."""
+        kept = self.manifest.get("features_source")
+        return kept if isinstance(kept, str) else self.features.source
+
     def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
         """The manifest and arrays of this parser (what :meth:`save` writes; a pipeline embeds them)."""
         learner_params, learner_arrays = self.learner.to_arrays()
@@ -216,7 +222,7 @@ class Parser:
             "parser": "transition",
             "system": {"name": self.system.name, "single_root": self.system.single_root},
             "features": self.features.text,
-            "features_source": self.features.source,
+            "features_source": self._features_source(),
             "vocabularies": {name: v.to_json() for name, v in self.vocabularies.items()},
             "labels": self.labels,
             "root_label": self.labels[self.root_label],
