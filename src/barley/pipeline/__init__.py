@@ -311,8 +311,8 @@ class Pipeline:
     def set_valid_ud(self, on: bool | None) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
         or not; None: the parser's default (:func:`barley.valid_ud.by_default`: on for the joint network,
-        where the rules cost no accuracy; off for transition-based parsers, which would leave the
-        compiled loop). A parser that cannot is refused in one line when asked."""
+        where the rules cost 0.1 LAS or less; off for transition-based parsers, whose output then stays
+        the model's own). A parser that cannot is refused in one line when asked."""
         from barley.valid_ud import by_default
 
         parser = self._parser
