@@ -98,33 +98,34 @@ def calibrate(pipeline: Pipeline, gold: list, source: str, retag: bool = False, 
     correct = np.concatenate([sentence.heads()[1:] == gold_of[id(sentence)].heads()[1:]
                               for batch, _ in recorded for sentence in batch])
 
-    def head_probabilities(temperature: float) -> np.ndarray:
-        return np.concatenate([evidence(temperature)[0] for _, evidence in recorded])
+    def probabilities(temperature: float) -> tuple[np.ndarray, np.ndarray]:
+        """Every held-out word's HeadProb and DeprelProb at ``temperature``."""
+        head, deprel = zip(*(evidence(temperature) for _, evidence in recorded))
+        return np.concatenate(head), np.concatenate(deprel)
 
-    temperature, nll = fit_temperature(head_probabilities, correct)
-    before, after = head_probabilities(1.0), head_probabilities(temperature)
+    temperature, nll = fit_temperature(lambda t: probabilities(t)[0], correct)
+    before, (after, deprel) = probabilities(1.0)[0], probabilities(temperature)
+    at_temperature = calibration(after, correct)
     clipped = np.clip(before, 1e-12, 1 - 1e-12)
     found = {"temperature": round(temperature, 6), "fitted_on": "word head likelihood", "data": source,
              "retag": retag,
              "words": int(len(correct)), "nll": round(nll, 6),
              "nll_before": round(float(-np.where(correct, np.log(clipped), np.log1p(-clipped)).mean()), 6),
-             "ece_before": round(calibration(before, correct).ece, 6), "ece": round(calibration(after, correct).ece, 6)}
+             "ece_before": round(calibration(before, correct).ece, 6), "ece": round(at_temperature.ece, 6)}
     if head_map and len(correct) < min_map_words:
         found["head_map_left_out"] = f"{len(correct)} words, fewer than the {min_map_words} a head model and map need"
     elif head_map:
         sentences = [sentence for batch, _ in recorded for sentence in batch]
-        deprel = np.concatenate([evidence(temperature)[1] for _, evidence in recorded])
         model = head_model.fit(sentences, after, deprel, correct)
         modeled = model(sentences, after, deprel)
         confidences, accuracies = fit_head_map(modeled, correct)
-        mapped = np.interp(modeled, confidences, accuracies)
+        mapped = calibration(np.interp(modeled, confidences, accuracies), correct)
         found.update({"fitted_on": "word head likelihood, then a head model (logistic regression of head correctness "
                                    "on the word's features), then isotonic regression of head correctness",
                       "head_model": model.to_json(),
                       "head_map": {"confidence": list(confidences), "accuracy": list(accuracies)},
-                      "ece_mapped": round(calibration(mapped, correct).ece, 6),
-                      "auroc": _rounded(calibration(after, correct).auroc),
-                      "auroc_modeled": _rounded(calibration(mapped, correct).auroc)})
+                      "ece_mapped": round(mapped.ece, 6), "auroc": _rounded(at_temperature.auroc),
+                      "auroc_modeled": _rounded(mapped.auroc)})
     return found
 
 
