@@ -17,6 +17,7 @@ from barley import cli, model_file
 from barley.conllu import COLUMNS, read
 from barley.errors import BarleyError, ModelError
 from barley.pipeline import Pipeline, check_options, ordered
+from barley.pipeline.describe import describe
 
 torch = pytest.importorskip("torch", reason="training the joint network needs PyTorch")
 
@@ -137,6 +138,35 @@ def test_training_is_deterministic_and_resumes_as_if_never_stopped(toy, tmp_path
     with pytest.raises(BarleyError, match="of another training .*options"):
         run("changed", checkpoint=checkpoint, resume=True, dropout=0.2)
     assert run("resumed", checkpoint=checkpoint, resume=True) == whole
+
+
+def test_a_warm_restart_trained_at_once_or_later_gives_the_same_model(toy, tmp_path):
+    """``restart_epochs`` trains further from the epoch kept with a fresh optimiser and a new cosine
+    (its log says so, the manifest records it); the same restart applied later to the saved first
+    stage (as ``scripts/build_default_model.py --trained`` does) gives the same bytes."""
+    train, dev = list(read(toy / "train.conllu")), list(read(toy / "dev.conllu"))
+    lines: list[str] = []
+    at_once = tmp_path / "at_once.barley"
+    Pipeline.train(str(toy / "train.conllu"), ["joint"], dev=str(toy / "dev.conllu"), seed=4, record_time=False,
+                   options={"joint": dict(TINY, epochs=2, lr_schedule="cosine", restart_epochs=2,
+                                          restart_learning_rate=1e-3)}, log=lines.append).save(str(at_once))
+    assert any("warm restart: 2 more epochs" in line for line in lines)
+    first = tmp_path / "first.barley"
+    Pipeline.train(str(toy / "train.conllu"), ["joint"], dev=str(toy / "dev.conllu"), seed=4, record_time=False,
+                   options={"joint": dict(TINY, epochs=2, lr_schedule="cosine")}, log=quiet).save(str(first))
+    assert first.read_bytes() != at_once.read_bytes()
+    later = Pipeline.load(str(first))
+    later.components = [later["joint"].restarted(train, dev, 2, 1e-3, seed=4, log=quiet)]
+    later.save(str(tmp_path / "later.barley"))
+    assert (tmp_path / "later.barley").read_bytes() == at_once.read_bytes()
+    joint = Pipeline.load(str(at_once))["joint"].manifest
+    assert "restarted:   epoch" in describe(model_file.read_manifest(str(at_once)))
+    assert joint["options"]["restart_epochs"] == 2 and len(joint["fine_tuning"]) == 1
+    assert joint["fine_tuning"][0]["options"]["learning_rate"] == 1e-3
+    assert joint["fine_tuning"][0]["options"]["lr_schedule"] == "cosine"
+    with pytest.raises(BarleyError, match="--restart-epochs must be at least 0"):
+        Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, restart_epochs=-1)},
+                       seed=1, log=quiet)
 
 
 @pytest.mark.parametrize("damage, message", [

@@ -155,6 +155,11 @@ OPTIONS: tuple[Option, ...] = (
             choices=LR_SCHEDULES),
     declare("parser_layers", int, 1, "BiLSTM layers of the parser's own, on the shared --lstm-layers",
             "component:joint"),
+    declare("restart_epochs", int, 0, "after training, N more epochs from the epoch kept, with a fresh optimiser "
+            "and the learning rate restarted at --restart-learning-rate along a new cosine (a warm restart, "
+            "Loshchilov & Hutter 2017; the neural recipe's: 20); 0: none", "component:joint", metavar="N"),
+    declare("restart_learning_rate", float, 1e-3, "the learning rate a warm restart (--restart-epochs) starts from",
+            "component:joint", metavar="RATE"),
     declare("characters", str, None, "how the character BiLSTM's final states join the form embedding: add "
             "(projected to its size; the parsers') or concat (--components joint, its default)",
             "component:joint", choices=CHARACTERS),

@@ -65,9 +65,12 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                   + f"; epoch {training.get('best_epoch')} of {training.get('epochs_run')} kept (best mean dev "
                   f"score)" + ("; training interrupted" if training.get("interrupted") else ""),
                   *_confidence_lines(joint)]
-        lines += [f"fine-tuned:  {tuning.get('sentences')} sentences, {tuning.get('words')} words; epoch "
-                  f"{tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept; new entries: "
-                  + ", ".join(f"{name} {count}" for name, count in tuning.get("added", {}).items())
+        lines += [(f"restarted:   epoch {tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept (a warm restart: "
+                   f"a fresh optimiser, the learning rate from {tuning.get('options', {}).get('learning_rate')} along a "
+                   "new cosine)") if tuning.get("warm_restart") else
+                  (f"fine-tuned:  {tuning.get('sentences')} sentences, {tuning.get('words')} words; epoch "
+                   f"{tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept; new entries: "
+                   + ", ".join(f"{name} {count}" for name, count in tuning.get("added", {}).items()))
                   for tuning in joint.get("fine_tuning", ())]
     if "parse" in components:
         parser = {"format_version": manifest.get("format_version"), **components["parse"]}
