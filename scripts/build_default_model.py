@@ -17,9 +17,11 @@ treebank's, CC BY-SA 4.0), the dev scores from gold tokenization and the test sc
 raw text (CoNLL 2018 F1), and the calibration of its confidence (``barley calibrate`` on the dev
 set, tags predicted: a temperature and a head map). Prints each model's size, checksum and scores.
 
-The neural model takes about an hour and a half on a 2-core CPU. ``--trained NAME=FILE``
+The neural model takes about two hours and a quarter on a 2-core CPU. ``--trained NAME=FILE``
 finishes a model trained before by the same recipe instead of training it again (the
-command that trains it is printed by ``--recipe``), e.g. after ``barley train --resume``.
+command that trains it is printed by ``--recipe``), e.g. after ``barley train --resume``; a
+joint network trained without its warm restart (``--restart-epochs``) gets it here, to the
+bytes the whole training gives.
 
     python scripts/build_default_model.py                        # both, into src/barley/models/
     python scripts/build_default_model.py --only en_ewt_linear --output-dir /tmp
@@ -87,6 +89,11 @@ def build(name: str, folder: Path, output: Path, trained: str | None) -> None:
         if pipeline.names != list(recipe.components):
             raise SystemExit(f"build_default_model: {trained} holds {', '.join(pipeline.names)}, "
                              f"not {name}'s {', '.join(recipe.components)}")
+        restart = recipe.options.get("joint", {}).get("restart_epochs")
+        if restart and "fine_tuning" not in pipeline["joint"].manifest:  # trained before its warm restart
+            pipeline.components[pipeline.names.index("joint")] = pipeline["joint"].restarted(
+                list(read(folder / TRAIN)), list(read(folder / DEV)), restart,
+                recipe.options["joint"]["restart_learning_rate"], seed=SEED, log=print)
     else:
         options = recipe.pipeline_options()
         if "joint" in options:
