@@ -164,6 +164,17 @@ def test_a_warm_restart_trained_at_once_or_later_gives_the_same_model(toy, tmp_p
     assert joint["options"]["restart_epochs"] == 2 and len(joint["fine_tuning"]) == 1
     assert joint["fine_tuning"][0]["options"]["learning_rate"] == 1e-3
     assert joint["fine_tuning"][0]["options"]["lr_schedule"] == "cosine"
+    # a restart no better on dev than the first training keeps the first network (and says so): steps
+    # too small to change a prediction give the epoch kept's dev score again, which is no better
+    first_joint = Pipeline.load(str(first))["joint"]
+    worse = first_joint.restarted(train, dev, 1, 1e-12, seed=4, log=lines.append)
+    assert "its network is kept" in lines[-1] and worse.manifest["fine_tuning"][-1]["kept"] is False
+    assert all(np.array_equal(worse.arrays[name], array) for name, array in first_joint.arrays.items())
+    assert worse.manifest["options"]["restart_learning_rate"] == 1e-12
+    later.components = [worse]
+    later.save(str(tmp_path / "worse.barley"))
+    assert "none of 1 epochs better on dev, the network before kept" in describe(
+        model_file.read_manifest(str(tmp_path / "worse.barley")))
     with pytest.raises(BarleyError, match="--restart-epochs must be at least 0"):
         Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, restart_epochs=-1)},
                        seed=1, log=quiet)

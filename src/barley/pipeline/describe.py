@@ -65,9 +65,11 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                   + f"; epoch {training.get('best_epoch')} of {training.get('epochs_run')} kept (best mean dev "
                   f"score)" + ("; training interrupted" if training.get("interrupted") else ""),
                   *_confidence_lines(joint)]
-        lines += [(f"restarted:   epoch {tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept (a warm restart: "
-                   f"a fresh optimiser, the learning rate from {tuning.get('options', {}).get('learning_rate')} along a "
-                   "new cosine)") if tuning.get("warm_restart") else
+        lines += [(f"restarted:   " + (f"epoch {tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept"
+                                        if tuning.get("kept", True) else
+                                        f"none of {tuning.get('epochs_run')} epochs better on dev, the network before kept")
+                   + f" (a warm restart: a fresh optimiser, the learning rate from "
+                   f"{tuning.get('options', {}).get('learning_rate')} along a new cosine)") if tuning.get("warm_restart") else
                   (f"fine-tuned:  {tuning.get('sentences')} sentences, {tuning.get('words')} words; epoch "
                    f"{tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept; new entries: "
                    + ", ".join(f"{name} {count}" for name, count in tuning.get("added", {}).items()))

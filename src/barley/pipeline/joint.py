@@ -165,8 +165,9 @@ class JointComponent:
         Hutter 2017, SGDR). On EWT it lifts dev LAS where the first cosine, run to its end, had levelled
         off (``docs/results/pipeline.md``). It is fine-tuning on the same data (:meth:`fine_tune`, the
         epoch kept chosen on ``dev`` again), so that a network trained before restarts later to the same
-        bytes as in one training (``scripts/build_default_model.py --trained``); the manifest's options
-        record the restart either way."""
+        bytes as in one training (``scripts/build_default_model.py --trained``). If no epoch of the
+        restart scores better on dev than the epoch kept before, that network stays (said in the log).
+        The manifest's options and ``fine_tuning`` record the restart either way."""
         log(f"warm restart: {epochs} more epochs from the epoch kept, the learning rate from {learning_rate:g} "
             "along a new cosine")
         options = self.manifest["options"]
@@ -175,8 +176,18 @@ class JointComponent:
                                     "lr_schedule": "cosine",
                                     **{name: options[name] for name in ("batch_words", "clip", "holdout", "device", "threads")}},
                                    seed=seed, log=log, dev=dev)
+        history = restarted.manifest["fine_tuning"][-1]
+        before, after = (max(scores.get("dev_score_per_epoch", ()), default=None)
+                         for scores in (self.manifest["training"], history))
+        kept = before is None or after is None or after > before
+        if not kept:
+            log(f"warm restart: no epoch scored better on dev than the first training's best ({after:.2f} against "
+                f"{before:.2f}): its network is kept")
+            restarted = type(self).from_files({**self.manifest, "fine_tuning": restarted.manifest["fine_tuning"]},
+                                              self.arrays, "<trained>")
         restarted.manifest["options"] = {**options, "restart_epochs": epochs, "restart_learning_rate": learning_rate}
-        restarted.manifest["fine_tuning"][-1]["warm_restart"] = True  # `barley models --describe` says so
+        # `barley models --describe` says so; "kept" is written only when false (a restart kept is the usual case)
+        restarted.manifest["fine_tuning"][-1].update(warm_restart=True, **({} if kept else {"kept": False}))
         return restarted
 
     def fine_tune(self, sentences: list[Sentence], options: dict, *, seed: int, log: Callable[[str], None],
