@@ -90,7 +90,8 @@ def build(name: str, folder: Path, output: Path, trained: str | None) -> None:
             raise SystemExit(f"build_default_model: {trained} holds {', '.join(pipeline.names)}, "
                              f"not {name}'s {', '.join(recipe.components)}")
         restart = recipe.options.get("joint", {}).get("restart_epochs")
-        if restart and "fine_tuning" not in pipeline["joint"].manifest:  # trained before its warm restart
+        tunings = pipeline["joint"].manifest.get("fine_tuning", ())
+        if restart and not any(tuning.get("warm_restart") for tuning in tunings):  # trained before its warm restart
             pipeline.components[pipeline.names.index("joint")] = pipeline["joint"].restarted(
                 list(read(folder / TRAIN)), list(read(folder / DEV)), restart,
                 recipe.options["joint"]["restart_learning_rate"], seed=SEED, log=print)
