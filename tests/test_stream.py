@@ -100,11 +100,15 @@ def test_bad_arguments_are_one_line_errors_before_anything_is_read(english, tmp_
                              ({"n_process": 0}, "n_process=0 is not a positive whole number"),
                              ({"n_process": 1.5}, "n_process=1.5 is not"),
                              ({"batch_size": True}, "batch_size=True is not"),
+                             ({"max_chars": 0}, "max_chars=0 is not a positive whole number"),
                              ({"input": "conllu"}, "pipe takes input 'text' or 'tokenized', not 'conllu'")]:
         with pytest.raises(BarleyError, match=message):
             english.pipe(never(), **options)
     with pytest.raises(BarleyError, match="pipe takes texts \\(str\\), and text 3 is bytes"):
         list(english.pipe(["One.", "Two.", b"Three."], batch_size=2))
+    with pytest.raises(BarleyError, match="text 2 has 12 characters, more than pipe's limit of 11 for one text"):
+        list(english.pipe(["Short text.", "Longer text."], max_chars=11))
+    assert len(list(english.pipe(["Short text."] * 2, max_chars=11))) == 2
     _toy_treebank(tmp_path / "train.conllu", 30, seed=1)
     train(str(tmp_path / "train.conllu"), log=lambda message: None).save(str(tmp_path / "parser.barley"))
     with pytest.raises(BarleyError, match="pipe reads texts, and this model has no tokenizer"):

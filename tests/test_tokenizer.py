@@ -20,6 +20,7 @@ import barley
 import barley.tokenizer as tokenizer_module
 from barley.cli import main
 from barley.conllu import FORM, MISC, read, read_lines, write
+from barley.errors import BarleyError, InputError
 from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import TokenizeComponent
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions, spaces
@@ -257,10 +258,19 @@ def test_a_long_line_without_punctuation_gives_bounded_sentences(tokenizer):
 
 
 def test_a_long_line_without_spaces_gives_bounded_tokens(tokenizer):
-    text = "a" * 200_000
+    text = "a" * tokenizer_module.MAX_RUN_CHARS  # longer than a block
+    assert len(text) > tokenizer_module.BLOCK_CHARS
     sentences = list(tokenizer.tokenize(text))
     assert max(len(row[FORM]) for s in sentences for row in s.rows) <= tokenizer_module.MAX_TOKEN_CHARS
     assert spaces.text_of(sentences) == text
+
+
+@pytest.mark.parametrize("pieces", [["ok.\n\n" + "a" * 100_001], ["ok.\n\n" + "a" * 60_000, "a" * 40_001 + " b"],
+                                    ["ok.\n\nb" + "a" * 99_998, "", "a", "a\n"]])
+def test_a_run_of_more_characters_without_whitespace_is_refused_before_it_is_scored(tokenizer, pieces):
+    with pytest.raises(InputError, match=r"^in\.txt:3: more than 100,000 characters without whitespace"):
+        list(tokenizer.tokenize(pieces, source="in.txt"))
+    assert len(list(tokenizer.tokenize(["ok.\n\n" + "a" * 60_000, " " + "a" * 60_000]))) >= 2  # runs apart
 
 
 def test_odd_whitespace_and_control_characters_are_kept(tokenizer):
@@ -376,3 +386,18 @@ def test_english_ewt_tokens_and_exact_text(tmp_path):
     f1 = 2 * len(gold_spans & system_spans) / (len(gold_spans) + len(system_spans))
     assert f1 > 0.97
     write(system, str(tmp_path / "out.conllu"))
+
+
+@pytest.mark.parametrize("input", ["text", "tokenized"])
+def test_a_lone_surrogate_or_bytes_are_refused_in_one_line(tokenizer, input):
+    with pytest.raises(InputError, match=r"^text:2: the text holds a lone surrogate \(U\+DC80\)"):
+        list(tokenizer.tokenize(["Fine.\n", "A \udc80 byte.\n"], input=input))
+    with pytest.raises(InputError, match="text must be given as str, not bytes"):
+        list(tokenizer.tokenize([b"bytes"], input=input))
+
+
+def test_the_api_refuses_bytes_and_surrogates_in_one_line():
+    with pytest.raises(BarleyError, match=r"parse takes a text as str \(or sentences\), not bytes"):
+        list(barley.parse(b"The dog barks."))
+    with pytest.raises(BarleyError, match="lone surrogate"):
+        list(barley.parse("The \udc80 dog."))

@@ -118,6 +118,9 @@ def check_destination(path: str | os.PathLike) -> None:
     a file without write permission (by its mode, see the module docstring), a folder that does not exist."""
     path = os.fspath(path)
     if written_in_place(path):
+        if not os.path.exists(path):  # under /proc: a name for a file some process has open, never a new one
+            raise BarleyError("no such file to write to (a path under /proc names a file that a process has open)",
+                              path=path, fix="write to a file elsewhere, or to - for standard output")
         return
     target = destination(path)
     if os.path.isdir(target):
@@ -201,7 +204,12 @@ def atomic_output(path: str | os.PathLike, flush_to_disk: bool = True) -> Iterat
     path = os.fspath(path)
     if written_in_place(path):
         # appending: a descriptor's file was emptied by `>` when it was opened, or is meant to grow (`>>`)
-        with open(path, "ab") as handle:
+        try:
+            handle = open(path, "ab")
+        except OSError as error:
+            raise BarleyError(f"cannot write here: {error.strerror}", path=path,
+                              fix="write to a file elsewhere, or to - for standard output") from None
+        with handle:
             yield handle
         return
     check_destination(path)

@@ -91,6 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         return _interrupted(args.command, interrupt)
     except BrokenPipeError:
         return _quiet_broken_pipe()
+    except MemoryError:
+        print(f"barley {args.command}: error: out of memory (give it a smaller input, or run it where more memory "
+              f"is free)", file=sys.stderr)
+        return 2
     except OSError as error:
         if error.errno not in DISK_ERRORS:
             raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
 import sys
 import time
@@ -15,10 +16,11 @@ from barley.errors import BarleyError
 from barley.model_file import read_manifest
 from barley.parse_options import add_parse_arguments
 from barley.pipeline import NOUNS, Pipeline, component_names, components_for, does, require_component
+from barley.runtime.threads import BLAS_THREADS
 from barley.tokenizer import INPUTS
 from barley.catalog import resolve
 from barley.shipped import default_model_path
-from barley.tokenizer.reading import guess_input, text_pieces
+from barley.tokenizer.reading import guess_input, source_name, text_pieces
 
 
 def register(subparsers) -> None:
@@ -57,7 +59,17 @@ def add_arguments(parser, needs: str) -> None:
     parser.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
                         help="worker processes, each loading the model once; 'auto' = every core "
                              "(default 1; the output is the same byte for byte)")
+    parser.add_argument("--blas-threads", type=_blas_threads, metavar="N",
+                        help=f"threads of the BLAS under numpy in one process (default {BLAS_THREADS}: on a busy "
+                             "machine more cost several times the CPU time, docs/scale.md; 0 = one per core); "
+                             "--jobs workers take one each")
     add_force(parser)
+
+
+def _blas_threads(value: str) -> int:
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number of threads (0: one per core), not {value!r}")
+    return int(value)
 
 
 def _jobs(value: str) -> int:
@@ -93,6 +105,9 @@ def _parse(args) -> int:
     if valid_ud is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--valid-ud and --no-valid-ud parse in one process (not yet with --jobs or --scheduler, "
                           "which keep the parser's default)", fix="leave out --jobs and --scheduler")
+    if args.blas_threads is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
+        raise BarleyError("--blas-threads sets the threads of one process; --jobs and --scheduler workers take "
+                          "one each", fix="leave out --blas-threads or --jobs and --scheduler")
     if arcs is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--keep-arcs and --forbid parse in one process (not yet with --jobs or --scheduler)",
                           fix="leave out --jobs and --scheduler")
@@ -126,6 +141,8 @@ def _parse(args) -> int:
     freeze_loaded()
     _check_model(args, pipeline.names)
     pipeline = pipeline.only(runs)
+    if args.blas_threads is not None:
+        pipeline.blas_threads = args.blas_threads
     if args.max_words is not None:
         pipeline.limit_words(args.max_words)
     if confidence is not None:
@@ -141,7 +158,8 @@ def _parse(args) -> int:
     if args.input_format == "conllu":
         sentences = read(args.input)
     else:
-        sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
+        sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format,
+                                      source=source_name(args.input))
     write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest,
                                                    valid_ud=valid_ud, beam=args.beam)), args.output)
     if not args.quiet:

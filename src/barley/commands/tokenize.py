@@ -11,7 +11,7 @@ from barley.commands import add_force
 from barley.conllu import write
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
-from barley.tokenizer.reading import text_pieces
+from barley.tokenizer.reading import source_name, text_pieces
 
 
 def register(subparsers) -> None:
@@ -46,7 +46,7 @@ def run(args) -> int:
             counts["words"] += len(sentence.words)
             yield sentence
 
-    sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format)
+    sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format, source=source_name(args.input))
     write(counted(sentences), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started

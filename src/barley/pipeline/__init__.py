@@ -80,6 +80,7 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.conllu import COLUMNS, Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
+from barley.runtime.threads import BLAS_THREADS, limited
 
 COMPONENTS = {
     "tokenize": "tokenize:TokenizeComponent",
@@ -224,6 +225,9 @@ class Pipeline:
         self.manifest = manifest or {}
         self.path: str | None = None
         """The model file it was loaded from (:meth:`load`), if any."""
+        self.blas_threads = BLAS_THREADS
+        """The threads of the BLAS under numpy while it tokenizes and parses (0: the library's default;
+        :mod:`barley.runtime.threads`)."""
 
     @property
     def names(self) -> list[str]:
@@ -241,7 +245,9 @@ class Pipeline:
     def only(self, names: Iterable[str]) -> Pipeline:
         """The pipeline of those of its components named in ``names`` (e.g. ``barley tag`` leaves out the parser)."""
         wanted = set(names)
-        return Pipeline([c for c in self.components if c.name in wanted], self.manifest)
+        subset = Pipeline([c for c in self.components if c.name in wanted], self.manifest)
+        subset.path, subset.blas_threads = self.path, self.blas_threads
+        return subset
 
     @property
     def _parser(self):
@@ -343,17 +349,19 @@ class Pipeline:
 
     # --- running ---------------------------------------------------------------------
 
-    def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
+    def tokenize(self, text: str | Iterable[str], input: str = "text", source: str | None = None
+                 ) -> Iterator[Sentence]:
         """Sentences of ``text`` (a str, or str pieces read as they come) from the pipeline's tokenizer.
 
         ``input``: ``"text"`` (paragraphs separated by blank lines) or ``"tokenized"`` (one
         sentence per line, tokens separated by spaces). :meth:`parse` then analyses them.
+        ``source``: the file the text comes from, named by errors about it.
         """
         tokenizers = [c for c in self.components if c.consumes == "text"]
         if not tokenizers:
             raise BarleyError("this model has no tokenizer, so it cannot read plain text",
                               fix="give tokenized sentences (CoNLL-U), or train with --components tokenize,...")
-        return tokenizers[0].tokenize(text, input=input)
+        return limited(tokenizers[0].tokenize(text, input=input, source=source), self.blas_threads)
 
     def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None, nbest: int | None = None,
               valid_ud: bool | None = None, beam: int | None = None) -> Iterator[Sentence]:
@@ -380,6 +388,9 @@ class Pipeline:
         self.set_nbest(nbest)
         self.set_beam(beam)  # before the rules, which a beam does not take yet
         self.set_valid_ud(False if nbest is not None and valid_ud is None else valid_ud)
+        if isinstance(data, (bytes, bytearray)):
+            raise BarleyError(f"parse takes a text as str (or sentences), not {type(data).__name__}",
+                              fix="decode it first, e.g. data.decode('utf-8')")
         sentences = self.tokenize(data) if isinstance(data, str) else data
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",
@@ -403,16 +414,18 @@ class Pipeline:
             else:
                 sentences = component.process(sentences)
             written.update(component.writes)
-        return iter(sentences)
+        return limited(iter(sentences), self.blas_threads)
 
     def pipe(self, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,
-             input: str = "text") -> Iterator[list[Sentence]]:
+             input: str = "text", max_chars: int | None = None) -> Iterator[list[Sentence]]:
         """The analysed sentences of each of ``texts`` (one list per text), in input order, streaming
         with bounded memory; ``n_process`` worker processes (-1: one per core). As spaCy's
-        ``nlp.pipe``; see :mod:`barley.pipeline.stream`."""
-        from barley.pipeline.stream import pipe
+        ``nlp.pipe``; ``max_chars``: the most characters of one text (None:
+        :data:`barley.pipeline.stream.MAX_TEXT_CHARS`); see :mod:`barley.pipeline.stream`."""
+        from barley.pipeline.stream import MAX_TEXT_CHARS, pipe
 
-        return pipe(self, texts, batch_size=batch_size, n_process=n_process, input=input)
+        return pipe(self, texts, batch_size=batch_size, n_process=n_process, input=input,
+                    max_chars=MAX_TEXT_CHARS if max_chars is None else max_chars)
 
     @staticmethod
     def _checked(sentences: Iterable[Sentence], component, written: set[str]) -> Iterator[Sentence]:

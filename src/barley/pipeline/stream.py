@@ -14,6 +14,11 @@ number of texts: ``texts`` may be a generator over a corpus larger than memory. 
 one thread (:func:`barley.runtime.parallel.one_thread`). A document is analysed by the same code in every
 process and independently of the others, so the output does not depend on ``n_process`` or
 ``batch_size``.
+
+A text may hold at most ``max_chars`` characters (:data:`MAX_TEXT_CHARS` by default, more than a
+long book: *War and Peace* has 3.2 million), since each is tokenized whole; its words are at most
+:data:`barley.tokenizer.MAX_TOKEN_CHARS` characters long, and a run of more than
+:data:`barley.tokenizer.MAX_RUN_CHARS` characters without whitespace is refused.
 """
 
 from __future__ import annotations
@@ -28,15 +33,18 @@ from barley.errors import BarleyError
 from barley.pipeline import PIPE_BATCH
 
 INPUTS = ("text", "tokenized")
+MAX_TEXT_CHARS = 10_000_000
+"""The most characters of one text that :func:`pipe` takes unless given ``max_chars``."""
 
 
 def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,
-         input: str = "text") -> Iterator[list[Sentence]]:
+         input: str = "text", max_chars: int = MAX_TEXT_CHARS) -> Iterator[list[Sentence]]:
     """The analysed sentences of each of ``texts``, in input order (see the module docstring).
 
     ``input``: ``"text"`` (paragraphs separated by blank lines) or ``"tokenized"`` (one sentence
     per line, tokens separated by spaces); ``n_process=-1``: one process per core this process
-    may use. Bad arguments are BarleyErrors, raised before any text is read.
+    may use; ``max_chars``: the most characters of one text. Bad arguments are BarleyErrors, raised
+    before any text is read; a text over the limit, a BarleyError when it is reached.
     """
     if "tokenize" not in pipeline:
         raise BarleyError("pipe reads texts, and this model has no tokenizer",
@@ -44,30 +52,35 @@ def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_proc
     if input not in INPUTS:
         raise BarleyError(f"pipe takes input 'text' or 'tokenized', not {input!r}",
                           fix="text: paragraphs separated by blank lines; tokenized: one sentence per line")
-    for name, value in (("batch_size", batch_size), ("n_process", n_process)):
+    for name, value in (("batch_size", batch_size), ("n_process", n_process), ("max_chars", max_chars)):
         if not isinstance(value, int) or isinstance(value, bool) or (value < 1 and (name, value) != ("n_process", -1)):
             raise BarleyError(f"{name}={value!r} is not a positive whole number",
-                              fix="e.g. batch_size=64, n_process=2 (-1: one process per core)")
+                              fix="e.g. batch_size=64, n_process=2 (-1: one process per core), max_chars=10_000_000")
     if n_process == -1:
         n_process = parallel.available_cores()
     fork = sys.platform == "linux"
     if n_process > 1 and not fork and pipeline.path is None:
         raise BarleyError(f"n_process > 1 on {sys.platform} needs a pipeline loaded from a model file (each worker "
                           "process loads it)", fix="save it and load it with barley.load(path), or use n_process=1")
-    batches = _batches(texts, batch_size)
+    batches = _batches(texts, batch_size, max_chars)
     if n_process == 1:
         return (document for batch in batches for document in analyse(pipeline, batch, input))
     return _in_workers(pipeline, batches, n_process, input, fork)
 
 
-def _batches(texts: Iterable[str], batch_size: int) -> Iterator[list[str]]:
-    """``texts`` in lists of ``batch_size`` (the last one shorter), each text checked to be a str."""
+def _batches(texts: Iterable[str], batch_size: int, max_chars: int) -> Iterator[list[str]]:
+    """``texts`` in lists of ``batch_size`` (the last one shorter), each text checked to be a str of at
+    most ``max_chars`` characters."""
     numbered = enumerate(texts, start=1)
     while batch := list(itertools.islice(numbered, batch_size)):
         for number, text in batch:
             if not isinstance(text, str):
                 raise BarleyError(f"pipe takes texts (str), and text {number} is {type(text).__name__}",
                                   fix="give an iterable of str, e.g. the lines or paragraphs of a file")
+            if len(text) > max_chars:
+                raise BarleyError(f"text {number} has {len(text):,} characters, more than pipe's limit of "
+                                  f"{max_chars:,} for one text", fix="give it in parts (chapters, paragraphs), or a "
+                                                                     "larger max_chars")
         yield [text for _, text in batch]
 
 

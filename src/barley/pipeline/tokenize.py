@@ -82,8 +82,9 @@ class TokenizeComponent:
         _, tokenizer_options, train = KINDS[kind]
         return cls(train(sentences, tokenizer_options(**given), seed=seed, log=log, dev=dev))
 
-    def tokenize(self, text: str | Iterable[str], input: str = "text") -> Iterator[Sentence]:
-        return self.tokenizer.tokenize(text, input=input)
+    def tokenize(self, text: str | Iterable[str], input: str = "text", source: str | None = None
+                 ) -> Iterator[Sentence]:
+        return self.tokenizer.tokenize(text, input=input, source=source)
 
     def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
         return self.tokenizer.to_arrays()

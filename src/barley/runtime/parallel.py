@@ -441,9 +441,9 @@ def in_order(pool: ProcessPoolExecutor, jobs: int, calls: Iterable[tuple]) -> It
 def _tokenized(pipeline, source: str, input: str) -> Iterator[Sentence]:
     """The sentences of a text file by the pipeline's tokenizer; the first one through the whole
     pipeline here first, so a model that cannot analyse them fails at once, as with one process."""
-    from barley.tokenizer.reading import text_pieces
+    from barley.tokenizer.reading import source_name, text_pieces
 
-    sentences = pipeline.tokenize(text_pieces(source), input=input)
+    sentences = pipeline.tokenize(text_pieces(source), input=input, source=source_name(source))
     for sentence in sentences:
         list(pipeline.parse([sentence.copy()]))
         yield sentence

@@ -16,7 +16,9 @@ always ends a sentence. Sentences are at most ``max_sentence_tokens`` tokens lon
 (cut where the sentence-end score is highest in the second half of the limit) and
 tokens at most :data:`MAX_TOKEN_CHARS` characters, so any input — a
 200,000-character line without punctuation — gives bounded sentences in bounded
-memory. The output rebuilds the input exactly (:mod:`.spaces`).
+memory. Every character is scored, so a text costs time in proportion to its length; a run of
+more than :data:`MAX_RUN_CHARS` characters without whitespace is not text (a blob, a generated
+stress test) and is refused before it is scored. The output rebuilds the input exactly (:mod:`.spaces`).
 
 ``tokenized`` input (``tokenize(..., input="tokenized")``) is one sentence per line with
 tokens separated by whitespace; only multiword tokens are expanded.
@@ -38,7 +40,7 @@ import numpy as np
 
 from barley import model_check as check
 from barley.conllu import MISC, Sentence
-from barley.errors import BarleyError, ModelError
+from barley.errors import BarleyError, InputError, ModelError
 from barley.learners import rows_to_csr, weight_sums
 from barley.learners.linear import LinearLearner
 from barley.tokenizer import features, spaces
@@ -47,6 +49,11 @@ from barley.tokenizer.treebank_text import INSIDE, SENTENCE_END, TOKEN_END, Text
 
 BLOCK_CHARS = 1 << 16
 MAX_TOKEN_CHARS = 500
+MAX_RUN_CHARS = 100_000
+"""The longest run of characters without whitespace that ``input="text"`` accepts: whitespace (a line
+break, at least) comes far sooner in any language's text, Chinese and Japanese too; scoring this many
+characters takes the neural tokenizer a few seconds, so a 3 MB text without spaces is refused at once
+instead of costing minutes."""
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\u2029")
 _TOKEN = re.compile(r"\S+")
 _IMPOSSIBLE = np.float32(-1e9)
@@ -165,16 +172,19 @@ class Segmenter:
         return pieces
 
     # ------------------------------------------------------------------ streams of text
-    def tokenize(self, pieces: Iterable[str] | str, input: str = "text") -> Iterator[Sentence]:
+    def tokenize(self, pieces: Iterable[str] | str, input: str = "text", source: str | None = None
+                 ) -> Iterator[Sentence]:
         """Sentences of the text given as pieces (or one string), CoNLL-U with ``_`` for tags.
 
         ``input="text"``: paragraphs separated by blank lines; ``"tokenized"``: one sentence
-        per line, tokens separated by whitespace.
+        per line, tokens separated by whitespace. ``source``: the file the text comes from, named
+        by errors about it.
         """
         if input not in INPUTS:
             raise ValueError(f"unknown input {input!r}; expected one of {', '.join(INPUTS)}")
         if isinstance(pieces, str):
             pieces = [pieces]
+        pieces = _checked_pieces(pieces, source, input == "text")
         blocks = self._text_blocks(pieces) if input == "text" else self._line_blocks(pieces)
         return self._sentences(blocks)
 
@@ -436,6 +446,42 @@ def best_threshold(margin: np.ndarray, y: np.ndarray) -> tuple[float, float, flo
 def _with_end(pieces: Iterable[str]) -> Iterator[str | None]:
     yield from pieces
     yield None
+
+
+_RUN = re.compile(r"\S+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _checked_pieces(pieces: Iterable[str], source: str | None, bounded_runs: bool) -> Iterator[str]:
+    """``pieces`` as they are, once checked (each an :class:`InputError` naming its line): that each is a
+    str of Unicode characters (a lone surrogate, which Python's ``surrogateescape`` makes of undecodable
+    bytes, is none), and with ``bounded_runs`` that no run of non-whitespace characters, within a piece or
+    across pieces, is longer than :data:`MAX_RUN_CHARS`."""
+    run = 0  # the non-whitespace characters that end the text so far
+    line = 1
+    for piece in pieces:
+        if not isinstance(piece, str):
+            raise InputError(f"text must be given as str, not {type(piece).__name__}", path=source,
+                             fix="decode bytes first, e.g. data.decode('utf-8')")
+        surrogate = _SURROGATE.search(piece)
+        if surrogate:
+            raise InputError(f"the text holds a lone surrogate (U+{ord(surrogate.group()):04X}), which is no "
+                             f"Unicode character", path=source or "text",
+                             line=line + piece.count("\n", 0, surrogate.start()),
+                             fix="decode bytes with errors='replace' rather than 'surrogateescape'")
+        trailing = None
+        for match in _RUN.finditer(piece) if bounded_runs else ():
+            length = match.end() - match.start() + (run if match.start() == 0 else 0)
+            if length > MAX_RUN_CHARS:
+                raise InputError(f"more than {MAX_RUN_CHARS:,} characters without whitespace, which is not text "
+                                 f"the tokenizer reads", path=source or "text",
+                                 line=line + piece.count("\n", 0, match.start()),
+                                 fix="put spaces or line breaks between its words")
+            trailing = length if match.end() == len(piece) else None
+        if piece:
+            run = trailing or 0
+        line += piece.count("\n")
+        yield piece
 
 
 def _last_paragraph_break(buffer: str, limit: int) -> int:

@@ -31,10 +31,16 @@ _CONLLU_LINE = re.compile(rb"\d+(?:-\d+|\.\d+)?\t")
 _GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
+def source_name(path: str | os.PathLike) -> str:
+    """How errors name the file at ``path`` (``-``: standard input)."""
+    path = os.fspath(path)
+    return "<stdin>" if path == "-" else path
+
+
 def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iterator[str]:
     """Decoded pieces of the text of ``path`` (see the module docstring)."""
     path = os.fspath(path)
-    name = "<stdin>" if path == "-" else path
+    name = source_name(path)
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset = 0  # bytes read before the current chunk
     lines = 1  # line number at the start of the current chunk
