@@ -2,7 +2,9 @@
 
 A UD release names its files ``<code>-ud-train.conllu``, ``<code>-ud-dev.conllu`` and
 ``<code>-ud-test.conllu``; ``barley train FOLDER`` trains on the first and scores the
-second. Some treebanks have no dev file (UD_Latin-Perseus: train and test only).
+second, ``barley scoreboard`` (:mod:`barley.scoreboard`) scores the third. Some treebanks
+have no dev file (UD_Latin-Perseus: train and test only), some no training file
+(a treebank published for testing only).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from barley.errors import BarleyError
 
-TRAIN, DEV = "*-ud-train.conllu", "*-ud-dev.conllu"
+TRAIN, DEV, TEST = "*-ud-train.conllu", "*-ud-dev.conllu", "*-ud-test.conllu"
 
 
 def treebank_files(folder: str) -> tuple[str, str | None]:
@@ -22,6 +24,11 @@ def treebank_files(folder: str) -> tuple[str, str | None]:
         raise BarleyError(f"no training file {TRAIN} in this folder", path=folder,
                           fix="give a UD treebank folder, or the training file itself: barley train TRAIN [DEV]")
     return train, _one(folder, DEV)
+
+
+def find_test_file(folder: str) -> str | None:
+    """The folder's test file, or None when it has none; several are a one-line error."""
+    return _one(folder, TEST)
 
 
 def _one(folder: str, pattern: str) -> str | None:
