@@ -180,6 +180,28 @@ def test_a_warm_restart_trained_at_once_or_later_gives_the_same_model(toy, tmp_p
                        seed=1, log=quiet)
 
 
+def test_a_training_stopped_by_hand_is_not_restarted(toy, monkeypatch):
+    """Ctrl-C (or SIGTERM) in the first training keeps its best epoch and skips the warm restart."""
+    from barley.neural import fitting
+
+    calls = []
+
+    def interrupted_in_epoch_2(*arguments, **keywords):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return minibatches(*arguments, **keywords)
+
+    minibatches = fitting.minibatches
+    monkeypatch.setattr(fitting, "minibatches", interrupted_in_epoch_2)
+    lines: list[str] = []
+    pipeline = Pipeline.train(str(toy / "train.conllu"), ["joint"], dev=str(toy / "dev.conllu"), seed=4,
+                              options={"joint": dict(TINY, epochs=3, restart_epochs=2)}, log=lines.append)
+    assert "training interrupted: no warm restart (--restart-epochs 2)" in " ".join(lines)
+    joint = pipeline["joint"].manifest
+    assert joint["training"]["interrupted"] is True and "fine_tuning" not in joint and len(calls) == 2
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda a: a.update({"joint.weights.tags.upos.weight": a["joint.weights.tags.upos.weight"][:-1]}), "not float32"),
     (lambda a: a.update({"joint.weights.encoder.form.weight":

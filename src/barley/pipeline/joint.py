@@ -155,6 +155,9 @@ class JointComponent:
         trained = cls.from_files(manifest, network_arrays(model), "<trained>")
         if not options["restart_epochs"]:
             return trained
+        if history.get("interrupted"):  # stopped by hand: the user wants the model now, not 20 more epochs
+            log(f"training interrupted: no warm restart (--restart-epochs {options['restart_epochs']})")
+            return trained
         return trained.restarted(sentences, dev, options["restart_epochs"], options["restart_learning_rate"],
                                  seed=seed, log=log)
 
