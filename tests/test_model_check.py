@@ -343,3 +343,16 @@ def test_training_refuses_the_tokenizer_options_loading_refuses():
         Tokenizer.train([], TokenizerOptions(max_sentence_tokens=1))
     with pytest.raises(BarleyError, match="bits must be between 1 and 24, not 40"):
         Tokenizer.train([], TokenizerOptions(bits=40))
+
+
+def test_running_out_of_memory_while_building_a_model_is_one_line(linear, monkeypatch):
+    """Issue 37 (6): under a memory limit, loading a model ended in a MemoryError traceback."""
+    from barley.transition import parser
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(parser, "Vocabulary", no_memory)  # what building allocates first
+    with pytest.raises(ModelError, match="not enough memory to build the transition model") as error:
+        Pipeline.load(str(linear))
+    assert str(error.value).startswith(f"{linear}: ") and "\n" not in str(error.value)

@@ -150,3 +150,207 @@ def test_a_flipped_bit_in_a_mapped_array_is_damage(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="damaged.*CRC"):
         model_file.read(path)
+
+
+# --- bounded loading (issue 37, item 6) -----------------------------------------------------------
+
+def _parts(path) -> tuple[dict, dict[str, tuple[zipfile.ZipInfo, bytes]]]:
+    """The manifest (as the file holds it, declaration included) and the members of arrays.npz."""
+    with zipfile.ZipFile(path) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        npz = archive.read("arrays.npz")
+    with zipfile.ZipFile(io.BytesIO(npz)) as members:
+        return manifest, {info.filename: (info, members.read(info)) for info in members.infolist()}
+
+
+def _packed(path, manifest: dict, members: dict[str, tuple[zipfile.ZipInfo, bytes]], edit=lambda npz: npz) -> None:
+    """A model file of ``manifest`` and ``members``, laid out as barley writes it (``edit``: of arrays.npz's bytes)."""
+    npz = io.BytesIO()
+    with zipfile.ZipFile(npz, "w") as archive:
+        for info, data in members.values():
+            archive.writestr(info, data)
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(model_file._member("manifest.json"), json.dumps(manifest).encode())
+        archive.writestr(model_file._member("arrays.npz", zipfile.ZIP_STORED), edit(npz.getvalue()))
+
+
+def _npy(array: np.ndarray, name: str, compress_type=zipfile.ZIP_DEFLATED) -> tuple[zipfile.ZipInfo, bytes]:
+    data = io.BytesIO()
+    np.lib.format.write_array(data, array)
+    return model_file._member(f"{name}.npy", compress_type), data.getvalue()
+
+
+@pytest.fixture
+def headers_read(monkeypatch) -> list[str]:
+    """The arrays whose .npy header is read (none, where a file is refused before any array is read)."""
+    read = []
+    original = model_file._npy_header
+
+    def counted(stream):
+        read.append(stream)
+        return original(stream)
+
+    monkeypatch.setattr(model_file, "_npy_header", counted)
+    return read
+
+
+def test_the_manifest_declares_the_arrays_and_read_takes_the_declaration_out(tmp_path):
+    path = tmp_path / "m.barley"
+    _write(path)
+    manifest, members = _parts(path)
+    assert manifest[model_file.DECLARED] == {"keys": {"dtype": "<i8", "shape": [3]},
+                                             "weights": {"dtype": "<f4", "shape": [2, 3]}}
+    assert sorted(members) == ["keys.npy", "weights.npy"]
+    read, _ = model_file.read(path)
+    assert model_file.DECLARED not in read and read["system"] == {"name": "arc-eager"}
+    with pytest.raises(ValueError, match="the model file's own"):
+        _write(tmp_path / "again.barley", manifest={model_file.DECLARED: {}})
+
+
+@pytest.mark.parametrize("case, message", [
+    ("an extra member", r"holds \['zeros.npy'\] that the manifest does not declare"),
+    ("a missing member", r"lacks \['keys.npy'\] that the manifest declares"),
+    ("a member of another name", r"holds \['other.npy'\] that the manifest does not declare"),
+    ("a member twice", "holds a member twice"),
+    ("a member that is no array", "one that is not an .npy array"),
+    ("a declared shape larger than its member", r"fewer than its declared int64 \[1000\] need"),
+    ("a declaration that is not one", "the manifest's declaration of the array 'keys' is not"),
+    ("a declared object dtype", "has the dtype '\\|O', not a number type"),
+])
+def test_members_are_checked_against_the_declared_arrays_before_any_is_read(case, message, tmp_path, headers_read):
+    """Issue 37 (6): an unknown member was found only after it was read (and a 3 GiB one inflated first)."""
+    path = tmp_path / "m.barley"
+    _write(path)
+    manifest, members = _parts(path)
+    declared = manifest[model_file.DECLARED]
+    if case == "an extra member":
+        members["zeros.npy"] = _npy(np.zeros(1 << 20, dtype=np.uint8), "zeros")
+    elif case == "a missing member":
+        del members["keys.npy"]
+    elif case == "a member of another name":
+        members["other.npy"] = (model_file._member("other.npy"), members.pop("keys.npy")[1])
+    elif case == "a member twice":
+        members["keys.npy again"] = members["keys.npy"]
+    elif case == "a member that is no array":
+        members["notes.txt"] = (model_file._member("notes.txt"), b"hello")
+    elif case == "a declared shape larger than its member":
+        declared["keys"]["shape"] = [1000]
+    elif case == "a declaration that is not one":
+        declared["keys"] = [3]
+    else:
+        declared["keys"]["dtype"] = "|O"
+    _packed(path, manifest, members)
+    with pytest.raises(ModelError, match=message) as error:
+        model_file.read(path)
+    assert "\n" not in str(error.value) and headers_read == []
+
+
+def test_an_array_whose_header_is_not_what_the_manifest_declares_is_refused(tmp_path):
+    path = tmp_path / "m.barley"
+    _write(path)
+    manifest, members = _parts(path)
+    manifest[model_file.DECLARED]["keys"]["dtype"] = "<f8"  # the same size, another dtype
+    _packed(path, manifest, members)
+    with pytest.raises(ModelError, match=r"array keys is int64 \[3\], where the manifest declares float64 \[3\]"):
+        model_file.read(path)
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["declared", "a file of an earlier barley"])
+def test_a_file_that_would_unpack_to_more_than_its_limit_is_refused_before_anything_is_read(declared, tmp_path,
+                                                                                            headers_read):
+    """Issue 37 (6): a small file with a deflated member of zeros unpacked it all (3 GiB from 5.6 MB, 30 s)
+    before refusing it; now what its directories declare is weighed against its size first."""
+    path = tmp_path / "m.barley"
+    _write(path)
+    manifest, members = _parts(path)
+    members["zeros.npy"] = _npy(np.zeros(64 << 20, dtype=np.uint8), "zeros")
+    if declared:
+        manifest[model_file.DECLARED]["zeros"] = {"dtype": "|u1", "shape": [64 << 20]}
+    else:
+        del manifest[model_file.DECLARED]
+    _packed(path, manifest, members)
+    size = path.stat().st_size
+    assert size < 200_000 and model_file.unpacked_limit(size) < 64 << 20
+    with pytest.raises(ModelError, match=rf"more than {model_file.unpacked_limit(size)} \(16 times the file's size, "
+                                         r"plus 16 MiB\)"):
+        model_file.read(path)
+    assert headers_read == []
+
+
+def test_a_file_of_an_earlier_barley_without_a_declaration_is_read_as_before(tmp_path):
+    path = tmp_path / "m.barley"
+    _write(path)
+    manifest, members = _parts(path)
+    del manifest[model_file.DECLARED]
+    _packed(path, manifest, members)
+    _, arrays = model_file.read(path)
+    assert arrays["keys"].tolist() == [3, 1, 4] and arrays["weights"].shape == (2, 3)
+
+
+def _lying(zipped: bytes, member: str, size: int) -> bytes:
+    """The zip ``zipped`` with its entry ``member`` declaring ``size`` bytes unpacked (in its local header
+    and in the central directory), whatever its data inflates to."""
+    data = bytearray(zipped)
+    name = member.encode()
+    for signature, at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        start = 0
+        while (start := data.find(signature, start)) >= 0:
+            name_at = start + (30 if signature == b"PK\x03\x04" else 46)
+            if data[name_at:name_at + len(name)] == name:
+                data[start + at:start + at + 4] = size.to_bytes(4, "little")
+            start += 4
+    return bytes(data)
+
+
+def test_a_member_that_lies_about_its_size_is_never_inflated_beyond_it(tmp_path):
+    """zipfile's one read() of a member inflates all of its data before cutting it to the declared size:
+    barley reads a member a chunk at a time, so 256 MiB of data declared as 1 KB costs no more than that."""
+    import tracemalloc
+
+    path = tmp_path / "m.barley"
+    text = json.dumps({"format": model_file.FORMAT, "format_version": model_file.FORMAT_VERSION}).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(model_file._member("manifest.json"), text + b" " * (256 << 20))
+        archive.writestr(model_file._member("arrays.npz", zipfile.ZIP_STORED), b"")
+    path.write_bytes(_lying(path.read_bytes(), "manifest.json", 1024))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelError, match="damaged.*Bad CRC-32"):
+            model_file.read_manifest(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak
+
+
+def test_an_npy_header_that_claims_gigabytes_is_read_a_chunk_at_a_time(tmp_path):
+    """A version 2 .npy header states its own length in 4 bytes; numpy asks for all of it in one read."""
+    import tracemalloc
+
+    path = tmp_path / "m.barley"
+    _write(path)
+    manifest, members = _parts(path)
+    header = b"\x93NUMPY\x02\x00" + (0xFFFFFFF0).to_bytes(4, "little")
+    members["keys.npy"] = (model_file._member("keys.npy"), header + b" " * (256 << 20))
+    _packed(path, manifest, members, edit=lambda npz: _lying(npz, "keys.npy", 1 << 20))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelError, match="damaged"):
+            model_file.read(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, peak
+
+
+def test_running_out_of_memory_while_reading_is_one_line(tmp_path, monkeypatch):
+    path = tmp_path / "m.barley"
+    _write(path, arrays={"keys": np.arange(100_000, dtype=np.int64)})  # deflated: read, not mapped
+
+    def no_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(model_file, "_read_data", no_memory)
+    with pytest.raises(ModelError, match="not enough memory to read this model file") as error:
+        model_file.read(path)
+    assert str(error.value).startswith(f"{path}: ") and "\n" not in str(error.value)

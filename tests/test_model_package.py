@@ -4,11 +4,15 @@ environment, found by name through its metadata, refused by a barley it does not
 from __future__ import annotations
 
 import base64
+import email
 import hashlib
+import json
+import os
 import subprocess
 import sys
 import sysconfig
 import venv
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -16,9 +20,9 @@ import pytest
 
 import barley
 import toy_language
-from barley import catalog, cli, model_file
+from barley import catalog, cli, model_file, model_package
 from barley.conllu import read
-from barley.errors import BarleyError
+from barley.errors import BarleyError, BarleyWarning, ModelError
 from barley.model_package import build, compatible_versions
 from barley.pipeline import Pipeline
 from barley.service.models import model_specs
@@ -141,3 +145,275 @@ def test_a_wheel_installs_offline_into_a_fresh_environment_and_parses_by_name(to
     assert parsed.returncode == 0, parsed.stderr
     here = Pipeline.load(str(toy / "toy.barley")).parse(read(str(toy / "test.conllu")))
     assert parsed.stdout == "".join(sentence.to_text() for sentence in here)
+
+
+# --- hostile inputs (issue 37, items 4, 5, 7 and 8) --------------------------------------------------
+
+def _one_error(capsys, command: str = "package") -> str:
+    error = capsys.readouterr().err
+    assert error.startswith(f"barley {command}: error: ") and error.count("\n") == 1, error
+    return error
+
+
+def _with_manifest(source: Path, target: Path, edit) -> Path:
+    """The model at ``source`` rewritten after ``edit(manifest)``: a model received from someone."""
+    manifest, arrays = model_file.read(source)
+    edit(manifest)
+    model_file.write(target, manifest, {name: value for name, value in arrays.items()})
+    return target
+
+
+@pytest.mark.parametrize("licence", ["MIT\nRequires-Dist: evil-package", "MIT\rRequires-Dist: evil-package",
+                                     "MIT\u2028Requires-Dist: evil-package", "MIT\x85Requires-Dist: evil",
+                                     "\x1b[31mMIT", " MIT", "MIT ", "MIT\t", ""])
+def test_a_licence_that_would_add_a_metadata_field_or_escape_is_refused(toy, tmp_path, capsys, licence):
+    """Issue 37 (4): the licence went into METADATA as it was, so a line break added a Requires-Dist that
+    pip would fetch; from --licence, or from a received model's manifest when --licence is not given."""
+    model = str(toy / "toy.barley")
+    assert cli.main(["package", model, "--name", "xx_toy", "--licence", licence, "-o", str(tmp_path)]) == 2
+    assert "cannot go into the package's metadata" in _one_error(capsys)
+    received = _with_manifest(toy / "toy.barley", tmp_path / "received.barley",
+                              lambda manifest: manifest.update(shipped={"licence": licence}))
+    assert cli.main(["package", str(received), "--name", "xx_toy", "-o", str(tmp_path)]) == 2
+    assert "the licence the model's manifest states" in _one_error(capsys)
+    assert list(tmp_path.glob("*.whl")) == []
+
+
+def test_metadata_that_would_not_read_back_as_meant_is_never_written(toy, tmp_path, monkeypatch):
+    """The second guard: the written METADATA is read back as pip reads it (email) and must give the
+    fields meant; shown here with the first guard (printable values) taken away."""
+    monkeypatch.setattr(model_package, "_metadata_value", lambda what, value, path=None: value)
+    with pytest.raises(BarleyError, match="would not read back as written"):
+        build(str(toy / "toy.barley"), "xx_toy", str(tmp_path), licence="MIT\rRequires-Dist: evil-package")
+    assert list(tmp_path.glob("*.whl")) == []
+
+
+def test_the_written_metadata_reads_back_as_exactly_the_fields_meant(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        parsed = email.message_from_bytes(archive.read("xx_toy-2.1.0.dist-info/METADATA"))
+    assert parsed.get_all("Requires-Dist") == [f"barley{compatible_versions(barley.__version__)}"]
+    assert [key for key, _ in parsed.items()] == ["Metadata-Version", "Name", "Version", "Summary", "License",
+                                                  "Requires-Dist", "Description-Content-Type"]
+
+
+def test_a_manifests_barley_version_must_be_a_version(toy, tmp_path, capsys):
+    received = _with_manifest(toy / "toy.barley", tmp_path / "received.barley",
+                              lambda manifest: manifest.update(barley_version="0.1.0,<9 ; evil"))
+    assert cli.main(["package", str(received), "--name", "xx_toy", "--licence", "MIT", "-o", str(tmp_path)]) == 2
+    assert "the model's barley_version '0.1.0,<9 ; evil' is not a version number" in _one_error(capsys)
+
+
+def test_names_and_languages_a_package_may_not_take(toy, tmp_path, capsys):
+    """Issue 37 (7): --name en was accepted, and the package then took `-m en` over silently."""
+    model = str(toy / "toy.barley")
+    for arguments, message in [(["--name", "en"], "--name 'en' is a language code"),
+                               (["--name", "xxx"], "--name 'xxx' is a language code"),
+                               (["--name", "xx_toy", "--language", "e\x1b[2J"], "--language 'e\\x1b[2J' is not a "
+                                                                                "language code"),
+                               (["--name", "xx_toy", "--language", "english"], "is not a language code")]:
+        assert cli.main(["package", model, "--licence", "MIT", "-o", str(tmp_path), *arguments]) == 2
+        assert message in _one_error(capsys)
+    assert list(tmp_path.glob("*.whl")) == []
+
+
+def test_an_output_that_is_a_file_and_a_licence_file_without_end_are_one_line_errors(toy, tmp_path, capsys):
+    """Issue 37 (8): `-o EXISTING_FILE` was a FileExistsError traceback (-o names a folder, made if missing,
+    as --out-dir does elsewhere); `--licence-file /dev/zero` read until a MemoryError."""
+    model = str(toy / "toy.barley")
+    existing = tmp_path / "existing"
+    existing.write_text("kept\n")
+    assert cli.main(["package", model, "--name", "xx_toy", "--licence", "MIT", "-o", str(existing)]) == 2
+    assert f"{existing}: this is a file, not a folder" in _one_error(capsys)
+    assert existing.read_text() == "kept\n"
+    huge = tmp_path / "huge.txt"
+    huge.write_bytes(b"licence text " * (model_package.MAX_LICENCE_BYTES // 13 + 1))
+    for licence_file, message in [("/dev/zero", "not a text file"),
+                                  (str(huge), f"the licence file is longer than {model_package.MAX_LICENCE_BYTES}"),
+                                  (str(tmp_path), "cannot open the file")]:
+        assert cli.main(["package", model, "--name", "xx_toy", "--licence", "MIT", "--licence-file", licence_file,
+                         "-o", str(tmp_path / "dist")]) == 2
+        assert message in _one_error(capsys)
+    assert not (tmp_path / "dist").exists() or list((tmp_path / "dist").iterdir()) == []
+
+
+def test_a_licence_file_that_never_ends_is_read_no_further_than_the_limit(toy, tmp_path):
+    """A pipe that never ends (`yes`): refused after MAX_LICENCE_BYTES, not read until memory runs out."""
+    done = subprocess.run(f"yes | {sys.executable} -m barley package {toy / 'toy.barley'} --name xx_toy --licence MIT "
+                          f"--licence-file /dev/stdin -o {tmp_path}", shell=True, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "the licence file is longer than" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def _installed(site: Path, wheel_path: Path) -> None:
+    """What pip does with a pure wheel: its files in site-packages."""
+    with zipfile.ZipFile(wheel_path) as archive:
+        archive.extractall(site)
+
+
+def _distribution(site: Path, name: str, entry: str, files: dict[str, bytes] | None = None,
+                  metadata_name: str | None = None) -> None:
+    """A distribution made by hand (not by barley package): its metadata, entry point and RECORD."""
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {metadata_name or name}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[barley_models]\n{entry}\n")
+    lines = []
+    for path, data in (files or {}).items():
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_bytes(data)
+        lines.append(f"{path},,{len(data)}")
+    (info / "RECORD").write_text("".join(line + "\n" for line in lines + [f"{info.name}/RECORD,,"]))
+
+
+BROKEN = {
+    "xx_missing": "installed xx_missing/model.barley, but it is missing",
+    "xx_truncated": "installed xx_truncated/model.barley of",
+    "xx_folder": "installed xx_folder/model.barley, but it is not a file",
+    "xx_module": "declares 'xx_module:attr' as its model's folder",
+    "xx_up": "declares '../..' as its model's folder",
+    "xx_absolute": "as its model's folder",
+    "xx_link": "reaches its model through a symbolic link",
+    "xx_other": "did not install xx_good/model.barley (its RECORD does not list it)",
+    "xx_damaged": "not a barley model file or damaged",
+    "xx_shipped": "takes the name of a model that ships with barley",
+    "xx_language": "that is a language code's",
+    "xx_garbage": "its metadata or entry points cannot be read",
+}
+"""The broken packages of :func:`broken_site`, by distribution, and what each one's warning says."""
+
+
+@pytest.fixture(scope="module")
+def broken_site(toy, tmp_path_factory) -> Path:
+    """A site-packages folder with one good model package beside a broken package of each kind: an entry
+    point to a missing folder, a truncated model.barley, a folder named model.barley, a module:attr entry
+    point, entry points to any folder on the machine (../.., absolute, through a symbolic link, another
+    package's folder), a damaged model whose RECORD fits it, a package that takes a shipped model's name or a
+    language code's, and one whose entry_points.txt cannot be read."""
+    site = tmp_path_factory.mktemp("site")
+    dist = tmp_path_factory.mktemp("dist")
+    model = str(toy / "toy.barley")
+    def hostile(manifest):
+        manifest.update(shipped={"treebank": "UD_Toy\x1b]0;owned\x07\x1b[2J", "language": "Toy\nlicence: none"})
+        manifest["pipeline"]["training"]["data"] = "train\x1b[2J.conllu"
+
+    escape = _with_manifest(toy / "toy.barley", dist / "escape.barley", hostile)
+    for name, source in [("xx_good", model), ("xx_missing", model), ("xx_truncated", model), ("xx_escape", escape)]:
+        _installed(site, Path(build(source, name, str(dist), version="1.0", licence="MIT",
+                                    language="xx" if name == "xx_good" else "yy")))
+    for path in (site / "xx_missing").iterdir():
+        path.unlink()
+    (site / "xx_missing").rmdir()
+    truncated = site / "xx_truncated" / "model.barley"
+    truncated.write_bytes(truncated.read_bytes()[:5000])
+    good = (site / "xx_good" / "model.barley").read_bytes()
+    _distribution(site, "xx_folder", "xx_folder = xx_folder")
+    (site / "xx_folder" / "model.barley").mkdir(parents=True)
+    (site / "xx_folder-1.0.dist-info" / "RECORD").write_text("xx_folder/model.barley,,\n")
+    _distribution(site, "xx_module", "xx_module = xx_module:attr", {"xx_module/model.barley": good})
+    _distribution(site, "xx_up", "xx_up = ../..", {"xx_up/model.barley": good})
+    _distribution(site, "xx_absolute", f"xx_absolute = {site / 'xx_good'}", {"xx_absolute/model.barley": good})
+    _distribution(site, "xx_link", "xx_link = xx_link")
+    (site / "xx_link").symlink_to(dist.resolve())  # a folder elsewhere on the machine
+    (dist / "model.barley").write_bytes(good)
+    (site / "xx_link-1.0.dist-info" / "RECORD").write_text(f"xx_link/model.barley,,{len(good)}\n")
+    _distribution(site, "xx_other", "xx_other = xx_good")
+    _distribution(site, "xx_damaged", "xx_damaged = xx_damaged", {"xx_damaged/model.barley": good[:5000]})
+    _distribution(site, "xx_shipped", "en_ewt = xx_shipped", {"xx_shipped/model.barley": good})
+    _distribution(site, "xx_language", "fr = xx_language", {"xx_language/model.barley": good})
+    return site
+
+
+@pytest.fixture(scope="module")
+def garbled_site(tmp_path_factory) -> Path:
+    """A distribution whose entry_points.txt fails importlib.metadata.entry_points() for every caller (so
+    apart from the others: spaCy calls it)."""
+    site = tmp_path_factory.mktemp("garbled")
+    _distribution(site, "xx_garbage", "garbage without an equals sign")
+    return site
+
+
+@pytest.fixture
+def on_path(broken_site, garbled_site, monkeypatch) -> Path:
+    monkeypatch.syspath_prepend(str(garbled_site))
+    monkeypatch.syspath_prepend(str(broken_site))
+    return broken_site
+
+
+def test_broken_packages_are_skipped_with_one_warning_each_and_the_rest_are_listed(on_path, capsys):
+    """Issue 37 (5): one broken installed package made `barley models` fail."""
+    assert cli.main(["models"]) == 0
+    captured = capsys.readouterr()
+    listed = [block.split("\n")[0] for block in captured.out.split("\n\n")]
+    assert listed[:2] == ["en_ewt  (default)", "en_ewt_linear"] and sorted(listed[2:]) == ["xx_escape", "xx_good"]
+    warned = captured.err.splitlines()
+    assert len(warned) == len(BROKEN), captured.err
+    for distribution, message in BROKEN.items():
+        (line,) = [line for line in warned if f"{distribution} 1.0" in line]
+        assert line.startswith("barley models: warning: skipped") and message in line, line
+
+
+def test_what_a_package_states_is_printed_escaped(on_path, capsys):
+    """Issue 37 (7): a manifest's terminal escapes reached the terminal as they were."""
+    assert cli.main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "treebank:    UD_Toy\\x1b]0;owned\\x07\\x1b[2J" in out and "language:    Toy\\nlicence: none" in out
+    assert cli.main(["models", "--json"]) == 0
+    text = capsys.readouterr().out
+    assert "\x1b" not in text
+    (card,) = [card for card in json.loads(text) if card["name"] == "xx_escape"]
+    assert card["treebank"] == "UD_Toy\x1b]0;owned\x07\x1b[2J"  # the JSON says what the manifest says
+    assert cli.main(["info", "xx_escape"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "training:    train\\x1b[2J.conllu: 120 sentences" in out
+    error = BarleyError("the treebank UD_Toy\x1b[2J\u202e is wrong", path="x\x9bq")
+    assert str(error) == "x\\x9bq: the treebank UD_Toy\\x1b[2J\\u202e is wrong"
+
+
+@pytest.mark.parametrize("distribution", sorted(set(BROKEN) - {"xx_shipped", "xx_language", "xx_garbage"}))
+def test_a_broken_package_is_an_error_only_when_it_is_the_one_asked_for(on_path, distribution, capsys):
+    with pytest.raises(ModelError, match=BROKEN[distribution].replace("(", r"\(").replace(")", r"\)")) as error:
+        catalog.find(distribution)
+    assert f"the model package {distribution} 1.0 (model '{distribution}')" in str(error.value)
+    assert f"pip uninstall {distribution}" in str(error.value)
+    assert cli.main(["info", distribution]) == 2
+    assert BROKEN[distribution] in _one_error(capsys, "info")
+
+
+def test_the_other_models_are_found_beside_broken_packages(on_path, capsys):
+    with pytest.warns(BarleyWarning) as warned:
+        assert catalog.resolve("en") == catalog.resolve("en_ewt")
+    assert len(warned) == len(BROKEN)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # naming a package reads no other
+        assert catalog.find("xx_good").path == str(on_path / "xx_good" / "model.barley")
+        assert catalog.find("en_ewt").origin == "shipped"
+    with pytest.warns(BarleyWarning):
+        assert catalog.find("xx").name == "xx_good"
+    (on_path / "text.txt").write_text("The dog barks.\n")
+    assert cli.main(["parse", "-q", "-m", "en", str(on_path / "text.txt")]) == 0
+    captured = capsys.readouterr()
+    assert "\tbarks\tbark\t" in captured.out and captured.err.count("warning: skipped") == len(BROKEN)
+    with pytest.warns(BarleyWarning):
+        assert barley.load("en").path == catalog.resolve("en_ewt")
+
+
+def test_spacy_load_of_a_language_finds_its_model_beside_broken_packages(broken_site, monkeypatch):
+    pytest.importorskip("spacy", reason="barley.spacy needs spaCy: pip install 'barley[spacy]'")
+    monkeypatch.syspath_prepend(str(broken_site))
+    import barley.spacy
+
+    with pytest.warns(BarleyWarning):
+        nlp = barley.spacy.load("en")
+    assert [token.text for token in nlp("The dog barks.")] == ["The", "dog", "barks", "."]
+
+
+def test_a_package_cannot_take_a_language_codes_name(broken_site, tmp_path, monkeypatch):
+    """Issue 37 (7): a package whose model is named `en` took `-m en` over; a language code names a language."""
+    _distribution(tmp_path, "en_thief", "en = en_thief",
+                  {"en_thief/model.barley": (broken_site / "xx_good" / "model.barley").read_bytes()})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.warns(BarleyWarning, match=r"en_thief 1\.0 \(model 'en'\) declares a model name .* that is a "
+                                           r"language code's"):
+        assert catalog.find("en").name == "en_ewt"

@@ -5,10 +5,10 @@ Everywhere a model is asked for (``--model``, ``barley info``, ``barley serve -m
 
 1. the path of a model file;
 2. the name of a model that ships inside barley (:mod:`barley.shipped`, e.g. ``en_ewt``);
-3. the name of an installed model package (built by ``barley package``,
-   :mod:`barley.model_package`, and installed with pip);
-4. a language code (``en``): the default model if it is of that language, else the one
-   shipped or installed model of that language.
+3. a language code (two or three lower-case letters, :data:`LANGUAGE_CODE`: ``en``): the
+   default model if it is of that language, else the one shipped or installed model of it;
+4. the name of an installed model package (built by ``barley package``,
+   :mod:`barley.model_package`, and installed with pip).
 
 Installed packages are found through their distribution metadata: each declares its
 model in the entry-point group :data:`ENTRY_POINTS` (name = the model's name, value = the
@@ -17,18 +17,29 @@ folder inside site-packages that holds ``model.barley``), read with
 Nothing is ever downloaded. A package states the barley versions it works with (in its
 model's manifest, ``package.barley_versions``, and as its ``Requires-Dist``); asking for
 one that does not fit this barley is a one-line error.
+
+A package is trusted no further than it must be (:func:`_checked`): its model's name is a
+package name (:data:`NAME`), never a language code nor a shipped model's name; its folder
+is a relative path of identifiers, and ``FOLDER/model.barley`` must be a file that its own
+distribution installed (listed in its ``RECORD``, of the size recorded there, reached without
+a symbolic link); its manifest must be readable, with the entries ``barley models`` shows of
+the types it shows. A package that fails is skipped with a one-line warning naming it
+(:class:`~barley.errors.BarleyWarning`), so one broken package never hides the others; it is
+an error only when it is the one asked for.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
 
 from barley import __version__
-from barley.errors import BarleyError
+from barley import model_check as check
+from barley.errors import BarleyError, BarleyWarning, ModelError, printable
 from barley.model_file import read_manifest
 from barley.shipped import DEFAULT, MODELS_DIR, shipped_models
 
@@ -36,6 +47,12 @@ ENTRY_POINTS = "barley_models"
 """The entry-point group in which model packages declare their model."""
 MODEL_FILE = "model.barley"
 """The model's file name inside a package's folder."""
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""A packaged model's name: a Python package name in lower case (also its package's name), and not
+a language code."""
+LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
+"""A language code, as UD and spaCy write them (ISO 639-1 or 639-3): a name of this form always
+names a language, never a package."""
 UD_FILE = re.compile(r"^([a-z]{2,3})_[a-z0-9]+-ud-")
 """A UD treebank file name (``en_ewt-ud-train.conllu``), whose prefix is the language's code."""
 
@@ -56,21 +73,38 @@ class CatalogModel:
         """The model's manifest (read once; never the arrays)."""
         return read_manifest(self.path)
 
-    @property
+    @cached_property
     def card(self) -> dict:
-        """What ``barley models`` shows: where it comes from, what it holds, how well it does."""
+        """What ``barley models`` shows: where it comes from, what it holds, how well it does (a
+        ModelError if the manifest's entries are not of the types shown)."""
         manifest = self.manifest
-        shipped, package = manifest.get("shipped", {}), manifest.get("package", {})
+        with check.loading(self.path, "barley"):
+            shipped = check.mapping(manifest.get("shipped", {}), "the manifest's shipped")
+            package = check.mapping(manifest.get("package", {}), "the manifest's package")
+            texts = {f"shipped {key}": shipped.get(key) for key in ("language", "treebank", "treebank_version",
+                                                                     "licence")}
+            texts |= {f"package {key}": package.get(key) for key in ("licence", "barley_versions")}
+            texts["barley_version"] = manifest.get("barley_version")
+            for what, value in texts.items():
+                if value is not None:
+                    check.text(value, f"the manifest's {what}")
+            components = check.texts(manifest.get("pipeline", {}).get("components", ["parse"]),
+                                     "the pipeline's components")
+            scores = {key: check.mapping(manifest[key], f"the manifest's {key}")
+                      for key in ("test_raw_text", "dev") if key in manifest}
+            for key, values in scores.items():
+                for metric, value in values.items():
+                    check.number(value, f"the manifest's {key} {metric}")
         return {"name": self.name, "origin": self.origin, "default": self.name == DEFAULT, "path": self.path,
                 "package": None if self.origin == "shipped" else f"{self.distribution} {self.version}",
                 "language_code": language_code(manifest),
                 **{key: shipped.get(key) for key in ("language", "treebank", "treebank_version")},
                 "licence": package.get("licence") or shipped.get("licence"),
                 "barley_versions": package.get("barley_versions"),
-                "components": manifest.get("pipeline", {}).get("components", ["parse"]),
+                "components": components,
                 "bytes": os.path.getsize(self.path),
                 "barley_version": manifest.get("barley_version"),
-                "scores": {key: manifest[key] for key in ("test_raw_text", "dev") if key in manifest}}
+                "scores": scores}
 
     def check_version(self) -> None:
         """A one-line BarleyError if the package states barley versions that exclude this barley."""
@@ -91,45 +125,147 @@ class CatalogModel:
 
 
 def language_code(manifest: dict) -> str | None:
-    """The model's language code: as its package states it, else the prefix of the UD file it was
-    trained on (``en_ewt-ud-train.conllu`` → ``en``), else None."""
-    stated = manifest.get("package", {}).get("language")
-    if stated:
-        return stated
-    training = manifest.get("pipeline", {}).get("training", {}) if "pipeline" in manifest else manifest.get("training", {})
-    found = UD_FILE.match(os.path.basename(str(training.get("data", ""))))
+    """The model's language code (:data:`LANGUAGE_CODE`): as its package states it, else the prefix of
+    the UD file it was trained on (``en_ewt-ud-train.conllu`` → ``en``), else None (also when what
+    the package states is not a language code)."""
+    package = manifest.get("package")
+    stated = package.get("language") if isinstance(package, dict) else None
+    if stated is not None:
+        return stated if isinstance(stated, str) and LANGUAGE_CODE.match(stated) else None
+    source = manifest.get("pipeline") if "pipeline" in manifest else manifest
+    training = source.get("training") if isinstance(source, dict) else None
+    data = training.get("data") if isinstance(training, dict) else None
+    found = UD_FILE.match(os.path.basename(data)) if isinstance(data, str) else None
     return found[1] if found else None
 
 
-def installed_models() -> list[CatalogModel]:
-    """The models of the installed packages, by name (the first of a name on ``sys.path`` wins, as
-    an import would), read from their metadata alone."""
-    found: dict[str, CatalogModel] = {}
-    for entry in metadata.entry_points(group=ENTRY_POINTS):
-        if entry.name in found or entry.dist is None:
+def _entry_points() -> tuple[dict[str, metadata.EntryPoint], list[str]]:
+    """The entry points of :data:`ENTRY_POINTS` by model name: of each name the first on ``sys.path``,
+    as an import would find it (as :func:`importlib.metadata.entry_points` finds them, but one
+    distribution whose metadata cannot be read fails no lookup: it is left out), and a line on each
+    distribution left out."""
+    found: dict[str, metadata.EntryPoint] = {}
+    unreadable, seen = [], set()
+    for dist in metadata.distributions():
+        try:
+            text = dist.read_text("entry_points.txt") or ""
+            if f"[{ENTRY_POINTS}]" not in text:
+                continue
+            name = dist.name
+            entries = dist.entry_points.select(group=ENTRY_POINTS)
+        except (UnicodeDecodeError, ValueError, TypeError) as error:  # what importlib.metadata raises for them
+            unreadable.append(printable(
+                f"skipped the distribution {_named(dist)}: its metadata or entry points cannot be read "
+                f"({type(error).__name__}: {error}; reinstall or uninstall it)"))
             continue
-        path = str(entry.dist.locate_file(f"{entry.value}/{MODEL_FILE}"))
-        found[entry.name] = CatalogModel(entry.name, path, "installed", entry.dist.name, entry.dist.version)
-    return list(found.values())
+        normalized = re.sub(r"[-_.]+", "-", name or "").lower()
+        if normalized in seen:
+            continue  # shadowed by a distribution of the same name earlier on sys.path
+        seen.add(normalized)
+        for entry in entries:
+            found.setdefault(entry.name, entry)
+    return found, unreadable
+
+
+def _named(dist: metadata.Distribution) -> str:
+    """How a message names ``dist``: its name and version, else where it is."""
+    try:
+        if dist.name:
+            return f"{dist.name} {dist.version}"
+    except (UnicodeDecodeError, ValueError, TypeError):
+        pass
+    return f"in {os.fspath(dist.locate_file(''))}"
+
+
+def _checked(entry: metadata.EntryPoint) -> CatalogModel:
+    """The model that ``entry`` declares, if its package may be trusted with it (see the module's
+    docstring); else a one-line ModelError naming the package."""
+    dist = entry.dist
+    package = _named(dist) if dist is not None else "?"
+    uninstall = dist.name if dist is not None and dist.name else "PACKAGE"
+
+    def broken(what: str, path: str | None = None) -> ModelError:
+        return ModelError(f"the model package {package} (model {entry.name!r}) {what}", path=path,
+                          fix=f"reinstall it, or remove it: pip uninstall {uninstall}")
+
+    if dist is None or not dist.name or not dist.version:
+        raise broken("has no name or version in its metadata")
+    if not NAME.match(entry.name) or LANGUAGE_CODE.match(entry.name):
+        raise broken("declares a model name that is not a package name (lower-case letters, digits and _, "
+                     "starting with a letter) or that is a language code's (two or three letters name a language)")
+    if (MODELS_DIR / f"{entry.name}.barley").is_file():
+        raise broken("takes the name of a model that ships with barley")
+    folder = entry.value.split("/")
+    if not all(part.isascii() and part.isidentifier() for part in folder):
+        raise broken(f"declares {entry.value!r} as its model's folder, not a folder inside the package "
+                     f"(names of letters, digits and _, separated by /)")
+    wanted = f"{entry.value}/{MODEL_FILE}"
+    try:
+        recorded = [file for file in dist.files or () if file.as_posix() == wanted]
+    except (UnicodeDecodeError, ValueError, TypeError) as error:
+        raise broken(f"has a RECORD that cannot be read ({type(error).__name__}: {error})") from None
+    path = os.fspath(dist.locate_file(wanted))
+    if not recorded:
+        raise broken(f"did not install {wanted} (its RECORD does not list it)", path)
+    root = os.path.realpath(dist.locate_file(""))
+    if os.path.realpath(path) != os.path.join(root, *folder, MODEL_FILE):
+        raise broken("reaches its model through a symbolic link", path)
+    if not os.path.isfile(path):
+        raise broken(f"installed {wanted}, but it is " + ("not a file" if os.path.exists(path) else "missing"), path)
+    size = os.path.getsize(path)
+    if recorded[0].size is not None and size != recorded[0].size:
+        raise broken(f"installed {wanted} of {recorded[0].size} bytes, but it has {size} now (damaged or changed)",
+                     path)
+    model = CatalogModel(entry.name, path, "installed", dist.name, dist.version)
+    try:
+        model.card  # noqa: B018 (the manifest read and its shown entries checked, once)
+    except ModelError as error:
+        raise broken(f"installed a model that barley cannot read: {error.what}", path) from None
+    return model
+
+
+def installed_models() -> list[CatalogModel]:
+    """The models of the installed packages that may be trusted (:func:`_checked`), by name, read from
+    their metadata and manifests alone; each one that may not is skipped with a one-line warning."""
+    entries, unreadable = _entry_points()
+    for line in unreadable:
+        warnings.warn(BarleyWarning(line), stacklevel=2)
+    found = []
+    for entry in entries.values():
+        try:
+            found.append(_checked(entry))
+        except BarleyError as error:
+            warnings.warn(BarleyWarning(f"skipped: {error}"), stacklevel=2)
+    return found
 
 
 def models() -> list[CatalogModel]:
     """Every model that can be named: the shipped ones, then the installed ones."""
-    shipped = [CatalogModel(name, path, "shipped") for name, path in shipped_models()]
-    taken = {model.name for model in shipped}
-    return shipped + [model for model in installed_models() if model.name not in taken]
+    return [CatalogModel(name, path, "shipped") for name, path in shipped_models()] + installed_models()
 
 
 def find(name: str) -> CatalogModel:
-    """The shipped or installed model called ``name``, or the model of the language ``name``."""
+    """The shipped model called ``name``, the model of the language ``name``, or the installed model
+    called ``name`` (see the module's docstring)."""
     shipped = MODELS_DIR / f"{name}.barley"
     if shipped.is_file():
         return CatalogModel(name, str(shipped), "shipped")
-    installed = {model.name: model for model in installed_models()}
-    if name in installed:
-        installed[name].check_version()
-        return installed[name]
-    return _of_language(name)
+    if LANGUAGE_CODE.match(name):
+        return _of_language(name)
+    entry = _entry_points()[0].get(name)
+    if entry is None:
+        raise _unknown(name)
+    model = _checked(entry)  # the one asked for: broken, it is the error
+    model.check_version()
+    return model
+
+
+def _unknown(name: str, known: list[CatalogModel] | None = None) -> BarleyError:
+    known = models() if known is None else known
+    return BarleyError(f"no model file, model name or language code {name!r}",
+                      fix="give a model file's path, or one of: "
+                          + (", ".join(model.name for model in known) or "none installed")
+                          + " (barley models lists them)")
 
 
 def _of_language(code: str) -> CatalogModel:
@@ -142,10 +278,7 @@ def _of_language(code: str) -> CatalogModel:
                               + ", ".join(model.name for model in speaking), fix="name one of them")
         speaking = default
     if not speaking:
-        raise BarleyError(f"no model file, model name or language code {code!r}",
-                          fix="give a model file's path, or one of: "
-                              + (", ".join(model.name for model in known) or "none installed")
-                              + " (barley models lists them)")
+        raise _unknown(code, known)
     speaking[0].check_version()
     return speaking[0]
 

@@ -2,9 +2,23 @@
 
 Every message names the file, the line, what is wrong and how to fix it; the CLI
 prints ``str(error)`` and exits with status 2, never a traceback.
+
+A message may quote what a file holds (a model's manifest, a package's metadata, a line of
+input), which may hold terminal escapes or line breaks: :func:`printable` escapes them, in
+every message and wherever barley prints a string it did not make (``barley models``).
 """
 
 from __future__ import annotations
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that ``str.isprintable`` rejects (control characters such as ESC,
+    line and paragraph separators, bidirectional and other format characters, spaces other than
+    U+0020, unassigned code points) escaped as ``repr`` escapes it (``\\x1b``, ``\\n``, ``\\u202e``):
+    one line that a terminal shows as it is, whatever it quotes."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 class BarleyError(Exception):
@@ -23,8 +37,8 @@ class BarleyError(Exception):
         if self.path is not None:
             where = f"{self.path}:{self.line}: " if self.line is not None else f"{self.path}: "
         fix = f" ({self.fix})" if self.fix else ""
-        # one line whatever the message quotes (a damaged file's text may hold line breaks)
-        return f"{where}{self.what}{fix}".replace("\r", "\\r").replace("\n", "\\n")
+        # one line, shown as it is, whatever the message quotes (a file's text may hold line breaks or escapes)
+        return printable(f"{where}{self.what}{fix}")
 
 
 class InputError(BarleyError):

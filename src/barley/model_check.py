@@ -263,13 +263,16 @@ def _short(value: Any) -> str:
 def loading(path: str, what: str) -> Iterator[None]:
     """Building a ``what`` model from ``path``: whatever its damaged or inconsistent contents make the
     building code raise is one ModelError naming the file (a ModelError raised inside gets the file's
-    name if it has none)."""
+    name if it has none), and so is running out of memory."""
     try:
         yield
     except ModelError as error:
         if error.path is None:
             error.path = path
         raise
+    except MemoryError:
+        raise ModelError(f"not enough memory to build the {what} model", path=path,
+                         fix="free some memory, or load it where there is more") from None
     except (*DAMAGE, BarleyError) as error:
         detail = str(error).splitlines()[0] if str(error) else ""
         raise ModelError(f"incomplete or inconsistent {what} model ({type(error).__name__}: {detail})",

@@ -11,6 +11,22 @@ compressed, and one it does not (float weights) is stored raw and memory-mapped
 when read: no copy and no decompression (an array used as it is costs no memory of
 its own, and its pages are shared by the worker processes of ``--jobs N``). Files
 written before (``arrays.npz`` deflated as a whole) are read as before, into memory.
+
+Loading is bounded, whoever wrote the file. Its manifest declares its arrays (the entry
+:data:`DECLARED`, written by :func:`write` from the arrays it is given, and taken out of the
+manifest :func:`read` returns: each array's dtype and shape), and before any array is read
+the file must hold exactly the members ``manifest.json`` and ``arrays.npz``, and
+``arrays.npz`` exactly one ``NAME.npy`` for each array declared, each at least as large as
+its declared dtype and shape make it (its header then must state them). Everything the file
+unpacks (the manifest, every array, and ``arrays.npz`` itself where it is deflated) may
+declare in all at most :func:`unpacked_limit` bytes (:data:`MAX_UNPACKED_RATIO` times the
+file's size, plus :data:`UNPACKED_ALLOWANCE`), checked from the zip directories before
+anything is unpacked; and nothing is ever inflated beyond the size a member declares, even
+where the data would inflate to more (it is read :data:`READ_CHUNK` bytes at a time, and
+:mod:`zipfile` stops at the declared size). A file written before arrays were declared is
+read under the same bounds, its member names checked only for their form (``NAME.npy``)
+before reading, and against its components' needs when they are built (:mod:`barley.model_check`).
+Running out of memory while reading is one :class:`ModelError`, as is any damage.
 """
 
 from __future__ import annotations
@@ -41,6 +57,16 @@ MAX_MANIFEST_BYTES = 128 << 20
 dictionary)."""
 MAX_MANIFEST_DEPTH = 32
 """The deepest nesting of lists and objects in a manifest (barley writes 8 at most)."""
+DECLARED = "arrays"
+"""The manifest's entry that declares the arrays: ``{name: {"dtype": "<f4", "shape": [300, 7]}}``."""
+DECLARED_KINDS = "biufc"
+"""The numpy dtype kinds an array may be declared of: numbers only."""
+MAX_UNPACKED_RATIO = 16
+"""How many times its own size a model file may unpack to, in all (plus :data:`UNPACKED_ALLOWANCE`): the
+shipped pipelines unpack to 1.05 (en_ewt, its weights stored raw) and 2.15 (en_ewt_linear) times theirs."""
+UNPACKED_ALLOWANCE = 16 << 20
+"""Bytes a model file may unpack to beyond :data:`MAX_UNPACKED_RATIO` times its size (a small model's
+manifest deflates more than large ones do)."""
 DEFLATE_MAX_RATIO = 1032
 """The most that deflate can expand its input (RFC 1951: a 258-byte match in at most 2 bits):
 a deflated member declaring more is damaged or crafted, and is refused before it is read."""
@@ -76,10 +102,20 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
+def unpacked_limit(file_size: int) -> int:
+    """The most bytes a model file of ``file_size`` bytes may unpack to, in all (see the module's docstring)."""
+    return MAX_UNPACKED_RATIO * file_size + UNPACKED_ALLOWANCE
+
+
 def write(path: str | os.PathLike, manifest: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Write a model file atomically (see :mod:`barley.atomic`): the previous file stays until it is complete."""
+    """Write a model file atomically (see :mod:`barley.atomic`): the previous file stays until it is complete.
+    The manifest gets :data:`DECLARED`, the declaration of ``arrays``."""
     path = os.fspath(path)
-    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest}
+    if DECLARED in manifest:
+        raise ValueError(f"the manifest's entry {DECLARED!r} is the model file's own (it declares the arrays)")
+    declared = {name: {"dtype": np.asarray(array).dtype.str, "shape": list(np.shape(array))}
+                for name, array in arrays.items()}
+    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest, DECLARED: declared}
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False)
     with atomic_output(path) as handle, zipfile.ZipFile(handle, "w") as archive:
         archive.writestr(_member("manifest.json"), text.encode("utf-8"))
@@ -92,18 +128,25 @@ def read_manifest(path: str | os.PathLike) -> dict:
 
 
 def read(path: str | os.PathLike, arrays: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
-    """The manifest and the arrays of a model file; any problem is a :class:`ModelError`.
+    """The manifest (without :data:`DECLARED`) and the arrays of a model file; any problem is a
+    :class:`ModelError`, checked as the module's docstring says.
 
     Arrays stored raw are read-only views of the memory-mapped file (see the module's docstring).
     """
     path = os.fspath(path)
     try:
         with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:
-            manifest = _read_manifest(archive, path)
+            limit = unpacked_limit(os.fstat(handle.fileno()).st_size)
+            manifest_info, npz_info = _outer_members(archive, limit)
+            manifest = _read_manifest(archive, manifest_info, path)
             _check_manifest(manifest, path)
-            loaded = _read_arrays(handle, archive, path) if arrays else {}
+            declared = _declared(manifest.pop(DECLARED, None))
+            loaded = _read_arrays(handle, archive, npz_info, declared, limit, path) if arrays else {}
     except FileNotFoundError:
         raise ModelError("model file not found", path=path) from None
+    except MemoryError:
+        raise ModelError("not enough memory to read this model file", path=path,
+                         fix="free some memory, or load it where there is more") from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, UnicodeDecodeError, ValueError, OSError, EOFError,
             struct.error, zlib.error, NotImplementedError, RuntimeError) as error:
         # RuntimeError: an encrypted member; NotImplementedError: a compression zipfile does not know
@@ -112,13 +155,59 @@ def read(path: str | os.PathLike, arrays: bool = True) -> tuple[dict, dict[str, 
     return manifest, loaded
 
 
-def _read_manifest(archive: zipfile.ZipFile, path: str) -> dict:
+def _outer_members(archive: zipfile.ZipFile, limit: int) -> tuple[zipfile.ZipInfo, zipfile.ZipInfo]:
+    """``manifest.json`` and ``arrays.npz``, the only members, checked (:func:`_check_member`); what they
+    unpack to (the manifest, and the npz where it is deflated) at most ``limit`` bytes."""
+    members = archive.infolist()
+    names = sorted(info.filename for info in members)
+    if names != ["arrays.npz", "manifest.json"]:
+        raise zipfile.BadZipFile(f"the file holds the members {names}, not exactly manifest.json and arrays.npz")
+    manifest, npz = archive.getinfo("manifest.json"), archive.getinfo("arrays.npz")
+    _check_member(manifest, MAX_MANIFEST_BYTES)
+    _check_member(npz)
+    _check_unpacked(manifest.file_size + (npz.file_size if npz.compress_type != zipfile.ZIP_STORED else 0), limit)
+    return manifest, npz
+
+
+def _check_unpacked(size: int, limit: int) -> None:
+    if size > limit:
+        raise zipfile.BadZipFile(f"its members declare {size} bytes unpacked, more than {limit} ({MAX_UNPACKED_RATIO} "
+                                 f"times the file's size, plus {UNPACKED_ALLOWANCE >> 20} MiB)")
+
+
+def _unpacked(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A member's bytes, read :data:`READ_CHUNK` at a time: never inflated beyond its declared size."""
+    with archive.open(info) as stream:
+        return _Chunked(stream).read()
+
+
+class _Chunked:
+    """A member's stream that asks its zip for at most :data:`READ_CHUNK` bytes a read, whatever its caller
+    asks: zipfile's one ``read(n)`` inflates up to ``n`` bytes before it cuts them to the member's declared
+    size (and numpy asks for as many bytes as an ``.npy`` header says it has)."""
+
+    def __init__(self, stream: IO[bytes]):
+        self.stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        parts, wanted = [], size
+        while wanted != 0:
+            chunk = self.stream.read(READ_CHUNK if wanted < 0 else min(READ_CHUNK, wanted))
+            if not chunk:
+                break
+            parts.append(chunk)
+            wanted -= len(chunk) if wanted > 0 else 0
+        return b"".join(parts)
+
+    def tell(self) -> int:
+        return self.stream.tell()
+
+
+def _read_manifest(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: str) -> dict:
     """``manifest.json``, within :data:`MAX_MANIFEST_BYTES` and :data:`MAX_MANIFEST_DEPTH`; JSON's
     NaN and Infinity are refused (no option of barley's is either)."""
-    info = archive.getinfo("manifest.json")
-    _check_member(info, MAX_MANIFEST_BYTES)
     try:
-        manifest = json.loads(archive.read(info).decode("utf-8"), parse_constant=_no_constant)
+        manifest = json.loads(_unpacked(archive, info).decode("utf-8"), parse_constant=_no_constant)
     except RecursionError:
         manifest = None
     if manifest is None or _deeper_than(manifest, MAX_MANIFEST_DEPTH):
@@ -172,31 +261,81 @@ def _check_manifest(manifest, path: str) -> None:
                          path=path, fix="retrain the model with this version of barley")
 
 
-def _read_arrays(handle: IO[bytes], archive: zipfile.ZipFile, path: str) -> dict[str, np.ndarray]:
+def _declared(entry) -> dict[str, tuple[np.dtype, tuple[int, ...]]] | None:
+    """The arrays :data:`DECLARED` declares, by name: dtype and shape (None: a file written before)."""
+    if entry is None:
+        return None
+    if not isinstance(entry, dict):
+        raise ValueError(f"the manifest's {DECLARED!r} is not an object")
+    declared = {}
+    for name, array in entry.items():
+        what = f"the manifest's declaration of the array {name!r}"
+        if not isinstance(array, dict) or sorted(array) != ["dtype", "shape"] or not isinstance(array["dtype"], str) \
+                or not isinstance(array["shape"], list):
+            raise ValueError(f"{what} is not {{\"dtype\": TEXT, \"shape\": [LENGTHS]}}")
+        try:
+            dtype = np.dtype(array["dtype"])
+        except TypeError:
+            dtype = None
+        if dtype is None or dtype.str != array["dtype"] or dtype.kind not in DECLARED_KINDS:
+            raise ValueError(f"{what} has the dtype {array['dtype']!r}, not a number type")
+        if not all(type(length) is int and length >= 0 for length in array["shape"]):
+            raise ValueError(f"{what} has the shape {array['shape']!r}, not lengths")
+        declared[name] = dtype, tuple(array["shape"])
+    return declared
+
+
+def _inner_members(members: zipfile.ZipFile, declared, unpacked: int, limit: int) -> list[zipfile.ZipInfo]:
+    """The ``.npy`` members of ``arrays.npz``, checked against what the manifest declares (see the module's
+    docstring) before any is read; ``unpacked``: the bytes the file unpacks to besides them."""
+    found = members.infolist()
+    names = [info.filename for info in found]
+    if len(set(names)) != len(names) or not all(name.endswith(".npy") for name in names):
+        raise zipfile.BadZipFile("arrays.npz holds a member twice, or one that is not an .npy array")
+    if declared is not None:
+        extra = sorted(set(names) - {f"{name}.npy" for name in declared})
+        missing = sorted({f"{name}.npy" for name in declared} - set(names))
+        if extra or missing:
+            raise zipfile.BadZipFile(f"arrays.npz holds {extra} that the manifest does not declare" if extra else
+                                     f"arrays.npz lacks {missing} that the manifest declares")
+    for info in found:
+        _check_member(info)
+        if declared is not None:
+            dtype, shape = declared[info.filename[:-len(".npy")]]
+            if math.prod(shape) * dtype.itemsize > info.file_size:
+                raise zipfile.BadZipFile(f"member {info.filename} declares {info.file_size} bytes, fewer than its "
+                                         f"declared {dtype} {list(shape)} need")
+    _check_unpacked(unpacked + sum(info.file_size for info in found), limit)
+    return found
+
+
+def _read_arrays(handle: IO[bytes], archive: zipfile.ZipFile, info: zipfile.ZipInfo, declared, limit: int,
+                 path: str) -> dict[str, np.ndarray]:
     """The arrays of ``arrays.npz``: raw members mapped in place when the npz itself is stored raw."""
-    info = archive.getinfo("arrays.npz")
-    _check_member(info)
+    unpacked = archive.getinfo("manifest.json").file_size
     if info.compress_type == zipfile.ZIP_STORED:
         npz_start = _data_offset(handle, info.header_offset)
         npz = archive.open(info)
     else:  # a file of an earlier barley: the whole npz deflated
-        npz_start, npz = None, io.BytesIO(archive.read(info))
+        npz_start, npz = None, io.BytesIO(_unpacked(archive, info))
+        unpacked += info.file_size
     mapped = None
     loaded = {}
     try:
         with zipfile.ZipFile(npz) as members:
-            for member in members.infolist():
-                if not member.filename.endswith(".npy"):
-                    raise ValueError(f"unexpected member {member.filename!r}")
-                _check_member(member)
+            for member in _inner_members(members, declared, unpacked, limit):
                 name = member.filename[:-len(".npy")]
-                with members.open(member) as stream:
+                with members.open(member) as opened:
+                    stream = _Chunked(opened)
                     shape, fortran, dtype = _npy_header(stream)
                     header_size = stream.tell()
                     count = math.prod(shape)
                     if count * dtype.itemsize + header_size != member.file_size:
                         raise EOFError(f"array {name}'s header declares {shape} × {dtype.itemsize} bytes, "
                                        f"not what its member holds")
+                    if declared is not None and (dtype, shape) != declared[name]:
+                        raise EOFError(f"array {name} is {dtype} {list(shape)}, where the manifest declares "
+                                       f"{declared[name][0]} {list(declared[name][1])}")
                     if npz_start is None or member.compress_type != zipfile.ZIP_STORED:
                         loaded[name] = _read_data(stream, shape, fortran, dtype)
                         continue

@@ -17,11 +17,20 @@ Installed (``pip install --no-index NAME-….whl``), the model is found by its n
 the entry point, without importing anything (:mod:`barley.catalog`). The model is loaded by
 the normal loader before it is packaged, so a package never holds a model barley refuses.
 The wheel is written atomically, byte for byte the same for the same inputs.
+
+What goes into ``METADATA`` comes partly from the model's manifest (its licence, the barley
+version that wrote it), which may come from anyone: every value must be printable
+(``str.isprintable``: no line break, control or format character) without a space at either
+end, and the written ``METADATA``, read back as pip and :mod:`importlib.metadata` read it
+(:mod:`email`), must give exactly the fields and values meant, or no wheel is written. The
+name may not be a language code's (:data:`barley.catalog.LANGUAGE_CODE`: ``-m en`` names the
+English model, never a package); the licence's text is read up to :data:`MAX_LICENCE_BYTES`.
 """
 
 from __future__ import annotations
 
 import base64
+import email
 import hashlib
 import io
 import os
@@ -31,14 +40,16 @@ import zipfile
 from pathlib import Path
 
 from barley import __version__, model_file
-from barley.atomic import atomic_output
-from barley.catalog import ENTRY_POINTS, MODEL_FILE, language_code
+from barley.atomic import atomic_output, check_output_folder
+from barley.catalog import ENTRY_POINTS, LANGUAGE_CODE, MODEL_FILE, NAME, language_code
+from barley.conllu import open_bytes
 from barley.errors import BarleyError
 from barley.shipped import MODELS_DIR, shipped_models
 
-NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-"""A package's name: a Python package name in lower case (it is also the model's name)."""
 _EPOCH = (1980, 1, 1, 0, 0, 0)
+MAX_LICENCE_BYTES = 1 << 20
+"""The longest licence text packaged (the GPL 3.0's is 35 KB; the shipped models' CC BY-SA 4.0, 20 KB):
+a longer file, or one that never ends (``/dev/zero``), is refused after reading this much."""
 
 
 def compatible_versions(written_by: str) -> str:
@@ -54,18 +65,44 @@ def _checked_name(name: str) -> str:
     if not NAME.match(name):
         raise BarleyError(f"--name {name!r} is not a package name",
                           fix="use lower-case letters, digits and _, starting with a letter (e.g. en_mytreebank)")
+    if LANGUAGE_CODE.match(name):
+        raise BarleyError(f"--name {name!r} is a language code, which names the model of that language "
+                          f"(barley parse -m {name})", fix=f"choose a longer name, e.g. {name}_mytreebank")
     if name in dict(shipped_models()):
         raise BarleyError(f"--name {name!r} is the name of a model that ships with barley", fix="choose another name")
     return name
 
 
-def _checked_version(version: str) -> str:
+def _checked_version(version, what: str = "--version") -> str:
     from packaging.version import InvalidVersion, Version
 
     try:
         return str(Version(version))
-    except InvalidVersion:
-        raise BarleyError(f"--version {version!r} is not a version number", fix="e.g. 1.0.0") from None
+    except (InvalidVersion, TypeError):
+        raise BarleyError(f"{what} {version!r} is not a version number", fix="e.g. 1.0.0") from None
+
+
+def _checked_language(language: str) -> str:
+    if not LANGUAGE_CODE.match(language):
+        raise BarleyError(f"--language {language!r} is not a language code",
+                          fix="give its ISO 639 code, two or three lower-case letters as UD writes it, e.g. en")
+    return language
+
+
+def _licence_text(path: str) -> str:
+    """The licence file's text: UTF-8, at most :data:`MAX_LICENCE_BYTES` (never more is read)."""
+    with open_bytes(path) as handle:
+        try:
+            data = handle.read(MAX_LICENCE_BYTES + 1)
+        except OSError as error:
+            raise BarleyError(f"cannot read the licence file ({error.strerror or error})", path=path) from None
+    if len(data) > MAX_LICENCE_BYTES:
+        raise BarleyError(f"the licence file is longer than {MAX_LICENCE_BYTES} bytes: not a licence's text",
+                          path=path, fix="give the file that holds the licence's text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BarleyError(f"the licence file is not UTF-8 text ({error})", path=path) from None
 
 
 def model_card(name: str, version: str, manifest: dict, licence: str) -> str:
@@ -108,25 +145,25 @@ def build(model: str, name: str, out_dir: str, *, version: str = "1.0.0", licenc
     from barley.pipeline import Pipeline
 
     name, version = _checked_name(name), _checked_version(version)
+    language = language and _checked_language(language)
+    licence = _metadata_value("--licence", licence)
+    check_output_folder(out_dir)
     path = resolve(model)
     manifest, arrays = model_file.read(path)
     Pipeline.from_model(manifest, arrays, path)  # validated as any model is, by the loader
-    licence = licence or manifest.get("shipped", {}).get("licence")
+    shipped = manifest.get("shipped")
+    stated = shipped.get("licence") if isinstance(shipped, dict) else None
+    licence = licence or _metadata_value("the licence the model's manifest states", stated, path)
     if not licence:
         raise BarleyError("the model's manifest states no licence", path=path,
                           fix="give it: --licence NAME (and --licence-file FILE for its text)")
     if licence_file is None and Path(path).resolve().parent == MODELS_DIR:
         licence_file = str(MODELS_DIR / "LICENSE.txt")
-    licence_text = None
-    if licence_file is not None:
-        try:
-            with open(licence_file, encoding="utf-8") as handle:
-                licence_text = handle.read()
-        except (OSError, UnicodeDecodeError) as error:
-            raise BarleyError(f"cannot read the licence file ({error})", path=licence_file) from None
+    licence_text = None if licence_file is None else _licence_text(licence_file)
+    written_by = _checked_version(manifest.get("barley_version", __version__), "the model's barley_version")
     manifest["package"] = {"name": name, "version": version, "licence": licence,
                            "language": language or language_code(manifest),
-                           "barley_versions": compatible_versions(manifest.get("barley_version", __version__))}
+                           "barley_versions": compatible_versions(written_by)}
     card = model_card(name, version, manifest, licence)
     files = {f"{name}/{MODEL_FILE}": _model_bytes(manifest, arrays), f"{name}/README.md": card.encode("utf-8")}
     if licence_text is not None:
@@ -137,7 +174,11 @@ def build(model: str, name: str, out_dir: str, *, version: str = "1.0.0", licenc
                               f"Tag: py3-none-any\n").encode()
     files[f"{info}/entry_points.txt"] = f"[{ENTRY_POINTS}]\n{name} = {name}\n".encode()
     wheel = os.path.join(out_dir, f"{name}-{version}-py3-none-any.whl")
-    os.makedirs(out_dir, exist_ok=True)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as error:
+        raise BarleyError(f"cannot make the folder: {error.strerror}", path=out_dir,
+                          fix="write the wheel to a folder that exists or can be made") from None
     with atomic_output(wheel) as handle:
         handle.write(_wheel_bytes(files, f"{info}/RECORD"))
     return wheel
@@ -152,11 +193,32 @@ def _model_bytes(manifest: dict, arrays: dict) -> bytes:
             return handle.read()
 
 
+def _metadata_value(what: str, value, path: str | None = None):
+    """``value`` (``what``, for the message) if it can be a METADATA field's value: a printable string
+    (``str.isprintable``) with no space at either end; None passes (a value not given)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or not value.isprintable() or value != value.strip():
+        raise BarleyError(f"{what} {value!r} cannot go into the package's metadata: it is empty, or holds a line "
+                          f"break, a control or format character, or a space at either end", path=path,
+                          fix="give a licence's name in printable characters: --licence NAME")
+    return value
+
+
 def _metadata(name: str, version: str, licence: str, barley_versions: str, card: str) -> bytes:
-    """Core metadata (version 2.1): what pip shows, and the barley versions as a requirement."""
-    return (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-            f"Summary: barley model {name}\nLicense: {licence}\n"
-            f"Requires-Dist: barley{barley_versions}\nDescription-Content-Type: text/markdown\n\n{card}").encode("utf-8")
+    """Core metadata (version 2.1): what pip shows, and the barley versions as a requirement; refused unless
+    it reads back (with :mod:`email`, as pip and :mod:`importlib.metadata` read it) as exactly these fields."""
+    fields = [("Metadata-Version", "2.1"), ("Name", name), ("Version", version), ("Summary", f"barley model {name}"),
+              ("License", licence), ("Requires-Dist", f"barley{barley_versions}"),
+              ("Description-Content-Type", "text/markdown")]
+    for field, value in fields:
+        _metadata_value(f"the {field}", value)
+    text = "".join(f"{field}: {value}\n" for field, value in fields) + f"\n{card}"
+    read_back = email.message_from_string(text)
+    if read_back.items() != fields or read_back.get_payload() != card:
+        raise BarleyError("the package's metadata would not read back as written (a value holds a line break "
+                          "that email's parser sees)", fix="give a licence's name in printable characters")
+    return text.encode("utf-8")
 
 
 def _record_line(path: str, data: bytes) -> str:

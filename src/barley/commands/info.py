@@ -1,8 +1,10 @@
-"""``barley info``: what a model file holds, readably (its manifest)."""
+"""``barley info``: what a model file holds, readably (its manifest), each line escaped
+(:func:`barley.errors.printable`: a manifest may come from anyone, with terminal escapes in it)."""
 
 from __future__ import annotations
 
 from barley.catalog import resolve
+from barley.errors import printable
 from barley.model_check import loading
 from barley.model_file import read_manifest
 from barley.pipeline.describe import describe
@@ -22,5 +24,5 @@ def run(args) -> int:
     args.model = resolve(args.model)
     with loading(args.model, "barley"):  # a manifest of unexpected shape: one line, not a traceback
         text = describe(read_manifest(args.model), args.features)
-    print(text)
+    print("\n".join(printable(line) for line in text.split("\n")))
     return 0
