@@ -39,6 +39,7 @@ import sys
 from pathlib import Path
 
 from barley.recipes import RECIPES
+from barley.treebank_folder import count_words
 
 TREEBANK = "UD_English-EWT"
 TRAIN, DEV, TEST = "en_ewt-ud-train.conllu", "en_ewt-ud-dev.conllu", "en_ewt-ud-test.conllu"
@@ -83,7 +84,7 @@ def build(name: str, folder: Path, output: Path, trained: str | None) -> None:
     from barley.conllu import read
     from barley.pipeline import Pipeline
 
-    recipe = RECIPES[SHIPPED_RECIPES[name]]
+    recipe = RECIPES[SHIPPED_RECIPES[name]].for_words(count_words(str(folder / TRAIN)))  # as barley train FOLDER
     if trained is not None:
         pipeline = Pipeline.load(trained)
         if pipeline.names != list(recipe.components):

@@ -24,7 +24,8 @@ from barley import cli
 from barley.conllu import read
 from barley.errors import BarleyError
 from barley.evaluation.conll18 import evaluate_conll18
-from barley.recipes import Recipe
+from barley.recipes import MAX_EPOCHS, RECIPES, Recipe
+from barley.treebank_folder import count_words
 from barley.scoreboard import cell, folders, page, peers, schedule
 from barley.tokenizer.treebank_text import paragraphs
 from conftest import SKIP_UD, UD_DIR
@@ -141,7 +142,7 @@ def test_another_seed_has_the_cell_done_again_and_progress_says_what_runs_and_th
     monkeypatch.setattr(schedule, "HEARTBEAT", 0.5)
     lines: list[str] = []
     assert schedule.run(cells, 1, [0], progress=lines.append) == []
-    words = folders.count_words(cells[0].treebank.train)
+    words = count_words(cells[0].treebank.train)
     assert lines[0] == ("1 cell (1 treebank × 1 recipe), 0 done already, 1 to do, 1 at a time, each on 1 core of "
                         "its own: 0")
     assert lines[1] == f"starting UD_Toy-Two / linear ({words:,} training words) on core 0"
@@ -154,7 +155,7 @@ def test_another_seed_has_the_cell_done_again_and_progress_says_what_runs_and_th
 def test_the_estimate_weighs_the_cells_by_their_training_words(ud):
     treebanks = folders.discover(str(ud)).treebanks
     cells = cell.plan(treebanks, ["linear"], "out", seed=1)
-    one, two = (folders.count_words(treebank.train) for treebank in treebanks)
+    one, two = (count_words(treebank.train) for treebank in treebanks)
     estimate = schedule.Estimate(cells)
     assert estimate.left == one + two and str(estimate) == "0 s so far"
     estimate.started -= 60  # a minute for the first cell
@@ -401,3 +402,12 @@ def test_the_shared_folder_has_the_eight_treebanks_of_the_issue():
             "UD_Afrikaans-AfriBooms", "UD_Vietnamese-VTB", "UD_Wolof-WTB"} <= set(names)
     assert names["UD_Latin-Perseus"].dev is None and names["UD_English-EWT"].dev is not None
     assert all(why.startswith("no training file") for _, why in found.left_out)
+
+
+def test_a_recipe_reads_more_epochs_of_a_smaller_treebank():
+    neural = RECIPES["neural"]
+    assert neural.for_words(204_577).options["joint"]["epochs"] == neural.options["joint"]["epochs"] == 40
+    assert neural.for_words(23_561).options["joint"]["epochs"] == 85  # 2,000,000 words read at least
+    assert neural.for_words(1_000).options["joint"]["epochs"] == MAX_EPOCHS
+    assert "--epochs 85" in " ".join(neural.for_words(23_561).arguments())
+    assert RECIPES["linear"].for_words(1_000) == RECIPES["linear"]  # no joint network, no budget

@@ -9,6 +9,7 @@ import pytest
 import toy_language
 from barley import cli, recipes
 from barley.pipeline import Pipeline
+from barley.treebank_folder import count_words
 
 TINY = ["--form-dim", "16", "--char-dim", "8", "--char-hidden", "16", "--lstm-hidden", "32", "--lstm-layers", "1",
         "--arc-mlp", "32", "--label-mlp", "16", "--batch-words", "150", "--epochs", "2", "--threads", "1"]
@@ -78,7 +79,7 @@ def test_a_recipe_trains_as_its_barley_train_options_do(recipe, treebank, tmp_pa
     monkeypatch.setattr(Pipeline, "save", lambda self, path: None)
     monkeypatch.setattr(Pipeline, "evaluate", lambda self, path: {"words": 0, "words_per_second": 0})
     train, dev = str(treebank / "xx_toy-ud-train.conllu"), str(treebank / "xx_toy-ud-dev.conllu")
-    given = recipes.RECIPES[recipe]
+    given = recipes.RECIPES[recipe].for_words(count_words(train))  # its epochs by the treebank's size
     assert cli.main(["train", str(treebank), "--recipe", recipe, "-m", str(tmp_path / "m.barley")]) == 0
     assert cli.main(["train", train, dev, *given.arguments(), "-m", str(tmp_path / "m.barley")]) == 0
     assert calls[0] == calls[1]

@@ -12,6 +12,7 @@ from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
 from barley.pipeline.tokenize import KINDS, TokenizeComponent
 from barley.recipes import RECIPES, default_recipe
+from barley.treebank_folder import count_words
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
                "command", "default_of", "tokenizer", "treebank", "recipe", "from_model"}
@@ -78,9 +79,12 @@ def use_recipe(args: argparse.Namespace) -> None:
     recipe = default_recipe() if args.recipe is None else RECIPES[args.recipe]
     why = ("--recipe" if args.recipe is not None else "the default: PyTorch is installed" if recipe.name == "neural"
            else "the default: PyTorch is not installed")
+    words = count_words(args.train)
+    recipe = recipe.for_words(words)
     other = next(name for name in RECIPES if name != recipe.name)
     print(f"barley train: the {recipe.name} recipe ({why}): {recipe.summary}, i.e. {' '.join(recipe.arguments())} "
-          f"(options given replace these); --recipe {other} trains the {other} one", file=sys.stderr)
+          f"for {words:,} training words (options given replace these); --recipe {other} trains the {other} one",
+          file=sys.stderr)
     args.components = ",".join(recipe.components)
     for values in recipe.options.values():
         for name, value in values.items():

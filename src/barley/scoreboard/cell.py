@@ -44,6 +44,7 @@ from barley.experiment.runner import read_json, slug, write_json
 from barley.recipes import RECIPES, Recipe
 from barley.scoreboard.folders import Treebank
 from barley.tokenizer.treebank_text import paragraphs
+from barley.treebank_folder import count_words
 
 CELL, TRAIN_RECORD, MODEL = "cell.json", "train.json", "model.barley"
 TEXT, RAW, GOLD_TOKENIZATION = "test.txt", "raw.conllu", "gold-tok.conllu"
@@ -98,9 +99,11 @@ def plan(treebanks: list[Treebank], recipes: list[str], out: str | os.PathLike, 
     for treebank in treebanks:
         train, test = _sha256(treebank.train), _sha256(treebank.test)
         dev = None if treebank.dev is None else _sha256(treebank.dev)
+        words = count_words(treebank.train)  # the recipe's budget of epochs follows them
         for recipe in recipes:
             trained = key(treebank=treebank.name, train_sha256=train, dev_sha256=dev, recipe=recipe,
-                          recipe_arguments=RECIPES[recipe].arguments(), seed=seed, barley_version=__version__)
+                          recipe_arguments=RECIPES[recipe].for_words(words).arguments(), seed=seed,
+                          barley_version=__version__)
             cells.append(Cell(treebank, recipe, os.path.join(os.path.abspath(out), slug(treebank.name), slug(recipe)),
                               seed, trained, key(**json.loads(trained), test_sha256=test)))
     return cells
@@ -247,7 +250,8 @@ def execute(cell: Cell, cores: tuple[int, ...] | None = None) -> dict:
         commands.append(command)
     record = {
         "key": json.loads(cell.key), "treebank": cell.treebank.name, "recipe": cell.recipe,
-        "recipe_arguments": RECIPES[cell.recipe].arguments(), "seed": cell.seed, "barley_version": __version__,
+        "recipe_arguments": json.loads(cell.key)["recipe_arguments"], "seed": cell.seed,
+        "barley_version": __version__,
         "files": {"train": cell.treebank.train, "dev": cell.treebank.dev, "test": cell.treebank.test},
         "train": {name: value for name, value in training.items() if name != "key"},
         "parse": {"command": parse_raw, "seconds": round(parse_seconds, 3), "words": words["raw"],

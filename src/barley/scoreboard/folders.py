@@ -84,14 +84,3 @@ def select(found: Found, names: list[str] | None) -> list[Treebank]:
             raise BarleyError(f"--treebank {name}: " + (f"left out ({why})" if why else "no such treebank folder"),
                               fix="choose from " + ", ".join(known))
     return [treebank for treebank in found.treebanks if treebank.name in names]
-
-
-def count_words(path: str) -> int:
-    """The words of a CoNLL-U file (lines whose ID is a whole number), counted without parsing it:
-    what the scoreboard's estimate of the time left weighs each treebank by."""
-    words = 0
-    with open(path, "rb") as handle:
-        for line in handle:
-            if line[:1].isdigit() and line.split(b"\t", 1)[0].isdigit():
-                words += 1
-    return words

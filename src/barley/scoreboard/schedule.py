@@ -24,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from barley.errors import BarleyError
 from barley.scoreboard.cell import Cell, allow_commands, execute, finished, stop_running
-from barley.scoreboard.folders import count_words
+from barley.treebank_folder import count_words
 
 HEARTBEAT = 600.0
 """Seconds between the lines that say what is still running, when no cell has finished meanwhile."""
