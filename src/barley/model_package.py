@@ -42,7 +42,7 @@ from pathlib import Path
 from barley import __version__, model_file
 from barley.atomic import atomic_output, check_output_folder
 from barley.catalog import ENTRY_POINTS, LANGUAGE_CODE, MODEL_FILE, NAME, language_code
-from barley.conllu import open_bytes
+from barley.conllu import read_text
 from barley.errors import BarleyError
 from barley.shipped import MODELS_DIR, shipped_models
 
@@ -91,18 +91,7 @@ def _checked_language(language: str) -> str:
 
 def _licence_text(path: str) -> str:
     """The licence file's text: UTF-8, at most :data:`MAX_LICENCE_BYTES` (never more is read)."""
-    with open_bytes(path) as handle:
-        try:
-            data = handle.read(MAX_LICENCE_BYTES + 1)
-        except OSError as error:
-            raise BarleyError(f"cannot read the licence file ({error.strerror or error})", path=path) from None
-    if len(data) > MAX_LICENCE_BYTES:
-        raise BarleyError(f"the licence file is longer than {MAX_LICENCE_BYTES} bytes: not a licence's text",
-                          path=path, fix="give the file that holds the licence's text")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise BarleyError(f"the licence file is not UTF-8 text ({error})", path=path) from None
+    return read_text(path, MAX_LICENCE_BYTES)
 
 
 def model_card(name: str, version: str, manifest: dict, licence: str) -> str:
