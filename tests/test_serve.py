@@ -133,7 +133,7 @@ def test_bad_input_gets_400_with_the_clis_message(served, tmp_path, capsys):
         ({"data": "x", "model": "/etc/passwd"}, "no model called '/etc/passwd' is served"),
         ({"data": "x", "model": "../../toy.barley"}, "no model called"),
         ({"text": "x"}, "the request has a field 'text', which the service does not take"),
-        ({"data": 5}, "the field 'data' is a number, not a string"),
+        ({"data": 5}, "the field 'data' is a whole number, not a string"),
     ]:
         status, answer = post_json(url, **fields)
         assert status == 400 and answer["error"].startswith(message), answer
@@ -262,6 +262,10 @@ def test_the_page_in_headless_chromium_draws_the_tree(served, request, tmp_path)
         browser.find_element(By.ID, "parse").click()
         WebDriverWait(browser, 10).until(lambda b: b.find_element(By.ID, "error").text)
         assert browser.find_element(By.ID, "error").text.startswith("<request>:1: expected 10 tab-separated columns")
+        # the trees and the CoNLL-U of the parse before are gone: they are not the answer to this one
+        assert not browser.find_elements(By.CSS_SELECTOR, "#trees *")
+        assert not browser.find_element(By.ID, "output").is_displayed()
+        assert browser.find_element(By.ID, "conllu").get_attribute("textContent") == ""
         console = [entry["message"] for entry in browser.get_log("browser")]
         assert not [message for message in console if "Content Security Policy" in message], console
         assert browser.execute_script("return document.styleSheets[0].cssRules.length") > 5  # its style applied
@@ -272,7 +276,7 @@ def test_the_page_in_headless_chromium_draws_the_tree(served, request, tmp_path)
 # --- text, with the shipped model (it has a tokenizer) -------------------------------------------
 
 TEXT = "A hearing is scheduled on the issue today. It was moved from Monday.\n"
-TEXT_LIMITS = {"--max-sentence-words": 20, "--max-request-words": 60}
+TEXT_LIMITS = {"--max-sentence-words": 20, "--max-request-words": 60, "--max-word-chars": 30}
 
 
 @pytest.fixture(scope="module")
@@ -324,6 +328,10 @@ def test_text_meets_the_same_guards_after_tokenization(served_text):
                                                         "limit of 20 words per sentence"), answer
     status, answer = post_json(url, data="Short ones here. " * 20, input="text")
     assert status == 413 and "more than 60 words, the limit per request" in answer["error"]
+    status, answer = post_json(url, data="A short one. Then a " + "z" * 31 + " word.", input="text")
+    assert status == 413 and answer["error"] == (
+        "<request>: a word of 31 characters (word 3 of sentence 2), over the limit of 30 characters per word (is it "
+        "a word? start barley serve with a larger --max-word-chars to accept it)"), answer
     status, answer = request(url + "/parse?input=text", b"A good start \xff.", "text/plain")
     assert status == 400 and answer["error"].startswith("<request>:1: invalid UTF-8 at byte offset 13: byte(s) ff")
     status, answer = post_json(url, data="x", input="words")

@@ -27,8 +27,11 @@ from barley.service.process import start_server  # noqa: E402
 from barley.kinds import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
 
-LIMITS = {"--max-request-bytes": 100_000, "--max-sentence-words": 20, "--max-request-words": 100, "--read-timeout": 1}
-"""The test server's limits: a toy sentence has at most 12 words; one second for a slow client."""
+LIMITS = {"--max-request-bytes": 100_000, "--max-sentence-words": 20, "--max-request-words": 100,
+          "--max-word-chars": 50, "--max-request-chars": 2000, "--read-timeout": 1, "--body-timeout": 2,
+          "--max-connections": 8}
+"""The test server's limits: a toy sentence has at most 12 words, of a few characters each; one second for a
+slow client, two for a whole body."""
 
 WAIT = 30  # seconds a test waits for an answer at most: a bound on a hang, not a timing
 
@@ -91,6 +94,7 @@ def json_body(fields) -> bytes:
 
 JSON = {"Content-Type": "application/json"}
 TEXT = {"Content-Type": "text/plain"}
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
 def multipart(*parts: tuple[bytes, bytes], boundary: bytes = b"sweep") -> tuple[bytes, dict]:
@@ -119,7 +123,36 @@ def malformed_requests(sentence: str) -> list[tuple[str, str, bytes | None, dict
         # JSON that is not an object, too deep, with numbers no float holds, not JSON at all
         ("POST", "/parse", json_body([sentence]), JSON, 400, "the JSON body is an array, not an object"),
         ("POST", "/parse", deep.encode(), JSON, 400, "the JSON body is an array"),
-        ("POST", "/parse", ("[" * 100_000).encode(), JSON, 400, "not valid JSON (depth limit exceeded"),
+        ("POST", "/parse", ("[" * 100_000).encode(), JSON, 400, "the JSON body is an array, not an object"),
+        ("POST", "/parse", b'"data"', JSON, 400, "the JSON body is a string, not an object"),
+        ("POST", "/parse", b"-5", JSON, 400, "the JSON body is a number, not an object"),
+        ("POST", "/parse", b"[" + b"[]," * 10_000 + b"[]]", JSON, 400, "the JSON body is an array, not an object"),
+        ("POST", "/parse", f'{{{valid}, "forbid": [{"[], " * 10_000}[]]}}'.encode(), JSON, 400,
+         "the field 'forbid' is an array, not a string or null"),
+        ("POST", "/parse", f'{{{valid}, "forbid": {{"a": {{}}}}}}'.encode(), JSON, 400,
+         "the field 'forbid' is an object"),
+        # a JSON object's duplicate names are refused (orjson would keep the last silently), however written
+        ("POST", "/parse", f'{{{valid}, "data": "x"}}'.encode(), JSON, 400, "the request gives the field 'data' twice"),
+        ("POST", "/parse", f'{{{valid}, "d\\u0061ta": "x"}}'.encode(), JSON, 400, "the field 'data' twice"),
+        ("POST", "/parse", f'{{"draw": true, {valid}, "draw": false}}'.encode(), JSON, 400, "'draw' twice"),
+        ("POST", "/parse", f'{{{valid}, "{"x" * 50_000}": 1}}'.encode(), JSON, 400,
+         "the request has a field 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...', which"),
+        ("POST", "/parse", f'{{{valid}}} {{}}'.encode(), JSON, 400, "not valid JSON (more after the JSON object at "
+                                                                    "line 1, column"),
+        ("POST", "/parse", b'{"data" "x"}', JSON, 400, "not valid JSON (expected ':' after a field name at line 1, "
+                                                       "column 9)"),
+        ("POST", "/parse", b'{"data": "x",}', JSON, 400, "not valid JSON (expected a field name in double quotes"),
+        ("POST", "/parse", b'{"data": "x"\n "draw": true}', JSON, 400,
+         "not valid JSON (expected ',' or '}' after a value at line 2, column 2)"),
+        ("POST", "/parse", b'{data: "x"}', JSON, 400, "not valid JSON (expected a field name in double quotes"),
+        ("POST", "/parse", f'{{{valid}, "draw": tru}}'.encode(), JSON, 400, "not valid JSON"),
+        ("POST", "/parse", f'{{{valid}, "nbest": 2.0}}'.encode(), JSON, 400,
+         "the field 'nbest' is a number, not a whole number or null"),
+        ("POST", "/parse", f'{{{valid}, "nbest": {"9" * 5000}}}'.encode(), JSON, 400, "not valid JSON"),
+        ("POST", "/parse", f'{{{valid}, "nbest": 0}}'.encode(), JSON, 400, "the field 'nbest' is 0 (give a whole "
+                                                                           "number from 1 to 100)"),
+        ("POST", "/parse", f'{{{valid}, "model": "{"m" * 201}"}}'.encode(), JSON, 400,
+         "the field 'model' has 201 characters (give at most 200)"),
         ("POST", "/parse", f'{{{valid}, "model": {deep}}}'.encode(), JSON, 400, "the field 'model' is an array"),
         ("POST", "/parse", f'{{{valid}, "draw": {"9" * 5000}}}'.encode(), JSON, 400, "not valid JSON"),
         ("POST", "/parse", f'{{{valid}, "draw": -{"9" * 5000}.5e99999}}'.encode(), JSON, 400, "not valid JSON"),
@@ -130,16 +163,34 @@ def malformed_requests(sentence: str) -> list[tuple[str, str, bytes | None, dict
         # bytes that are not UTF-8, wherever they come
         ("POST", "/parse", b'{"data": "\xff\xfe"}', JSON, 400, "the request body is not valid UTF-8"),
         ("POST", "/parse", b"1\tdog\xff\t_\t_\t_\t_\t_\t_\t_\t_\n", TEXT, 400, "<request>:1: invalid UTF-8"),
-        ("POST", "/parse", b"data=%ff%fe", {"Content-Type": "application/x-www-form-urlencoded"}, 400,
-         "the form data is not valid UTF-8"),
-        ("POST", "/parse", b"data=\xff", {"Content-Type": "application/x-www-form-urlencoded"}, 400,
-         "the form data is not valid UTF-8"),
-        ("POST", "/parse?model=%ff", sentence.encode(), TEXT, 400, "the query string is not valid UTF-8"),
+        ("POST", "/parse", b"data=%ff%fe", FORM, 400, "<request>: the file is UTF-16"),  # its BOM, percent-encoded
+        ("POST", "/parse", b"data=1%09dog%ff", FORM, 400, "<request>:1: invalid UTF-8"),
+        ("POST", "/parse", b"data=\xff", FORM, 400, "<request>:1: invalid UTF-8"),
+        ("POST", "/parse", b"data=x&model=to%ffy", FORM, 400, "the field 'model' in the form data is not valid UTF-8"),
+        ("POST", "/parse", b"data=x&d%ffta=y", FORM, 400, "a field name of the form data is not valid UTF-8"),
+        ("POST", "/parse?model=%ff", sentence.encode(), TEXT, 400,
+         "the field 'model' in the query string is not valid UTF-8"),
         ("POST", "/parse", *multipart((b'name="data"; filename="a.conllu"', b"1\tdog\xff\t_\t_\t_\t_\t_\t_\t_\t_")),
          400, "<request>:1: invalid UTF-8"),
         ("POST", "/parse", *multipart((b'name="data"', sentence.encode()), (b'name="model"', b"to\xffy")), 400,
-         "the field 'model' is not valid UTF-8"),
+         "the field 'model' in the multipart form data is not valid UTF-8"),
         ("POST", "/parse", *multipart((b'name="d\xffta"', b"x")), 400, "a field name of the multipart form data"),
+        # forms: each name checked as it comes, before its value is read; numbers of any length refused in one line
+        ("POST", "/parse", b"a&" * 40_000, FORM, 400, "the request has a field 'a', which the service does not take"),
+        ("POST", "/parse", b"&" * 40_000 + b"data=x&" + b"&" * 40_000 + b"data=y", FORM, 400, "'data' twice"),
+        ("POST", "/parse", b"data=x&nbest=" + b"9" * 5000, FORM, 400,
+         f"the field 'nbest' is '{'9' * 55}...' (give a whole number from 1 to 100)"),
+        ("POST", "/parse?nbest=" + "9" * 5000, sentence.encode(), TEXT, 400, "the field 'nbest' is '999"),
+        ("POST", "/parse?nbest=-1", sentence.encode(), TEXT, 400, "the field 'nbest' is '-1'"),
+        ("POST", "/parse?nbest=0", sentence.encode(), TEXT, 400, "the field 'nbest' is 0"),
+        ("POST", "/parse?draw=" + "y" * 5000, sentence.encode(), TEXT, 400, "the field 'draw' is 'yyyy"),
+        ("POST", "/parse", b"data=x&model=" + b"m" * 201, FORM, 400, "the field 'model' has 201 characters"),
+        # multipart: each part's name checked when its headers end
+        ("POST", "/parse", *multipart(*[(b'name="p"', b"")] * 1_500), 400, "a field 'p'"),
+        ("POST", "/parse", *multipart((b'name="data"', sentence.encode()), *[(b'name="data"', b"")] * 1_500), 400,
+         "the request gives the field 'data' twice"),
+        ("POST", "/parse", *multipart((b'name="data"', sentence.encode()), (b'name="nbest"', b"9" * 5000)), 400,
+         "the field 'nbest' is '999"),
         # multipart that is not
         ("POST", "/parse", b"x", {"Content-Type": "multipart/form-data"}, 400, "has no boundary"),
         ("POST", "/parse", b"garbage", {"Content-Type": "multipart/form-data; boundary=b"}, 400, "malformed"),
@@ -164,7 +215,9 @@ def malformed_requests(sentence: str) -> list[tuple[str, str, bytes | None, dict
         ("GET", "/../../etc/passwd", None, {}, 404, "there is nothing at"),
         ("GET", "/docs", None, {}, 404, "there is nothing at /docs"),
         ("GET", "/" + "a" * 10_000, None, {}, 404, "there is nothing at /" + "a" * 99 + "... ("),
-        # over the limits: bytes, words per sentence, words per request
+        # HEAD is GET without a body; the methods a path takes are named, HEAD with GET
+        ("POST", "/", b"x", TEXT, 405, "it takes GET, HEAD"),
+        # over the limits: bytes, words per sentence and per request, characters per word and per request
         ("POST", "/parse", b"#" * 100_001, TEXT, 413, "larger than the limit of 100000 bytes"),
         ("POST", "/parse", "".join(f"{i}\tw\t_\t_\t_\t_\t_\t_\t_\t_\n" for i in range(1, 22)).encode(), TEXT, 413,
          "<request>:1: a sentence of 21 words, over the limit of 20 words per sentence (split it, or start barley "
@@ -172,6 +225,14 @@ def malformed_requests(sentence: str) -> list[tuple[str, str, bytes | None, dict
         ("POST", "/parse", (sentence * 20).encode(), TEXT, 413,
          "the request has more than 100 words, the limit per request (send the sentences in several requests, or "
          "start barley serve with a larger --max-request-words)"),
+        ("POST", "/parse", f"# sent_id = a\n1\t{'w' * 50}\t_\t_\t_\t_\t_\t_\t_\t_\n2\t{'w' * 51}\t_\t_\t_\t_"
+                           "\t_\t_\t_\t_\n".encode(), TEXT, 413,
+         "<request>:3: a word of 51 characters, over the limit of 50 characters per word (is it a word? start barley "
+         "serve with a larger --max-word-chars to accept it)"),
+        ("POST", "/parse", ("".join(f"{i}\t{'w' * 45}\t_\t_\t_\t_\t_\t_\t_\t_\n" for i in range(1, 11))
+                            + "\n").encode() * 5, TEXT, 413,
+         "<request>:45: the words of the request have more than 2000 characters, the limit per request (send the "
+         "sentences in several requests, or start barley serve with a larger --max-request-chars)"),
     ]
     return requests
 
@@ -206,6 +267,99 @@ def test_requests_that_are_not_http_or_have_an_endless_header_get_json_errors(se
     status, error = _status_and_error(service.raw(endless))
     assert status == 431 and "longer than 65536 bytes" in error
     assert service.ask("GET", "/models")[0] == 200
+
+
+def test_a_header_over_the_limit_gets_431_even_when_it_comes_whole_in_one_piece(service):
+    host = b"Host: 127.0.0.1:%d\r\n" % service.port
+    for header in (b"X-Long: " + b"a" * 70_000 + b"\r\n",  # one long field, or many short ones
+                   b"".join(b"X-Field-%d: %s\r\n" % (k, b"a" * 60) for k in range(1_000))):
+        status, error = _status_and_error(service.raw(b"GET /models HTTP/1.1\r\n" + host + header + b"\r\n"))
+        assert status == 431 and error == "the request line and header are longer than 65536 bytes, the limit"
+    answer = service.raw(b"GET /models HTTP/1.1\r\n" + host + b"X-Long: " + b"a" * 60_000 + b"\r\nConnection: close"
+                         b"\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 200 ")  # within the limit
+
+
+def test_the_host_rules_of_rfc_9112(service):
+    own = b"127.0.0.1:%d" % service.port
+    close = b"Connection: close\r\n\r\n"
+    for hosts in ([b"evil.example", own], [own, b"evil.example"], [own, own]):
+        header = b"".join(b"Host: " + host + b"\r\n" for host in hosts)
+        status, error = _status_and_error(service.raw(b"GET /models HTTP/1.1\r\n" + header + close))
+        assert (status, error) == (400, "the request has 2 Host headers (HTTP/1.1 requires exactly one: RFC 9112, "
+                                        "section 3.2)"), hosts
+    status, error = _status_and_error(service.raw(b"GET /models HTTP/1.1\r\n" + close))
+    assert status == 400 and error.startswith("the request has no Host headers")
+    assert service.raw(b"GET /models HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.1 200 ")  # HTTP/1.0 needs none
+    # an absolute-form target stands for its path, its authority for the Host (which is ignored)
+    for target, host, status, message in [
+            (b"http://" + own + b"/models", b"evil.example", 200, None),
+            (b"http://" + own + b"/models?x=1", own, 200, None),
+            (b"http://evil.example/models", own, 400, "this service does not answer to the host 'evil.example'"),
+            (b"http://evil.example:%d/models" % service.port, own, 400, "does not answer to the host"),
+            (b"ftp://" + own + b"/models", own, 400, "the request target is neither a path nor an http URL"),
+            (b"http://" + own + b"/nothing", own, 404, "there is nothing at /nothing")]:
+        answer = service.raw(b"GET " + target + b" HTTP/1.1\r\nHost: " + host + b"\r\n" + close)
+        if message is None:
+            assert answer.startswith(b"HTTP/1.1 200 ") and b'"default_model":"toy"' in answer, target
+        else:
+            assert _status_and_error(answer)[0] == status and message in _status_and_error(answer)[1], target
+    with_no_path = service.raw(b"GET http://" + own + b" HTTP/1.1\r\nHost: " + own + b"\r\n" + close)
+    assert with_no_path.startswith(b"HTTP/1.1 200 ") and b'id="data"' in with_no_path  # the page, at /
+    assert service.ask("GET", "/models")[0] == 200
+
+
+def test_head_is_answered_as_get_without_the_body(service):
+    for path in ("/", "/models", "/openapi.json"):
+        status, headers, body = service.ask("GET", path)
+        head_status, head_headers, head_body = service.ask("HEAD", path)
+        assert status == head_status == 200 and body and head_body == b"", path
+        assert head_headers["content-length"] == str(len(body)) and head_headers["content-type"] == \
+            headers["content-type"] and head_headers["x-frame-options"] == "DENY"
+    assert service.ask("HEAD", "/nothing")[0] == 404
+    status, headers, _ = service.ask("HEAD", "/parse")
+    assert status == 405 and headers["allow"] == "POST"
+
+
+def test_a_body_trickled_in_gets_408_when_its_whole_time_is_up(service):
+    """Each byte within the pause allowed (1 s), the whole body not within --body-timeout (2 s)."""
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", service.port), timeout=WAIT) as client:
+        client.sendall(b"POST /parse HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: text/plain\r\n"
+                       b"Content-Length: 1000\r\n\r\n" % service.port)
+        while not select.select([client], [], [], 0.3)[0]:  # a byte every 0.3 s until the answer comes
+            client.sendall(b"#")
+            assert time.monotonic() - started < WAIT
+        answer = b""
+        while chunk := client.recv(65536):
+            answer += chunk
+    assert _status_and_error(answer) == (408, "the request body did not come whole within 2 s (barley serve "
+                                              "--body-timeout)")
+    assert 2 <= time.monotonic() - started < 2 + WAIT / 2
+
+
+def test_a_connection_over_the_limit_gets_503_and_the_service_answers_again_after(service):
+    """Twelve connections at once, the limit 8: those over it get 503 at once, the others are closed
+    after the read timeout (1 s) without an answer, since they send nothing."""
+    clients = [socket.create_connection(("127.0.0.1", service.port), timeout=WAIT) for _ in range(12)]
+    answers = []
+    try:
+        for client in clients:
+            answer = b""
+            while chunk := client.recv(65536):
+                answer += chunk
+            answers.append(answer)
+    finally:
+        for client in clients:
+            client.close()
+    refused = [_status_and_error(answer) for answer in answers if answer]
+    assert len(refused) >= 4 and answers.count(b"") <= 8, answers
+    assert set(refused) == {(503, "the service has 8 connections open, its limit (barley serve --max-connections): "
+                                  "try again shortly")}
+    deadline = time.monotonic() + WAIT
+    while (status := service.ask("GET", "/models")[0]) == 503 and time.monotonic() < deadline:
+        time.sleep(0.2)  # the refused ones linger a moment (a lingering close)
+    assert status == 200
 
 
 def _log_after(service: Service, lines_before: int, expected: int) -> list[str]:
@@ -304,6 +458,57 @@ def test_host_check_by_address_and_option():
     assert split_host("name:x") == ("name", -1)
 
 
+def test_form_values_are_percent_decoded_as_urllib_decodes_them(monkeypatch):
+    """The vectorised decoder against urllib's (with ``+`` a space), on random values, decoded a few bytes at a
+    time so that escapes fall across the pieces."""
+    import random
+    import urllib.parse
+
+    from barley.service import request
+
+    rng = random.Random(5)
+    for size in (3, 4, 7, 1 << 20):
+        monkeypatch.setattr(request, "DECODED_AT_ONCE", size)
+        for _ in range(300):
+            raw = bytes(rng.choice(b"%%%+aF09g\xff&=") for _ in range(rng.randrange(12)))
+            assert request._percent_decoded(raw) == urllib.parse.unquote_to_bytes(raw.replace(b"+", b" ")), raw
+
+
+def test_the_end_of_a_json_string_is_where_the_regular_expression_finds_it(monkeypatch):
+    """Quotes found one by one, then the regular expression where there are many (QUICK 2: soon)."""
+    import random
+
+    from barley.service import request
+
+    rng = random.Random(7)
+    for quick in (2, 64):
+        monkeypatch.setattr(request, "QUICK", quick)
+        for _ in range(2000):
+            body = b'"' + bytes(rng.choice(b'ab\\"') for _ in range(rng.randrange(40)))
+            string = request.STRING.match(body, 0)
+            assert request._string_end(body, 0) == (string and string.end()), body
+    body = b'"' + b"\\" * 1000 + b'"'  # a long run of backslashes, even: the string ends there
+    assert request._string_end(body, 0) == len(body)
+
+
+def test_json_bodies_read_as_orjson_reads_them_when_valid():
+    """The scanner walks what orjson reads, however the object is written: spaces, escapes, numbers."""
+    import orjson
+
+    from barley.service.request import read_request
+
+    for body in [b'{"data":"x"}', b' \t\r\n{ "data" : "a\\"b\\\\" , "nbest" : 2 }\n',
+                 b'{"d\\u0061ta": "\\u00e9\\ud83d\\ude00\\n", "draw": true, "valid_ud": null, "model": "toy"}',
+                 '{"data": "ünï", "forbid": "s 0 1\\n", "keep_arcs": false, "input": "conllu"}'.encode(),
+                 b'{"data": "", "nbest": 100}', b'{"data": "x", "model": null, "input": ""}']:
+        expected = orjson.loads(body)
+        got = read_request("application/json", b"", body)
+        assert got["data"] == expected["data"].encode()
+        assert got["input"] == (expected.get("input") or "conllu") and got["model"] == expected.get("model")
+        assert got["nbest"] == expected.get("nbest") and got["draw"] is expected.get("draw", False)
+        assert got["valid_ud"] == expected.get("valid_ud") and (got["arcs"] is None) == ("forbid" not in expected)
+
+
 @pytest.mark.parametrize("options, message", [
     (["--port", "70000"], "--port 70000 is not a TCP port (give a port from 1 to 65535)"),
     (["--port", "0"], "--port 0 is not a TCP port"),
@@ -315,6 +520,10 @@ def test_host_check_by_address_and_option():
     (["--read-timeout", "0"], "--read-timeout 0.0 is not a positive number"),
     (["--read-timeout", "nan"], "--read-timeout nan is not a positive number"),
     (["--read-timeout", "inf"], "--read-timeout inf is not a positive number"),
+    (["--max-word-chars", "0"], "--max-word-chars 0 is not a positive number"),
+    (["--max-request-chars", "-1"], "--max-request-chars -1 is not a positive number"),
+    (["--body-timeout", "0"], "--body-timeout 0.0 is not a positive number"),
+    (["--max-connections", "0"], "--max-connections 0 is not a positive number"),
 ])
 def test_options_out_of_range_are_one_line_errors(options, message, capsys):
     assert cli.main(["serve", *options]) == 2

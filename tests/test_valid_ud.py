@@ -421,10 +421,10 @@ def test_every_parser_keeps_the_rules_or_refuses_in_one_line(kind, tmp_path):
 
 def test_the_service_field_says_true_false_or_the_default():
     from barley.errors import BarleyError
-    from barley.service.app import _fields
+    from barley.service.request import read_request
 
     def asked(body: bytes, kind: str = "application/json"):
-        return _fields(kind, b"", body)["valid_ud"]
+        return read_request(kind, b"", body)["valid_ud"]
 
     assert asked(b'{"data": "x"}') is None and asked(b'{"data": "x", "valid_ud": null}') is None
     assert asked(b'{"data": "x", "valid_ud": true}') is True and asked(b'{"data": "x", "valid_ud": false}') is False

@@ -37,9 +37,20 @@ def register(subparsers) -> None:
                         help=f"a request with a longer sentence gets 413 (default {DEFAULTS.max_sentence_words})")
     parser.add_argument("--max-request-words", type=int, default=DEFAULTS.max_request_words, metavar="N",
                         help=f"a request of more words gets 413 (default {DEFAULTS.max_request_words})")
+    parser.add_argument("--max-word-chars", type=int, default=DEFAULTS.max_word_chars, metavar="N",
+                        help=f"a request with a longer word gets 413 (default {DEFAULTS.max_word_chars})")
+    parser.add_argument("--max-request-chars", type=int, default=DEFAULTS.max_request_chars, metavar="N",
+                        help="a request whose words have more characters in all gets 413 (default "
+                             f"{DEFAULTS.max_request_chars})")
     parser.add_argument("--read-timeout", type=float, default=DEFAULTS.read_timeout, metavar="SECONDS",
                         help="a client that takes longer to send a request header, or pauses longer while sending "
                              f"a body, gets 408 and is disconnected (default {DEFAULTS.read_timeout:g})")
+    parser.add_argument("--body-timeout", type=float, default=DEFAULTS.body_timeout, metavar="SECONDS",
+                        help="a client that takes longer to send a whole request body gets 408 and is disconnected "
+                             f"(default {DEFAULTS.body_timeout:g})")
+    parser.add_argument("--max-connections", type=int, default=DEFAULTS.max_connections, metavar="N",
+                        help="connections held at once; one more gets 503 and is closed (default "
+                             f"{DEFAULTS.max_connections})")
     parser.set_defaults(func=run)
 
 
@@ -47,13 +58,14 @@ def limits_of(args) -> Limits:
     """The limits the options give, each checked (a BarleyError names the option)."""
     if not 1 <= args.port <= 65535:
         raise BarleyError(f"--port {args.port} is not a TCP port", fix="give a port from 1 to 65535")
-    for option in ("max_request_bytes", "max_sentence_words", "max_request_words", "read_timeout"):
+    options = ("max_request_bytes", "max_sentence_words", "max_request_words", "max_word_chars", "max_request_chars",
+               "read_timeout", "body_timeout", "max_connections")
+    for option in options:
         value = getattr(args, option)
         if not value > 0 or value == float("inf"):  # not: NaN too
             raise BarleyError(f"--{option.replace('_', '-')} {value} is not a positive number",
                               fix=f"give a number above 0 (default {getattr(DEFAULTS, option):g})")
-    return Limits(max_request_bytes=args.max_request_bytes, max_sentence_words=args.max_sentence_words,
-                  max_request_words=args.max_request_words, read_timeout=args.read_timeout)
+    return Limits(**{option: getattr(args, option) for option in options})
 
 
 def run(args) -> int:

@@ -2,9 +2,9 @@
 
 ``conllu`` (or CoNLL-X) for every model; ``text`` (paragraphs separated by blank lines)
 and ``tokenized`` (one sentence per line, tokens separated by spaces) for a model with a
-tokenizer, which splits them into sentences as ``barley parse --input text`` does. The word
-limits hold for the sentences the tokenizer makes, as they come: a text is tokenized only up
-to the first sentence over them. A request is read entirely in memory: nothing in it is ever
+tokenizer, which splits them into sentences as ``barley parse --input text`` does. The limits on
+words and characters hold for the sentences the tokenizer makes, as they come: a text is tokenized
+only up to the first sentence over them. A request is read entirely in memory: nothing in it is ever
 taken as a path.
 """
 
@@ -16,7 +16,7 @@ from barley import conllu
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.pipeline import Pipeline
-from barley.service.limits import Limits, within_word_limits
+from barley.service.limits import Limits, within_limits
 from barley.tokenizer.reading import decode_text
 
 REQUEST = "<request>"
@@ -50,5 +50,5 @@ def sentences_of(data: bytes, input_format: str, pipeline: Pipeline) -> Iterator
 
 def read_input(data: bytes, input_format: str, limits: Limits, pipeline: Pipeline) -> list[Sentence]:
     """:func:`sentences_of`, stopping with an :class:`~barley.service.limits.OverLimit` as soon as
-    they pass the limits on words."""
-    return list(within_word_limits(sentences_of(data, input_format, pipeline), limits, REQUEST))
+    they pass the limits on words and characters."""
+    return list(within_limits(sentences_of(data, input_format, pipeline), limits, REQUEST))

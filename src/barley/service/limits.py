@@ -1,4 +1,5 @@
-"""What one request may cost the service: its size in bytes and words, and how slowly it may arrive.
+"""What one request may cost the service: its size in bytes, words and characters, how slowly it may
+arrive, and how many connections the service holds at once.
 
 The defaults keep the worst request allowed within about 5 s with the default model
 (``bench/bench_serve.py`` prints the time of the worst ones): the shipped neural pipeline
@@ -6,8 +7,15 @@ tokenizes, tags, lemmatizes and parses about 5,000 words/s on one core, and a se
 hundreds of words costs about twice as much per word as an ordinary one (its biaffine
 scores and spanning tree grow with the square of its length). No sentence of the UD
 treebanks in ``shared/data`` has more than 232 words, so 300 per sentence refuses only what
-is not a sentence (a whole text on one line, a generated stress test). A faster model can be
-served with larger limits (the options below).
+is not a sentence (a whole text on one line, a generated stress test). A request costs about
+as much per character of its words as per word, and a long word more per character: 16,000
+words of 12 random letters took 2.2 times as long as 16,000 words of EWT (4.1 characters a
+word); 100,000 characters took 0.56 times as long in words of 100 letters, 0.84 times in words
+of 500, 1.8 times in words of 1,000 (the shipped model, one machine). So 100,000 characters per
+request (6.25 a word at the words limit; the treebank with the longest words here, Turkish
+IMST, has 5.8 on average) and 500 per word (their longest word, a URL, has 473) keep the worst
+request of long words within the cost of one of ordinary words. A faster model can be served
+with larger limits (the options below).
 """
 
 from __future__ import annotations
@@ -30,9 +38,19 @@ class Limits:
     """A sentence of more words gets 413 (option ``--max-sentence-words``)."""
     max_request_words: int = 16_000
     """A request of more words gets 413 (option ``--max-request-words``)."""
+    max_word_chars: int = 500
+    """A word of more characters gets 413 (option ``--max-word-chars``)."""
+    max_request_chars: int = 100_000
+    """A request whose words have more characters in all gets 413 (option ``--max-request-chars``)."""
     read_timeout: float = 10.0
     """Seconds a client may take to send a request's header, and may pause while sending its
     body, before the connection is closed (option ``--read-timeout``)."""
+    body_timeout: float = 60.0
+    """Seconds a client may take to send a whole request body, however steadily (option
+    ``--body-timeout``): 16 MiB at 2.3 Mbit/s."""
+    max_connections: int = 32
+    """Connections the service holds at once; one more gets 503 (option ``--max-connections``).
+    With the body limit, it bounds the memory that requests in flight hold."""
     max_header_bytes: int = 64 * 1024
     """A request line and header longer than this get 431 (no option: no client needs more)."""
 
@@ -41,11 +59,13 @@ class OverLimit(BarleyError):
     """A request over one of the service's limits: answered 413 with this message."""
 
 
-def within_word_limits(sentences: Iterable[Sentence], limits: Limits, source: str) -> Iterator[Sentence]:
-    """``sentences`` as they come, stopping at the first one over the limits (an :class:`OverLimit`
-    naming the limit and its option): a request over them is refused before it is parsed (and a
-    text before the rest of it is tokenized)."""
-    words = 0
+def within_limits(sentences: Iterable[Sentence], limits: Limits, source: str) -> Iterator[Sentence]:
+    """``sentences`` as they come, stopping at the first one over the limits on words and characters
+    (an :class:`OverLimit` naming the limit and its option): a request over them is refused before
+    it is parsed (and a text before the rest of it is tokenized)."""
+    from barley.conllu import FORM
+
+    words = chars = 0
     for number, sentence in enumerate(sentences, start=1):
         length = len(sentence.words)
         line = sentence.line or None  # a sentence the tokenizer made has no line: its number says which
@@ -53,10 +73,33 @@ def within_word_limits(sentences: Iterable[Sentence], limits: Limits, source: st
             raise OverLimit(f"a sentence of {length} words{'' if line else f' (sentence {number})'}, over the limit "
                             f"of {limits.max_sentence_words} words per sentence", path=source, line=line,
                             fix="split it, or start barley serve with a larger --max-sentence-words")
+        sizes = [len(word[FORM]) for word in sentence.words]
+        if sizes and max(sizes) > limits.max_word_chars:
+            _word_over(sentence, number, sizes, limits, source)
         words += length
         if words > limits.max_request_words:
             raise OverLimit(f"the request has more than {limits.max_request_words} words, the limit per request",
                             path=source, line=line,
                             fix="send the sentences in several requests, or start barley serve with a larger "
                                 "--max-request-words")
+        chars += sum(sizes)
+        if chars > limits.max_request_chars:
+            raise OverLimit(f"the words of the request have more than {limits.max_request_chars} characters, the "
+                            "limit per request", path=source, line=line,
+                            fix="send the sentences in several requests, or start barley serve with a larger "
+                                "--max-request-chars")
         yield sentence
+
+
+def _word_over(sentence: Sentence, number: int, sizes: list[int], limits: Limits, source: str) -> None:
+    """Raise the :class:`OverLimit` of the first word of ``sentence`` over the characters per word."""
+    index = next(k for k, size in enumerate(sizes) if size > limits.max_word_chars)
+    word = sentence.words[index]
+    if sentence.line:  # CoNLL-U: the word's own line (the comments come first, then every token line)
+        line, where = sentence.line + len(sentence.comments) + next(
+            k for k, row in enumerate(sentence.rows) if row is word), ""
+    else:
+        line, where = None, f" (word {index + 1} of sentence {number})"
+    raise OverLimit(f"a word of {sizes[index]} characters{where}, over the limit of {limits.max_word_chars} "
+                    "characters per word", path=source, line=line,
+                    fix="is it a word? start barley serve with a larger --max-word-chars to accept it")

@@ -99,16 +99,36 @@ $('file').onchange = () => {{
 $('data').onkeydown = event => {{
   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {{ event.preventDefault(); $('form').requestSubmit(); }}
 }};
+// what a parse shows goes as soon as another is asked for: a failed parse never leaves the trees of
+// the one before on the page, where they could be taken for its answer
+function clearAnswer() {{
+  $('trees').replaceChildren();
+  $('conllu').textContent = '';
+  $('output').hidden = true;
+  $('download').href = '#';
+  if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+  downloadUrl = null;
+}}
+let asked = 0;  // the parses asked for: only the answer to the last one is shown
 $('form').onsubmit = async event => {{
   event.preventDefault();
+  const mine = ++asked;
+  clearAnswer();
   $('error').textContent = ''; $('status').textContent = 'parsing…';
   const started = performance.now();
-  const response = await fetch('/parse', {{method: 'POST', headers: {{'Content-Type': 'application/json'}},
-    body: JSON.stringify({{data: $('data').value, input: $('input').value, model: $('model').value, draw: true}})}});
-  const answer = await response.json();
+  let response, answer;
+  try {{
+    const fields = {{data: $('data').value, input: $('input').value, model: $('model').value, draw: true}};
+    response = await fetch('/parse', {{method: 'POST', headers: {{'Content-Type': 'application/json'}},
+      body: JSON.stringify(fields)}});
+    answer = await response.json();
+  }} catch (failure) {{  // no answer, or one that is not JSON
+    response = null;
+    answer = {{error: 'no answer from the service (' + failure.message + ')'}};
+  }}
+  if (mine !== asked) return;
   $('status').textContent = '';
-  if (!response.ok) {{ $('error').textContent = answer.error; return; }}
-  $('trees').innerHTML = '';
+  if (!response || !response.ok) {{ $('error').textContent = answer.error; return; }}
   answer.svg.forEach((drawing, k) => {{
     const box = document.createElement('div');
     box.className = 'drawing';
@@ -119,7 +139,6 @@ $('form').onsubmit = async event => {{
     $('trees').appendChild(box);
   }});
   $('conllu').textContent = answer.result;
-  if (downloadUrl) URL.revokeObjectURL(downloadUrl);
   downloadUrl = URL.createObjectURL(new Blob([answer.result], {{type: 'text/plain;charset=utf-8'}}));
   $('download').href = downloadUrl;
   $('output').hidden = false;
