@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from barley.errors import BarleyError
+from barley.runtime.threads import BLAS_THREADS
 from barley.service.limits import Limits
 
 DEFAULTS = Limits()
@@ -42,6 +43,9 @@ def register(subparsers) -> None:
     parser.add_argument("--max-request-chars", type=int, default=DEFAULTS.max_request_chars, metavar="N",
                         help="a request whose words have more characters in all gets 413 (default "
                              f"{DEFAULTS.max_request_chars})")
+    parser.add_argument("--max-text-chars", type=int, default=DEFAULTS.max_text_chars, metavar="N",
+                        help="a text (input text) of more characters, whitespace aside, gets 413 before it is "
+                             f"tokenized (default {DEFAULTS.max_text_chars})")
     parser.add_argument("--read-timeout", type=float, default=DEFAULTS.read_timeout, metavar="SECONDS",
                         help="a client that takes longer to send a request header, or pauses longer while sending "
                              f"a body, gets 408 and is disconnected (default {DEFAULTS.read_timeout:g})")
@@ -51,6 +55,9 @@ def register(subparsers) -> None:
     parser.add_argument("--max-connections", type=int, default=DEFAULTS.max_connections, metavar="N",
                         help="connections held at once; one more gets 503 and is closed (default "
                              f"{DEFAULTS.max_connections})")
+    parser.add_argument("--blas-threads", type=int, default=BLAS_THREADS, metavar="N",
+                        help=f"threads of the BLAS under numpy (default {BLAS_THREADS}: requests are parsed side by "
+                             "side, docs/scale.md; 0 = one per core)")
     parser.set_defaults(func=run)
 
 
@@ -59,7 +66,7 @@ def limits_of(args) -> Limits:
     if not 1 <= args.port <= 65535:
         raise BarleyError(f"--port {args.port} is not a TCP port", fix="give a port from 1 to 65535")
     options = ("max_request_bytes", "max_sentence_words", "max_request_words", "max_word_chars", "max_request_chars",
-               "read_timeout", "body_timeout", "max_connections")
+               "max_text_chars", "read_timeout", "body_timeout", "max_connections")
     for option in options:
         value = getattr(args, option)
         if not value > 0 or value == float("inf"):  # not: NaN too
@@ -70,6 +77,12 @@ def limits_of(args) -> Limits:
 
 def run(args) -> int:
     limits = limits_of(args)
+    if args.blas_threads < 0:
+        raise BarleyError(f"--blas-threads {args.blas_threads} is not a number of threads", fix="give 0 or more")
+    if args.blas_threads:
+        from threadpoolctl import threadpool_limits  # for the whole process: every request's thread
+
+        threadpool_limits(args.blas_threads, user_api="blas")
     try:
         import uvicorn
 

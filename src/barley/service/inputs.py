@@ -16,7 +16,7 @@ from barley import conllu
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.pipeline import Pipeline
-from barley.service.limits import Limits, within_limits
+from barley.service.limits import Limits, within_limits, within_text_limit
 from barley.tokenizer.reading import decode_text
 
 REQUEST = "<request>"
@@ -34,10 +34,11 @@ def input_formats(pipeline: Pipeline) -> list[str]:
     return list(INPUT_FORMATS) if "tokenize" in pipeline else ["conllu"]
 
 
-def sentences_of(data: bytes, input_format: str, pipeline: Pipeline) -> Iterator[Sentence]:
+def sentences_of(data: bytes, input_format: str, pipeline: Pipeline, limits: Limits) -> Iterator[Sentence]:
     """The sentences of ``data`` in ``input_format``, read (and tokenized) as they are asked for; a
     BarleyError (the CLI's one-line message) if ``pipeline`` does not read that format or the data
-    is not valid in it."""
+    is not valid in it. A text whose characters (whitespace aside) are over ``limits.max_text_chars`` is
+    refused before it is tokenized, since the tokenizer's cost is in its characters."""
     accepted = input_formats(pipeline)
     if input_format not in accepted:
         needs = " (it needs a model with a tokenizer)" if input_format in TEXT_FORMATS else ""
@@ -45,10 +46,13 @@ def sentences_of(data: bytes, input_format: str, pipeline: Pipeline) -> Iterator
                           fix="its input formats are: " + ", ".join(accepted) + " (GET /models lists each model's)")
     if input_format == "conllu":
         return conllu.read_bytes(data, REQUEST)
-    return pipeline.tokenize(decode_text(data, REQUEST), input=input_format)
+    text = decode_text(data, REQUEST)
+    if input_format == "text":  # tokenized input is cut at whitespace, which costs little
+        within_text_limit(text, limits, REQUEST)
+    return pipeline.tokenize(text, input=input_format)
 
 
 def read_input(data: bytes, input_format: str, limits: Limits, pipeline: Pipeline) -> list[Sentence]:
     """:func:`sentences_of`, stopping with an :class:`~barley.service.limits.OverLimit` as soon as
     they pass the limits on words and characters."""
-    return list(within_limits(sentences_of(data, input_format, pipeline), limits, REQUEST))
+    return list(within_limits(sentences_of(data, input_format, pipeline, limits), limits, REQUEST))
