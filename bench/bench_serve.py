@@ -22,7 +22,10 @@ Starts ``barley serve`` on 127.0.0.1 (a free port) with MODEL, then:
   prints the time of the largest requests they allow (the most words per request, in
   20-word sentences and in sentences of the most words allowed; words of FILE with only
   their forms kept, so the pipeline tags and lemmatizes them too), each without and with
-  the drawings, and of a refused 5,000-word sentence.
+  the drawings, of the longest text allowed (FILE's text, ``--max-text-chars`` characters),
+  of a one-sentence request sent while the largest one is parsed (target ≤ 1 s), and of a
+  refused 5,000-word sentence; then the server's peak resident memory (target ≤ 1 GB).
+  ``--limits-only`` runs this part alone.
 
     python bench/bench_serve.py --model ewt.barley --file ../shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu
 """
@@ -68,9 +71,34 @@ def forms_only(path: str, words: int, per_sentence: int) -> str:
     return "".join(sentences)
 
 
-def timed_post(url: str, data: str, draw: bool) -> tuple[int, float]:
+def text_of(path: str, characters: int) -> str:
+    """The text of the file's ``# text`` comments, one sentence a line, up to ``characters`` characters
+    besides whitespace."""
+    lines, count = [], 0
+    for sentence in read(path):
+        line = next((c[len("# text = "):] for c in sentence.comments if c.startswith("# text = ")), None)
+        if line is None:
+            continue
+        size = len("".join(line.split()))
+        if count + size > characters:
+            break
+        lines.append(line)
+        count += size
+    return "\n".join(lines) + "\n"
+
+
+def peak_memory(pid: int) -> float:
+    """The peak resident memory of process ``pid`` (MB, from /proc), NaN where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:"))
+    except OSError:
+        return float("nan")
+
+
+def timed_post(url: str, data: str, draw: bool, input: str = "conllu") -> tuple[int, float]:
     """The status and the seconds of one request (client side)."""
-    request = urllib.request.Request(url + f"/parse?draw={str(draw).lower()}", data=data.encode(),
+    request = urllib.request.Request(url + f"/parse?draw={str(draw).lower()}&input={input}", data=data.encode(),
                                      headers={"Content-Type": "text/plain; charset=utf-8"})
     started = time.perf_counter()
     try:
@@ -146,8 +174,22 @@ def at_the_limits(model: str, path: str) -> None:
                 status, seconds = timed_post(url, data, draw)
                 print(f"  {limits.max_request_words} words in sentences of {per_sentence} ({len(data) / 1e6:.1f} MB)"
                       f"{', drawn' if draw else ''}: {seconds:.2f} s (status {status})")
+        text = text_of(path, limits.max_text_chars)
+        status, seconds = timed_post(url, text, False, "text")
+        print(f"  the longest text allowed ({limits.max_text_chars} characters besides whitespace, "
+              f"{len(text.split())} tokens, input text): {seconds:.2f} s (status {status})")
+        largest, small = forms_only(path, limits.max_request_words, 20), forms_only(path, 20, 20)
+        timed = {}
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            running = pool.submit(timed_post, url, largest, False)
+            time.sleep(0.5)
+            timed["small"] = timed_post(url, small, False)
+            timed["large"] = running.result()
+        print(f"  a 20-word request sent 0.5 s into the largest one: {timed['small'][1]:.2f} s (status "
+              f"{timed['small'][0]}; target ≤ 1 s); the largest took {timed['large'][1]:.2f} s")
         status, seconds = timed_post(url, forms_only(path, 5000, 5000), True)
         print(f"  one sentence of 5000 words, drawn: {seconds:.2f} s (status {status})")
+        print(f"  the server's peak resident memory: {peak_memory(server.pid):.0f} MB (target ≤ 1 GB)")
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -185,7 +227,10 @@ def main() -> None:
     options.add_argument("--warmup", type=int, default=20)
     options.add_argument("--requests", type=int, default=200)
     options.add_argument("--rounds", type=int, default=5)
+    options.add_argument("--limits-only", action="store_true", help="only the requests at the default limits")
     args = options.parse_args()
+    if args.limits_only:
+        return at_the_limits(args.model, args.file)
 
     first_parse(args.model)
     text = blanked(args.file)
