@@ -6,7 +6,9 @@
 
 Targets: conllu, model, features, spec (see fuzz/targets.py). The corpus starts from
 the seeds of ``targets.seeds``; a crash is written as ``crash-*`` in the current
-directory: turn it into a regression input in ``fuzz/regressions/<target>/``.
+directory: turn it into a regression input in ``fuzz/regressions/<target>/``. The structure-aware
+fuzzers have their own commands (``model_files.py``, ``model_packages.py``, ``service_requests.py``:
+fuzz/README.md).
 """
 
 from __future__ import annotations

@@ -10,8 +10,11 @@ guided) and by ``tests/test_fuzz.py`` (hypothesis, and the regression inputs in
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import resource
+import signal
 import tempfile
 import warnings
 import zipfile
@@ -69,6 +72,30 @@ def spec(data: bytes) -> None:
     from barley.experiment.spec import load
 
     load(_scratch("fuzz.toml", data))
+
+
+MEMORY_BYTES = 4 << 30
+"""Address space of a long structure-aware run (:func:`limit_memory`): no case may need more."""
+
+
+def limit_memory() -> None:
+    """Limit this process's address space to :data:`MEMORY_BYTES` (RLIMIT_AS): a case needing more is a finding."""
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+
+
+@contextlib.contextmanager
+def bounded(seconds: int):
+    """Raise TimeoutError (a finding: a hang) if the block takes longer than ``seconds`` (main thread only)."""
+    def hang(signum, frame):
+        raise TimeoutError(f"a hang: no result in {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 TARGETS = {"conllu": conllu, "model": model, "features": features, "spec": spec}

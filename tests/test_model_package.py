@@ -417,3 +417,17 @@ def test_a_package_cannot_take_a_language_codes_name(broken_site, tmp_path, monk
     with pytest.warns(BarleyWarning, match=r"en_thief 1\.0 \(model 'en'\) declares a model name .* that is a "
                                            r"language code's"):
         assert catalog.find("en").name == "en_ewt"
+
+
+def test_a_name_too_long_for_a_file_is_one_line_and_a_package_of_one_is_skipped(broken_site, tmp_path, monkeypatch,
+                                                                                 capsys):
+    """Found by fuzz/model_packages.py: `barley info` of a 300-letter name was an OSError traceback (File name too
+    long, looking for a shipped model of that name); so was `barley models` beside a package whose model has one."""
+    long_name = "l" * 300
+    assert cli.main(["info", long_name]) == 2
+    assert f"no model file, model name or language code '{long_name}'" in _one_error(capsys, "info")
+    _distribution(tmp_path, "xx_long", f"{long_name} = xx_long",
+                  {"xx_long/model.barley": (broken_site / "xx_good" / "model.barley").read_bytes()})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert catalog.find(long_name).distribution == "xx_long"
+    assert cli.main(["models"]) == 0 and "\n" + long_name + "\n" in capsys.readouterr().out
