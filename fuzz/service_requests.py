@@ -35,14 +35,6 @@ import targets  # noqa: E402
 
 REQUEST_SECONDS = 30
 """A request not answered by then is a hang."""
-KNOWN_DEFECTS = {
-    "head": "HEAD / and HEAD /models answer 405 (and OPTIONS 405): HEAD should answer as GET does, without the body",
-    "duplicate-json-keys": 'a JSON body that gives a field twice ({"data": A, "data": B}) is parsed with the last '
-                           "value (200), where a form or query string giving a field twice is refused (400)",
-}
-"""Checks switched off, each for a defect being fixed on another branch (the service's body limits,
-duplicate keys, HEAD, Host rules): remove its name once the fix is merged, and the check runs."""
-
 FIELDS = ["data", "input", "model", "draw", "nbest", "keep_arcs", "strict_arcs", "forbid", "valid_ud"]
 SENTENCE = "1\tthe\tthe\tDET\tDT\t_\t_\t_\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t_\t_\t_\t_\n3\truns\trun\tVERB\tVB\t_\t_\t_\t_\t_\n\n"
 TEXT_VALUES = st.one_of(st.sampled_from([SENTENCE, SENTENCE * 3, "", "conllu", "text", "tokenized", "toy", "nothing",
@@ -124,10 +116,10 @@ def check(request: dict) -> str:
         answer = client().request(request["method"], url, content=body if request["method"] != "GET" else None,
                                   headers=headers)
     assert time.perf_counter() - started < REQUEST_SECONDS
-    if request["method"] == "HEAD" and request["path"] in ("/", "/models") and "head" not in KNOWN_DEFECTS:
+    if request["method"] == "HEAD" and request["path"] in ("/", "/models"):
         assert answer.status_code in (200, 400, 403, 431), answer.status_code  # as GET answers, or a header refused
     if (content_type == "application/json" and request["method"] == "POST" and request["path"] == "/parse"
-            and _duplicate_keys(body) and "duplicate-json-keys" not in KNOWN_DEFECTS):
+            and _duplicate_keys(body)):
         assert answer.status_code == 400, (answer.status_code, body[:300])
     assert answer.status_code < 500, (answer.status_code, answer.text[:500])
     if answer.status_code >= 400 and request["method"] != "HEAD":

@@ -125,7 +125,7 @@ REQUEST_CASES = int(os.environ.get("BARLEY_FUZZ_REQUEST_CASES", "200"))
 
 
 def test_every_request_to_the_service_is_answered_under_500_with_one_line_errors():
-    """fuzz/service_requests.py (its KNOWN_DEFECTS switched off: fixes on another branch)."""
+    """fuzz/service_requests.py: a short seeded run."""
     pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
     import service_requests
 
