@@ -29,7 +29,6 @@ from a package (each package folder holds an ``__init__.py`` that would leave a 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import email
 import io
@@ -37,7 +36,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 import warnings
 import zipfile
 from pathlib import Path
@@ -373,17 +371,5 @@ def fuzz(examples: int, run_seed: int, counts: dict | None = None) -> dict[str, 
     return counts
 
 
-def main() -> None:
-    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options.add_argument("--examples", type=int, default=20_000)
-    options.add_argument("--seed", type=int, default=1)
-    args = options.parse_args()
-    targets.limit_memory()
-    started = time.perf_counter()
-    counts = fuzz(args.examples, args.seed)
-    print(f"{args.examples} cases in {time.perf_counter() - started:.0f} s, seed {args.seed}: "
-          + ", ".join(f"{outcome} {count}" for outcome, count in sorted(counts.items())))
-
-
 if __name__ == "__main__":
-    main()
+    targets.long_run(fuzz, __doc__.splitlines()[0], 20_000, "cases")

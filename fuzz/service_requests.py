@@ -20,7 +20,6 @@ sends them over a socket): absolute-form targets, malformed request lines, bodie
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -164,17 +163,5 @@ def fuzz(examples: int, run_seed: int, counts: dict | None = None) -> dict[str, 
     return counts
 
 
-def main() -> None:
-    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options.add_argument("--examples", type=int, default=100_000)
-    options.add_argument("--seed", type=int, default=1)
-    args = options.parse_args()
-    targets.limit_memory()
-    started = time.perf_counter()
-    counts = fuzz(args.examples, args.seed)
-    print(f"{args.examples} requests in {time.perf_counter() - started:.0f} s, seed {args.seed}: "
-          + ", ".join(f"{outcome} {count}" for outcome, count in sorted(counts.items())))
-
-
 if __name__ == "__main__":
-    main()
+    targets.long_run(fuzz, __doc__.splitlines()[0], 100_000, "requests")

@@ -10,12 +10,14 @@ guided) and by ``tests/test_fuzz.py`` (hypothesis, and the regression inputs in
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import os
 import resource
 import signal
 import tempfile
+import time
 import warnings
 import zipfile
 
@@ -149,3 +151,17 @@ def seeds(target: str) -> dict[str, bytes]:
             manifest = archive.read("manifest.json")
         return {"model.barley": SEED_MODEL, "manifest": b"M" + manifest}
     raise KeyError(target)
+
+
+def long_run(fuzz, description: str, examples: int, unit: str) -> None:
+    """The command line of a hypothesis fuzzer run for long (``--examples N --seed S``): ``fuzz(examples, seed)``
+    under :func:`limit_memory`, then how many of each outcome it counted, in how long."""
+    options = argparse.ArgumentParser(description=description)
+    options.add_argument("--examples", type=int, default=examples)
+    options.add_argument("--seed", type=int, default=1)
+    args = options.parse_args()
+    limit_memory()
+    started = time.perf_counter()
+    counts = fuzz(args.examples, args.seed)
+    print(f"{args.examples} {unit} in {time.perf_counter() - started:.0f} s, seed {args.seed}: "
+          + ", ".join(f"{outcome} {count}" for outcome, count in sorted(counts.items())))
