@@ -88,16 +88,21 @@ def _compress_type(data: bytes) -> int:
     return zipfile.ZIP_DEFLATED if worth else zipfile.ZIP_STORED
 
 
+def _stored(array) -> np.ndarray:
+    """An array as a model file stores it: C-contiguous, at least one dimension (a scalar becomes ``[1]``)."""
+    return np.ascontiguousarray(np.asarray(array))
+
+
 def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     """An .npz (a zip of .npy members) with fixed timestamps, unlike ``np.savez``."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name in sorted(arrays):
-            array = np.asarray(arrays[name])
+            array = arrays[name]
             if array.dtype == object:
                 raise ValueError(f"array {name!r} holds Python objects; model files hold numbers only")
             member = io.BytesIO()
-            np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+            np.lib.format.write_array(member, array, allow_pickle=False)
             data = member.getvalue()
             archive.writestr(_member(f"{name}.npy", _compress_type(data)), data)
     return buffer.getvalue()
@@ -114,8 +119,8 @@ def write(path: str | os.PathLike, manifest: dict, arrays: dict[str, np.ndarray]
     path = os.fspath(path)
     if DECLARED in manifest:
         raise ValueError(f"the manifest's entry {DECLARED!r} is the model file's own (it declares the arrays)")
-    declared = {name: {"dtype": np.asarray(array).dtype.str, "shape": list(np.shape(array))}
-                for name, array in arrays.items()}
+    arrays = {name: _stored(array) for name, array in arrays.items()}
+    declared = {name: {"dtype": array.dtype.str, "shape": list(array.shape)} for name, array in arrays.items()}
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest, DECLARED: declared}
     text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False)
     with atomic_output(path) as handle, zipfile.ZipFile(handle, "w") as archive:

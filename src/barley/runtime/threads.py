@@ -15,7 +15,6 @@ Training is not limited: ``--threads`` sets PyTorch's threads there, as before.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 
 BLAS_THREADS = 1
@@ -23,19 +22,16 @@ BLAS_THREADS = 1
 :attr:`barley.pipeline.Pipeline.blas_threads`); 0: the library's own default, a thread per core."""
 
 
-@functools.cache
-def _controller():
-    from threadpoolctl import ThreadpoolController  # scikit-learn's dependency, so barley's
-
-    return ThreadpoolController()  # finds the loaded libraries once: a limit then costs about 30 µs
-
-
 def limited(items: Iterator, threads: int) -> Iterator:
     """``items`` as they come, each computed with the BLAS limited to ``threads`` threads (0: no limit)."""
     if not threads:
         yield from items
         return
-    controller = _controller()
+    from threadpoolctl import ThreadpoolController  # scikit-learn's dependency, so barley's
+
+    # the libraries loaded now (about 1 ms to find; a BLAS loaded later, scipy's say, is found by the
+    # next stream); each limit then costs about 30 µs
+    controller = ThreadpoolController()
     while True:
         with controller.limit(limits=threads, user_api="blas"):
             item = next(items, _END)
