@@ -30,6 +30,7 @@ an error only when it is the one asked for.
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import warnings
@@ -201,8 +202,12 @@ def _checked(entry: metadata.EntryPoint) -> CatalogModel:
                      f"(names of letters, digits and _, separated by /)")
     wanted = f"{entry.value}/{MODEL_FILE}"
     try:
-        recorded = [file for file in dist.files or () if file.as_posix() == wanted]
-    except (UnicodeDecodeError, ValueError, TypeError) as error:
+        # the RECORD itself, not dist.files: the importlib_metadata backport leaves out of those the files
+        # that are missing, which the standard library's keeps (the backport's finders join sys.meta_path
+        # once a package imports it, Dask for one)
+        recorded = [row for row in csv.reader((dist.read_text("RECORD") or "").splitlines())
+                    if row and row[0] == wanted]
+    except (UnicodeDecodeError, ValueError, TypeError, csv.Error) as error:
         raise broken(f"has a RECORD that cannot be read ({type(error).__name__}: {error})") from None
     path = os.fspath(dist.locate_file(wanted))
     if not recorded:
@@ -212,9 +217,9 @@ def _checked(entry: metadata.EntryPoint) -> CatalogModel:
         raise broken("reaches its model through a symbolic link", path)
     if not os.path.isfile(path):
         raise broken(f"installed {wanted}, but it is " + ("not a file" if os.path.exists(path) else "missing"), path)
-    size = os.path.getsize(path)
-    if recorded[0].size is not None and size != recorded[0].size:
-        raise broken(f"installed {wanted} of {recorded[0].size} bytes, but it has {size} now (damaged or changed)",
+    size, recorded_size = os.path.getsize(path), recorded[0][2] if len(recorded[0]) > 2 else ""
+    if recorded_size and str(size) != recorded_size:
+        raise broken(f"installed {wanted} of {recorded_size} bytes, but it has {size} now (damaged or changed)",
                      path)
     model = CatalogModel(entry.name, path, "installed", dist.name, dist.version)
     try:
