@@ -19,12 +19,15 @@ Starts ``barley serve`` on 127.0.0.1 (a free port) with MODEL, then:
 - concurrency: 200 one-sentence requests from 20 clients at once; prints the time and
   requests/s (every answer is checked against the sequential one);
 - limits: a second server with the default limits (:class:`barley.service.limits.Limits`);
-  prints the time of the largest requests they allow (the most words per request, in
-  20-word sentences and in sentences of the most words allowed; words of FILE with only
-  their forms kept, so the pipeline tags and lemmatizes them too), each without and with
-  the drawings, of the longest text allowed (FILE's text, ``--max-text-chars`` characters),
-  of a one-sentence request sent while the largest one is parsed (target ≤ 1 s), and of a
-  refused 5,000-word sentence; then the server's peak resident memory (target ≤ 1 GB).
+  prints the time (client side) and the server's CPU time of the largest requests they allow
+  (the most words per request, in 20-word sentences and in the longest sentences the pairs of
+  words allow; words of FILE with only their forms kept, so the pipeline tags and lemmatizes
+  them too), each without and with the drawings, of the most words of random letters as long as
+  the characters per request allow, of the longest text allowed (FILE's text,
+  ``--max-text-chars`` characters), of a one-sentence request sent while the largest one is
+  parsed (target ≤ 1 s), and of two refused ones (a 5,000-word sentence; the most words in
+  sentences of the most words, over the pairs); then the server's peak resident memory
+  (target ≤ 1 GB).
   ``--limits-only`` runs this part alone.
 
     python bench/bench_serve.py --model ewt.barley --file ../shared/data/ud/UD_English-EWT/en_ewt-ud-test.conllu
@@ -162,33 +165,78 @@ def in_the_page(url: str) -> None:
         browser.quit()
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time process ``pid`` has used (user + system, seconds, from /proc), NaN where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return float("nan")
+
+
+def long_sentences(path: str, limits: Limits) -> str:
+    """The request of the longest sentences the limits allow: sentences of the most words per sentence while
+    the pairs of words allow, then the rest of the words in sentences as long as the pairs left allow."""
+    longest = limits.max_sentence_words
+    full = min(limits.max_word_pairs // longest ** 2, limits.max_request_words // longest)
+    words = limits.max_request_words - full * longest
+    per_sentence = max(1, min(longest, (limits.max_word_pairs - full * longest ** 2) // max(words, 1)))
+    return forms_only(path, full * longest, longest) + forms_only(path, words, per_sentence)
+
+
+def long_words(limits: Limits) -> str:
+    """The most words allowed, of random lowercase letters as long as the characters per request allow, in
+    sentences of 20."""
+    import random
+
+    letters = random.Random(1)
+    size = max(1, limits.max_request_chars // limits.max_request_words)
+    forms = ["".join(letters.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(size))
+             for _ in range(limits.max_request_words)]
+    return "".join("".join(f"{i + 1}\t{form}\t_\t_\t_\t_\t_\t_\t_\t_\n" for i, form in enumerate(forms[start:start + 20]))
+                   + "\n" for start in range(0, len(forms), 20))
+
+
 def at_the_limits(model: str, path: str) -> None:
     limits = Limits()
     server, url = start_server(["--model", model], timeout=120, stderr=subprocess.DEVNULL)
+
+    def timed(what: str, data: str, draw: bool = False, input: str = "conllu") -> None:
+        before = cpu_seconds(server.pid)
+        status, seconds = timed_post(url, data, draw, input)
+        print(f"  {what}{', drawn' if draw else ''}: {seconds:.2f} s, the server's CPU {cpu_seconds(server.pid) - before:.2f} s "
+              f"(status {status})")
+
     try:
         print(f"requests at the default limits ({limits.max_request_words} words per request, "
-              f"{limits.max_sentence_words} per sentence; forms only, so tagged and lemmatized too; target ≤ 5 s):")
-        for per_sentence in (20, limits.max_sentence_words):
-            data = forms_only(path, limits.max_request_words, per_sentence)
-            for draw in (False, True):
-                status, seconds = timed_post(url, data, draw)
-                print(f"  {limits.max_request_words} words in sentences of {per_sentence} ({len(data) / 1e6:.1f} MB)"
-                      f"{', drawn' if draw else ''}: {seconds:.2f} s (status {status})")
+              f"{limits.max_sentence_words} per sentence, {limits.max_word_pairs} pairs of words, "
+              f"{limits.max_request_chars} characters; forms only, so tagged and lemmatized too; target ≤ 5 s):")
+        timed(f"{limits.max_request_words} words in sentences of 1", forms_only(path, limits.max_request_words, 1))
+        for draw in (False, True):
+            timed(f"{limits.max_request_words} words in sentences of 20", forms_only(path, limits.max_request_words, 20),
+                  draw)
+            data = long_sentences(path, limits)
+            timed(f"{limits.max_request_words} words in the longest sentences allowed "
+                  f"({sorted({len(block.splitlines()) for block in data.split(chr(10) * 2) if block}, reverse=True)} "
+                  "words)", data, draw)
+        timed(f"{limits.max_request_words} words of {limits.max_request_chars // limits.max_request_words} random "
+              "letters", long_words(limits))
         text = text_of(path, limits.max_text_chars)
-        status, seconds = timed_post(url, text, False, "text")
-        print(f"  the longest text allowed ({limits.max_text_chars} characters besides whitespace, "
-              f"{len(text.split())} tokens, input text): {seconds:.2f} s (status {status})")
+        timed(f"the longest text allowed ({limits.max_text_chars} characters besides whitespace, "
+              f"{len(text.split())} tokens, input text)", text, input="text")
         largest, small = forms_only(path, limits.max_request_words, 20), forms_only(path, 20, 20)
-        timed = {}
+        answered = {}
         with ThreadPoolExecutor(max_workers=1) as pool:
             running = pool.submit(timed_post, url, largest, False)
             time.sleep(0.5)
-            timed["small"] = timed_post(url, small, False)
-            timed["large"] = running.result()
-        print(f"  a 20-word request sent 0.5 s into the largest one: {timed['small'][1]:.2f} s (status "
-              f"{timed['small'][0]}; target ≤ 1 s); the largest took {timed['large'][1]:.2f} s")
-        status, seconds = timed_post(url, forms_only(path, 5000, 5000), True)
-        print(f"  one sentence of 5000 words, drawn: {seconds:.2f} s (status {status})")
+            answered["small"] = timed_post(url, small, False)
+            answered["large"] = running.result()
+        print(f"  a 20-word request sent 0.5 s into the largest one: {answered['small'][1]:.2f} s (status "
+              f"{answered['small'][0]}; target ≤ 1 s); the largest took {answered['large'][1]:.2f} s")
+        timed("one sentence of 5000 words", forms_only(path, 5000, 5000), True)
+        timed(f"{limits.max_request_words} words in sentences of {limits.max_sentence_words} (over the pairs)",
+              forms_only(path, limits.max_request_words, limits.max_sentence_words))
         print(f"  the server's peak resident memory: {peak_memory(server.pid):.0f} MB (target ≤ 1 GB)")
     finally:
         server.terminate()

@@ -411,3 +411,18 @@ def test_a_recipe_reads_more_epochs_of_a_smaller_treebank():
     assert neural.for_words(1_000).options["joint"]["epochs"] == MAX_EPOCHS
     assert "--epochs 85" in " ".join(neural.for_words(23_561).arguments())
     assert RECIPES["linear"].for_words(1_000) == RECIPES["linear"]  # no joint network, no budget
+
+
+def test_a_training_stopped_midway_resumes_from_its_checkpoint_and_a_stale_checkpoint_goes(ud, tmp_path):
+    treebank = folders.select(folders.discover(str(ud)), ["UD_Toy-One"])
+    one, = cell.plan(treebank, ["linear"], tmp_path / "out", seed=1)
+    other, = cell.plan(treebank, ["linear"], tmp_path / "out", seed=2)
+    Path(one.directory).mkdir(parents=True)
+    model = str(Path(one.directory) / cell.MODEL)
+    checkpoint = Path(model + ".checkpoint")
+    checkpoint.write_bytes(b"left by a training of unknown settings")
+    assert cell._resumed(one, model) == [] and not checkpoint.exists()  # nothing says whose it was
+    checkpoint.write_bytes(b"left by this cell's training, stopped")
+    assert cell._resumed(one, model) == ["--resume"] and checkpoint.exists()
+    assert cell._resumed(other, model) == [] and not checkpoint.exists()  # another seed: trained afresh
+    assert cell._resumed(other, model) == []  # no checkpoint: nothing to resume

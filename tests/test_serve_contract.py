@@ -28,8 +28,8 @@ from barley.kinds import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
 
 LIMITS = {"--max-request-bytes": 100_000, "--max-sentence-words": 20, "--max-request-words": 100,
-          "--max-word-chars": 50, "--max-request-chars": 2000, "--read-timeout": 1, "--body-timeout": 2,
-          "--max-connections": 8}
+          "--max-word-pairs": 1500, "--max-word-chars": 50, "--max-request-chars": 2000, "--read-timeout": 1,
+          "--body-timeout": 2, "--max-connections": 8}
 """The test server's limits: a toy sentence has at most 12 words, of a few characters each; one second for a
 slow client, two for a whole body."""
 
@@ -225,6 +225,10 @@ def malformed_requests(sentence: str) -> list[tuple[str, str, bytes | None, dict
         ("POST", "/parse", (sentence * 20).encode(), TEXT, 413,
          "the request has more than 100 words, the limit per request (send the sentences in several requests, or "
          "start barley serve with a larger --max-request-words)"),
+        ("POST", "/parse", ("".join(f"{i}\tw\t_\t_\t_\t_\t_\t_\t_\t_\n" for i in range(1, 21)) + "\n").encode() * 4,
+         TEXT, 413, "<request>:64: the sentences of the request have more than 1500 pairs of words in all (the sum of "
+         "the square of each one's words), the limit per request (send long sentences in several requests, or start "
+         "barley serve with a larger --max-word-pairs)"),
         ("POST", "/parse", f"# sent_id = a\n1\t{'w' * 50}\t_\t_\t_\t_\t_\t_\t_\t_\n2\t{'w' * 51}\t_\t_\t_\t_"
                            "\t_\t_\t_\t_\n".encode(), TEXT, 413,
          "<request>:3: a word of 51 characters, over the limit of 50 characters per word (is it a word? start barley "
@@ -517,6 +521,7 @@ def test_json_bodies_read_as_orjson_reads_them_when_valid():
     (["--max-request-bytes", "0"], "--max-request-bytes 0 is not a positive number"),
     (["--max-sentence-words", "0"], "--max-sentence-words 0 is not a positive number"),
     (["--max-request-words", "-1"], "--max-request-words -1 is not a positive number"),
+    (["--max-word-pairs", "0"], "--max-word-pairs 0 is not a positive number"),
     (["--read-timeout", "0"], "--read-timeout 0.0 is not a positive number"),
     (["--read-timeout", "nan"], "--read-timeout nan is not a positive number"),
     (["--read-timeout", "inf"], "--read-timeout inf is not a positive number"),

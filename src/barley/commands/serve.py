@@ -38,6 +38,10 @@ def register(subparsers) -> None:
                         help=f"a request with a longer sentence gets 413 (default {DEFAULTS.max_sentence_words})")
     parser.add_argument("--max-request-words", type=int, default=DEFAULTS.max_request_words, metavar="N",
                         help=f"a request of more words gets 413 (default {DEFAULTS.max_request_words})")
+    parser.add_argument("--max-word-pairs", type=int, default=DEFAULTS.max_word_pairs, metavar="N",
+                        help="a request whose sentences have more pairs of words in all (the sum of the square of "
+                             f"each one's words: long sentences cost that much) gets 413 (default "
+                             f"{DEFAULTS.max_word_pairs})")
     parser.add_argument("--max-word-chars", type=int, default=DEFAULTS.max_word_chars, metavar="N",
                         help=f"a request with a longer word gets 413 (default {DEFAULTS.max_word_chars})")
     parser.add_argument("--max-request-chars", type=int, default=DEFAULTS.max_request_chars, metavar="N",
@@ -65,8 +69,8 @@ def limits_of(args) -> Limits:
     """The limits the options give, each checked (a BarleyError names the option)."""
     if not 1 <= args.port <= 65535:
         raise BarleyError(f"--port {args.port} is not a TCP port", fix="give a port from 1 to 65535")
-    options = ("max_request_bytes", "max_sentence_words", "max_request_words", "max_word_chars", "max_request_chars",
-               "max_text_chars", "read_timeout", "body_timeout", "max_connections")
+    options = ("max_request_bytes", "max_sentence_words", "max_request_words", "max_word_pairs", "max_word_chars",
+               "max_request_chars", "max_text_chars", "read_timeout", "body_timeout", "max_connections")
     for option in options:
         value = getattr(args, option)
         if not value > 0 or value == float("inf"):  # not: NaN too

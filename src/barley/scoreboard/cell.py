@@ -20,6 +20,9 @@ command and ``cell.json``, written last and atomically: a cell whose ``cell.json
 same key (the SHA-256 of the treebank's files, the recipe's options, the seed, barley's
 version) is done, and a rerun skips it. ``train.json``, written once the model is, carries
 the training's own key: a cell stopped after its training is not trained again.
+``train-started.json``, written before the training starts, carries the same key: a cell
+stopped while its neural training ran resumes it from the checkpoint the training keeps
+(``barley train --resume``), and a checkpoint of other settings is removed instead.
 """
 
 from __future__ import annotations
@@ -40,13 +43,14 @@ from barley import __version__
 from barley.atomic import atomic_output
 from barley.conllu import read
 from barley.errors import BarleyError
+from barley.pipeline.options import CHECKPOINT_SUFFIX
 from barley.experiment.runner import read_json, slug, write_json
 from barley.recipes import RECIPES, Recipe
 from barley.scoreboard.folders import Treebank
 from barley.tokenizer.treebank_text import paragraphs
 from barley.treebank_folder import count_words
 
-CELL, TRAIN_RECORD, MODEL = "cell.json", "train.json", "model.barley"
+CELL, TRAIN_RECORD, TRAIN_STARTED, MODEL = "cell.json", "train.json", "train-started.json", "model.barley"
 TEXT, RAW, GOLD_TOKENIZATION = "test.txt", "raw.conllu", "gold-tok.conllu"
 BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -207,6 +211,18 @@ def _trained(cell: Cell) -> dict | None:
     return None
 
 
+def _resumed(cell: Cell, model: str) -> list[str]:
+    """``["--resume"]`` where an earlier training of this cell's settings left its checkpoint, else ``[]`` (a
+    checkpoint of other settings removed); then the start of this training recorded."""
+    started, checkpoint = Path(cell.directory) / TRAIN_STARTED, Path(model + CHECKPOINT_SUFFIX)
+    record = read_json(started)
+    resume = checkpoint.is_file() and bool(record) and _same(record.get("key"), cell.train_key)
+    if not resume:
+        checkpoint.unlink(missing_ok=True)
+        write_json(started, {"key": json.loads(cell.train_key)})
+    return ["--resume"] if resume else []
+
+
 def _evaluation(printed: str) -> tuple[dict[str, float | None], int]:
     """The F1 of each CoNLL 2018 metric and the system's words, from ``barley evaluate --conll18 --json``."""
     scored = json.loads(printed)["conll18"]
@@ -227,7 +243,8 @@ def execute(cell: Cell, cores: tuple[int, ...] | None = None) -> dict:
     if training is None:
         (directory / TRAIN_RECORD).unlink(missing_ok=True)
         command, seconds, _ = _barley(["train", cell.treebank.folder, "--recipe", cell.recipe, "--seed", str(cell.seed),
-                                       "-m", model], directory / "train.log", threads=threads, cores=cores)
+                                       "-m", model, *_resumed(cell, model)], directory / "train.log", threads=threads,
+                                      cores=cores)
         training = {"key": json.loads(cell.train_key), "command": command, "seconds": round(seconds, 1),
                     "threads": threads, "cores": list(cores) if cores else None}
         write_json(directory / TRAIN_RECORD, training)

@@ -1,21 +1,21 @@
 """What one request may cost the service: its size in bytes, words and characters, how slowly it may
 arrive, and how many connections the service holds at once.
 
-The defaults keep the worst request allowed within about 5 s with the default model
-(``bench/bench_serve.py`` prints the time of the worst ones): the shipped neural pipeline
-tokenizes, tags, lemmatizes and parses about 5,000 words/s on one core, and a sentence of
-hundreds of words costs about twice as much per word as an ordinary one (its biaffine
-scores and spanning tree grow with the square of its length). No sentence of the UD
-treebanks in ``shared/data`` has more than 232 words, so 300 per sentence refuses only what
-is not a sentence (a whole text on one line, a generated stress test). A request costs about
-as much per character of its words as per word, and a long word more per character: 16,000
-words of 12 random letters took 2.2 times as long as 16,000 words of EWT (4.1 characters a
-word); 100,000 characters took 0.56 times as long in words of 100 letters, 0.84 times in words
-of 500, 1.8 times in words of 1,000 (the shipped model, one machine). So 100,000 characters per
-request (6.25 a word at the words limit; the treebank with the longest words here, Turkish
-IMST, has 5.8 on average) and 500 per word (their longest word, a URL, has 473) keep the worst
-request of long words within the cost of one of ordinary words. A faster model can be served
-with larger limits (the options below).
+The defaults keep the worst request allowed within 5 s with the default model on one core
+(``python bench/bench_serve.py --limits-only`` prints the time of the worst ones; 4.75 s at most,
+for the 7,000 words in the longest sentences the pairs of words allow, drawn). What a request
+costs the shipped pipeline (CoNLL-U in, tagged, lemmatized and parsed; CPU time, in this
+process): about 0.3 ms a word, 0.3 ms more a sentence (7,000 one-word sentences are as costly
+as 13,000 words in sentences of 20) and 2 µs a pair of words of a sentence (its biaffine scores,
+spanning tree and the UD rules' checks grow with the square of its length: a word of a
+300-word sentence costs 0.85 ms). So the words, the words per sentence and the pairs of words
+bound it together. No sentence of the UD treebanks in ``shared/data`` has more than 232 words,
+so 300 per sentence refuses only what is not a sentence (a whole text on one line, a generated
+stress test). A word costs more the more characters the character model reads of it (the
+first and last 32): 7,000 words of 8 random letters cost 1.5 times as much as 7,000 of EWT
+(4.1 characters a word), so 60,000 characters per request (8.6 a word at the words limit; the
+treebank with the longest words here, Turkish IMST, has 5.8 on average) keep such requests
+within the bound. A faster model can be served with larger limits (the options below).
 """
 
 from __future__ import annotations
@@ -37,17 +37,24 @@ class Limits:
     """A larger body gets 413 (option ``--max-request-bytes``)."""
     max_sentence_words: int = 300
     """A sentence of more words gets 413 (option ``--max-sentence-words``)."""
-    max_request_words: int = 16_000
+    max_request_words: int = 7_000
     """A request of more words gets 413 (option ``--max-request-words``)."""
+    max_word_pairs: int = 500_000
+    """A request whose sentences have more pairs of words in all (the sum of the square of each one's
+    words) gets 413 (option ``--max-word-pairs``): a sentence of n words costs the parser n² arc scores
+    and the UD rules' checks of its arcs grow as fast, so long sentences are bounded by their pairs
+    as words are by their number: 500,000 are the 7,000 words allowed in sentences of 71, 76
+    sentences of 81 words (EWT test's longest; 159 in its training set), 5 of 300."""
     max_word_chars: int = 5_000
     """A word of more characters gets 413 (option ``--max-word-chars``): not for its cost (the character
     model reads 64 characters of a word at most), but since it is no word."""
-    max_request_chars: int = 100_000
+    max_request_chars: int = 60_000
     """A request whose words have more characters in all gets 413 (option ``--max-request-chars``)."""
-    max_text_chars: int = 40_000
+    max_text_chars: int = 20_000
     """A text (input ``text``) of more characters, whitespace aside, gets 413 before it is tokenized
-    (option ``--max-text-chars``): the tokenizer scores every character, about 60-75 µs each with
-    the shipped model on one core, so 40,000 cost about as much as the words they hold."""
+    (option ``--max-text-chars``): the tokenizer scores every character, about 100 µs each with
+    the shipped model on one core, so a text costs more in tokenizing than in parsing the words
+    it holds, and 20,000 characters (about 4,100 words of English) take 4.3 s in all."""
     read_timeout: float = 10.0
     """Seconds a client may take to send a request's header, and may pause while sending its
     body, before the connection is closed (option ``--read-timeout``)."""
@@ -71,7 +78,7 @@ def within_limits(sentences: Iterable[Sentence], limits: Limits, source: str) ->
     it is parsed (and a text before the rest of it is tokenized)."""
     from barley.conllu import FORM
 
-    words = chars = 0
+    words = chars = pairs = 0
     for number, sentence in enumerate(sentences, start=1):
         length = len(sentence.words)
         line = sentence.line or None  # a sentence the tokenizer made has no line: its number says which
@@ -88,6 +95,13 @@ def within_limits(sentences: Iterable[Sentence], limits: Limits, source: str) ->
                             path=source, line=line,
                             fix="send the sentences in several requests, or start barley serve with a larger "
                                 "--max-request-words")
+        pairs += length * length
+        if pairs > limits.max_word_pairs:
+            raise OverLimit(f"the sentences of the request have more than {limits.max_word_pairs} pairs of words "
+                            "in all (the sum of the square of each one's words), the limit per request",
+                            path=source, line=line,
+                            fix="send long sentences in several requests, or start barley serve with a larger "
+                                "--max-word-pairs")
         chars += sum(sizes)
         if chars > limits.max_request_chars:
             raise OverLimit(f"the words of the request have more than {limits.max_request_chars} characters, the "
