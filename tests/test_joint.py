@@ -15,7 +15,7 @@ import pytest
 import toy_language
 from barley import cli, model_file
 from barley.conllu import COLUMNS, read
-from barley.errors import BarleyError, ModelError
+from barley.errors import BarleyError, InputError, ModelError
 from barley.pipeline import Pipeline, check_options, ordered
 from barley.pipeline.describe import describe
 
@@ -320,3 +320,17 @@ def test_nbest_gives_distinct_trees_over_the_same_tags(trained, toy):
         assert all([w[:6] for w in s.words] == [w[:6] for w in group[0].words] for s in group)
         scores = [float(next(c for c in s.comments if c.startswith("# score")).split("=")[1]) for s in group]
         assert scores == sorted(scores, reverse=True) and scores[0] <= 0.0
+
+
+def test_max_words_limits_the_joint_parser_and_a_model_without_a_limit_is_refused(trained, toy, tmp_path):
+    from barley.graph.decoding import FIRST_ORDER_MAX_WORDS
+
+    trained.save(str(tmp_path / "joint.barley"))
+    pipeline = Pipeline.load(str(tmp_path / "joint.barley"))
+    assert pipeline["joint"].parser.max_words == FIRST_ORDER_MAX_WORDS
+    pipeline.limit_words(3)
+    with pytest.raises(InputError, match=r"test\.conllu:\d+: a sentence of \d+ words: this joint parser "
+                                         r"parses at most 3 \(--max-words\)"):
+        list(pipeline.parse(read(str(toy / "test.conllu"))))
+    with pytest.raises(BarleyError, match="this model has no parser"):
+        pipeline.only(["tokenize"]).limit_words(3)

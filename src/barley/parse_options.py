@@ -31,7 +31,7 @@ def probability(value: str) -> float:
 PARSE_OPTIONS: tuple[Option, ...] = (
     declare("retag", bool, False, "with a model that has a tagger: predict UPOS, XPOS, FEATS and LEMMA again even "
             "where the input has them (by default tags in the input are kept)", PARSE_COMMAND, action="switch"),
-    declare("max_words", int, None, "graph-based and biaffine parsers: refuse a sentence of more than N words "
+    declare("max_words", int, None, "graph-based, biaffine and joint parsers: refuse a sentence of more than N words "
             "(default 5000, within 4 GB; 600 for a second-order graph-based model, whose memory grows as N³; see "
             "docs/graph.md)", PARSE_COMMAND),
     declare("confidence", bool, False, "write each word's head and label probabilities into MISC "

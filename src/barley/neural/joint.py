@@ -31,7 +31,7 @@ from barley.confidence import Calibrated, Confidence
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.errors import ModelError
-from barley.graph.decoding import check_k_best
+from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
 from barley.features.vocabulary import extended
 from barley.graph.model import GraphOptions
@@ -269,6 +269,7 @@ class JointParser:
     def __init__(self, network, vocabularies: EncoderVocabularies, annotator: Annotator):
         self.network, self.vocabularies, self.annotator = network, vocabularies, annotator
         self.confidence: Confidence | None = None  # barley parse --confidence
+        self.max_words = default_max_words(annotator.decoding)  # barley parse --max-words
 
     def process(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
         """Annotate ``sentences`` in place, in batches of similar length; yield them in input order
@@ -293,6 +294,8 @@ class JointParser:
         self.annotator.valid_ud = UDRules(self.annotator.tables.labels) if on else None
 
     def _annotate(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
+        for sentence in batch:
+            check_length(sentence, self.max_words, "joint parser")
         padded = pad([self.vocabularies.encode(sentence) for sentence in batch])
         self.annotator.annotate(batch, self.network.outputs(padded), arcs, self.confidence)
 

@@ -272,9 +272,9 @@ class Pipeline:
 
     def limit_words(self, max_words: int) -> None:
         """Refuse sentences longer than ``max_words`` (``barley parse --max-words``): a limit of the
-        parsers whose cost grows faster than the sentence, graph-based and biaffine
+        parsers whose cost grows faster than the sentence, graph-based, biaffine and joint
         (:mod:`barley.graph.decoding`); other parsers have none to set."""
-        parser = self.parser
+        parser = None if self._parser is None else self._parser.parser
         if not hasattr(parser, "max_words"):
             raise BarleyError("--max-words limits graph-based and biaffine parsers, whose time and memory grow "
                               "faster than the sentence; this model has "
