@@ -14,6 +14,7 @@ from barley import cli, conllu
 from barley.runtime import parallel
 from barley.errors import BarleyError
 from barley.kinds import train
+from barley.pipeline import loader
 from test_parser import _toy_treebank
 
 
@@ -42,7 +43,7 @@ def test_any_block_size_gives_the_one_process_output_byte_for_byte(toy, block_by
     folder, model = toy
     expected = _one_process(model, folder / "input.conllu", folder / "one.conllu")
     out = folder / f"jobs-{block_bytes}.conllu"
-    stats = parallel.parse_file(str(model), str(folder / "input.conllu"), str(out), jobs=2, block_bytes=block_bytes)
+    stats = parallel.parse_file(loader(str(model)), str(folder / "input.conllu"), str(out), jobs=2, block_bytes=block_bytes)
     assert out.read_bytes() == expected
     assert stats.sentences == 400 and stats.words == sum(len(s) for s in conllu.read(folder / "input.conllu"))
 
@@ -90,7 +91,7 @@ def test_an_error_in_a_later_block_names_the_line_of_the_whole_file(toy, tmp_pat
     source = tmp_path / "bad.conllu"
     source.write_text("\n".join(lines), encoding="utf-8")
     with pytest.raises(BarleyError, match=rf"bad.conllu:{bad_line}: expected 10 tab-separated columns"):
-        parallel.parse_file(str(model), str(source), str(tmp_path / "out.conllu"), jobs=2, block_bytes=2000)
+        parallel.parse_file(loader(str(model)), str(source), str(tmp_path / "out.conllu"), jobs=2, block_bytes=2000)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.conllu"]  # no output, no temporary file
 
 
@@ -138,7 +139,7 @@ def test_text_through_a_pipeline_gives_the_one_process_output_byte_for_byte(text
     assert expected.count(b"# sent_id") > 100 and b"SpacesBefore" in expected
     for block_bytes in (1, 3000, 1 << 20):
         out = tmp_path / f"jobs-{block_bytes}.conllu"
-        stats = parallel.parse_file(str(model), str(source), str(out), jobs=2, block_bytes=block_bytes,
+        stats = parallel.parse_file(loader(str(model)), str(source), str(out), jobs=2, block_bytes=block_bytes,
                                     input=input_format)
         assert out.read_bytes() == expected, block_bytes
         assert stats.sentences == expected.count(b"# sent_id")

@@ -15,7 +15,7 @@ from barley.conllu import read, write
 from barley.errors import BarleyError
 from barley.model_file import read_manifest
 from barley.parse_options import add_parse_arguments
-from barley.pipeline import NOUNS, Pipeline, component_names, components_for, does, require_component
+from barley.pipeline import NOUNS, Pipeline, component_names, components_for, does, loader, require_component
 from barley.runtime.threads import BLAS_THREADS
 from barley.tokenizer import INPUTS
 from barley.catalog import resolve
@@ -129,9 +129,9 @@ def _parse(args) -> int:
 
         _check_model(args, component_names(read_manifest(args.model)))
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
-        stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
-                           input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words,
-                           nbest=args.nbest, confidence=confidence, beam=args.beam)
+        stats = parse_file(loader(args.model, runs), args.input, args.output, args.jobs,
+                           progress=None if args.quiet else progress, input=args.input_format, retag=args.retag,
+                           max_words=args.max_words, nbest=args.nbest, confidence=confidence, beam=args.beam)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "

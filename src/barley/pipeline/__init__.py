@@ -70,6 +70,7 @@ name); each component's arrays are stored under ``"<name>.<key>"``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 import time
@@ -80,6 +81,7 @@ import numpy as np
 from barley import __version__, model_check as check, model_file
 from barley.conllu import COLUMNS, Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
+from barley.pipeline.stream import PIPE_BATCH
 from barley.runtime.threads import BLAS_THREADS, limited
 
 COMPONENTS = {
@@ -101,9 +103,6 @@ SCORES = {"UPOS": ("UPOS",), "XPOS": ("XPOS",), "UFeats": ("FEATS",),
 BATCH = 256
 """Sentences handed to a component at a time when only some of them need it."""
 
-PIPE_BATCH = 64
-"""Texts per batch of :meth:`Pipeline.pipe` by default: enough sentences for the parser to batch
-well (paragraphs of a few sentences), few enough that a batch is quick to hand to a worker."""
 
 
 def accuracies(gold: Sequence[Sentence], predicted: Sequence[Sentence], written: Iterable[str]) -> dict:
@@ -719,3 +718,16 @@ def _prefixed(name: str, log: Callable[[str], None]) -> Callable[[str], None]:
 
 __all__ = ["COMPONENTS", "Pipeline", "accuracies", "component_class", "check_options", "ordered", "folds",
            "has_values"]
+
+
+def loader(path: str, components: Iterable[str] | None = None) -> Callable[[], Pipeline]:
+    """A function that loads the model file ``path`` (only its ``components``, if given), for worker
+    processes (:func:`barley.runtime.parallel.worker_pool`): picklable, so that a process started
+    afresh (``spawn``) loads the model itself."""
+    return functools.partial(_load, path, None if components is None else tuple(components))
+
+
+def _load(path: str, components: tuple[str, ...] | None) -> Pipeline:
+    pipeline = Pipeline.load(path)
+    return pipeline if components is None else pipeline.only(components)
+

@@ -23,6 +23,7 @@ long book: *War and Peace* has 3.2 million), since each is tokenized whole; its 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import sys
 from collections.abc import Iterable, Iterator
@@ -30,11 +31,15 @@ from collections.abc import Iterable, Iterator
 from barley.runtime import parallel
 from barley.conllu import Sentence
 from barley.errors import BarleyError
-from barley.pipeline import PIPE_BATCH
 
 INPUTS = ("text", "tokenized")
 MAX_TEXT_CHARS = 10_000_000
 """The most characters of one text that :func:`pipe` takes unless given ``max_chars``."""
+
+
+PIPE_BATCH = 64
+"""Texts per batch of :meth:`barley.pipeline.Pipeline.pipe` by default: enough sentences for the parser to
+batch well (paragraphs of a few sentences), few enough that a batch is quick to hand to a worker."""
 
 
 def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,
@@ -99,7 +104,8 @@ def _analyse_in_worker(texts: list[str], input: str) -> list[list[Sentence]]:
 def _in_workers(pipeline, batches: Iterator[list[str]], n_process: int, input: str,
                 fork: bool) -> Iterator[list[Sentence]]:
     with parallel.loaded_for_workers(pipeline if fork else None), \
-            parallel.worker_pool(n_process, None if fork else pipeline.path, "analysing texts") as pool:
+            parallel.worker_pool(n_process, None if fork else functools.partial(type(pipeline).load, pipeline.path),
+                                 "analysing texts") as pool:
         calls = ((None, _analyse_in_worker, (batch, input)) for batch in batches)
         for _, documents in parallel.in_order(pool, n_process, calls):
             yield from documents

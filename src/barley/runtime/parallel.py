@@ -236,19 +236,15 @@ _parser = None
 loaded once and its arrays are shared, not copied; or loaded by each worker (``spawn`` elsewhere)."""
 
 
-def _start_worker(model: str | None, components: tuple[str, ...] | None, parent: int) -> None:
-    """Load the model (only ``components`` of it, if given) unless inherited; leave Ctrl-C and SIGTERM
-    to the main process; exit when it is gone."""
+def _start_worker(load: Callable[[], object] | None, parent: int) -> None:
+    """Load the pipeline with ``load`` (e.g. :func:`barley.pipeline.loader`) unless inherited; leave Ctrl-C
+    and SIGTERM to the main process; exit when it is gone."""
     global _parser
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal sends Ctrl-C to the whole job
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # so does `kill -- -PGID`; the main process stops us
-    if model is not None:
-        from barley.pipeline import Pipeline
-
+    if load is not None:
         try:
-            _parser = Pipeline.load(model)  # a parser model is a pipeline of one parser
-            if components is not None:
-                _parser = _parser.only(components)
+            _parser = load()
             freeze_loaded()
         except BarleyError as error:  # raised again by the first block, so the user sees it, not a dead pool
             _parser = error
@@ -329,16 +325,15 @@ def add_stats(total, part):
     return total
 
 
-def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
+def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
                progress: Callable[[int], None] | None = None, input: str = "conllu", retag: bool = False,
-               components: Iterable[str] | None = None, max_words: int | None = None, nbest: int | None = None,
-               confidence=None, beam: int | None = None):
-    """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes.
+               max_words: int | None = None, nbest: int | None = None, confidence=None, beam: int | None = None):
+    """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes, each with
+    the pipeline ``load()`` gives (:func:`barley.pipeline.loader`: a model file, or some of its components).
 
     ``input``: ``"conllu"`` (CoNLL-U or CoNLL-X), or ``"text"`` / ``"tokenized"`` for a
     pipeline with a tokenizer (:meth:`barley.pipeline.Pipeline.tokenize`); ``retag``:
-    tag again what the input has tagged; ``components``: run only those of the model's
-    components (``barley tag``: the tokenizer and the tagger); ``max_words``: the longest sentence
+    tag again what the input has tagged; ``max_words``: the longest sentence
     parsed (:meth:`barley.pipeline.Pipeline.limit_words`); ``nbest``: the k best analyses of each
     sentence (:meth:`barley.pipeline.Pipeline.set_nbest`); ``confidence``: probabilities written
     (:meth:`barley.pipeline.Pipeline.with_confidence`); ``beam``: a transition-based parser's width
@@ -346,14 +341,9 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
     (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
     each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
     """
-    from barley.pipeline import Pipeline
-
     name = "<stdin>" if source == "-" else source
     fork = sys.platform == "linux"
-    components = None if components is None else tuple(components)
-    pipeline = Pipeline.load(model) if fork or input != "conllu" else None
-    if pipeline is not None and components is not None:
-        pipeline = pipeline.only(components)
+    pipeline = load() if fork or input != "conllu" else None
     if pipeline is not None:
         pipeline.set_nbest(nbest)  # a parser without k-best is refused here, not in every worker
         pipeline.set_beam(beam)
@@ -367,7 +357,7 @@ def parse_file(model: str, source: str, output: str, jobs: int, block_bytes: int
                 cut = sentence_blocks(_tokenized(pipeline, source, input), block_bytes)
                 name = "<memory>"  # what a sentence read from text is named at --jobs 1
             out = stack.enter_context(open_for_writing(output))
-            pool = stack.enter_context(worker_pool(jobs, None if fork else model, "parsing", name, components))
+            pool = stack.enter_context(worker_pool(jobs, None if fork else load, "parsing", name))
             newline = None
 
             def calls() -> Iterator[tuple]:
@@ -407,14 +397,14 @@ def loaded_for_workers(pipeline) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def worker_pool(jobs: int, model: str | None, doing: str, name: str | None = None,
-                components: tuple[str, ...] | None = None) -> Iterator[ProcessPoolExecutor]:
-    """``jobs`` worker processes (forked on Linux), each loading ``model`` (its ``components``, if given)
-    unless None; a worker that dies is a one-line error that says what they were ``doing``; leaving stops
+def worker_pool(jobs: int, load: Callable[[], object] | None, doing: str,
+                name: str | None = None) -> Iterator[ProcessPoolExecutor]:
+    """``jobs`` worker processes (forked on Linux), each loading its pipeline with ``load`` (picklable:
+    :func:`barley.pipeline.loader`) unless None; a worker that dies is a one-line error that says what they were ``doing``; leaving stops
     them after their current task."""
     fork = sys.platform == "linux"
     executor = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork" if fork else "spawn"),
-                                   initializer=_start_worker, initargs=(model, components, os.getpid()))
+                                   initializer=_start_worker, initargs=(load, os.getpid()))
     try:
         yield executor
     except BrokenProcessPool:
