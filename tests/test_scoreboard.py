@@ -426,3 +426,11 @@ def test_a_training_stopped_midway_resumes_from_its_checkpoint_and_a_stale_check
     assert cell._resumed(one, model) == ["--resume"] and checkpoint.exists()
     assert cell._resumed(other, model) == [] and not checkpoint.exists()  # another seed: trained afresh
     assert cell._resumed(other, model) == []  # no checkpoint: nothing to resume
+
+
+def test_the_quick_recipe_reads_a_budget_of_words_within_its_bounds():
+    quick = RECIPES["quick"]
+    assert quick.for_words(23_561).options["joint"]["epochs"] == 20  # 480,000 words would be 21 epochs
+    assert quick.for_words(48_000).options["joint"]["epochs"] == 10
+    assert quick.for_words(204_577).options["joint"]["epochs"] == 3  # at least 3
+    assert "--tokenizer linear" in " ".join(quick.arguments()) and "--restart-epochs" not in quick.arguments()

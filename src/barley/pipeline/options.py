@@ -81,10 +81,9 @@ def use_recipe(args: argparse.Namespace) -> None:
            else "the default: PyTorch is not installed")
     words = count_words(args.train)
     recipe = recipe.for_words(words)
-    other = next(name for name in RECIPES if name != recipe.name)
+    others = " or ".join(f"--recipe {name}" for name in RECIPES if name != recipe.name)
     print(f"barley train: the {recipe.name} recipe ({why}): {recipe.summary}, i.e. {' '.join(recipe.arguments())} "
-          f"for {words:,} training words (options given replace these); --recipe {other} trains the {other} one",
-          file=sys.stderr)
+          f"for {words:,} training words (options given replace these); {others} trains another", file=sys.stderr)
     args.components = ",".join(recipe.components)
     for values in recipe.options.values():
         for name, value in values.items():
