@@ -302,9 +302,10 @@ def served_text(tmp_path_factory):
 def test_text_and_tokenized_text_are_parsed_as_the_cli_parses_them(served_text, tmp_path, capsys):
     url, _ = served_text
     status, models = request(url + "/models")
-    assert status == 200 and models["models"][0]["input_formats"] == ["text", "tokenized", "conllu"]
-    assert models["input_formats"] == ["text", "tokenized", "conllu"]
-    for input_format, data in [("text", TEXT), ("tokenized", "A hearing is scheduled .\nIt was moved !\n")]:
+    assert status == 200 and models["models"][0]["input_formats"] == ["text", "sentences", "tokenized", "conllu"]
+    assert models["input_formats"] == ["text", "sentences", "tokenized", "conllu"]
+    for input_format, data in [("text", TEXT), ("tokenized", "A hearing is scheduled .\nIt was moved !\n"),
+                               ("sentences", "A hearing is scheduled. It was\nmoved!\n")]:
         status, answer = post_json(url, data=data, input=input_format, draw=True)
         assert status == 200 and answer["input"] == input_format, answer
         source = tmp_path / f"{input_format}.txt"
@@ -313,11 +314,14 @@ def test_text_and_tokenized_text_are_parsed_as_the_cli_parses_them(served_text, 
         assert answer["result"] == (tmp_path / "out.conllu").read_text(encoding="utf-8")
         assert len(answer["sentences"]) == len(answer["svg"]) == 2
     words = [token[1] for token in answer["sentences"][0]["tokens"]]
-    assert words == ["A", "hearing", "is", "scheduled", "."]
+    assert words == ["A", "hearing", "is", "scheduled", ".", "It", "was"]  # one sentence per line
     status, answer = request(url + "/parse?input=text", TEXT.encode(), "text/plain")  # the raw body, too
     assert status == 200 and len(answer["sentences"]) == 2
     status, answer = post_json(url, data=_unparsed_text("1\tHearing\t_\t_\t_\t_\t_\t_\t_\t_\n\n"))
-    assert status == 200 and answer["input"] == "conllu"  # the default input format is still CoNLL-U
+    assert status == 200 and answer["input"] == "conllu" and answer["input_detected"]  # found as barley parse finds it
+    status, answer = post_json(url, data="Some text.")  # no input format given: text, as barley parse reads it
+    assert status == 200 and (answer["input"], answer["input_detected"]) == ("text", True), answer
+    assert [token[1] for token in answer["sentences"][0]["tokens"]] == ["Some", "text", "."]
 
 
 def test_text_meets_the_same_guards_after_tokenization(served_text):
@@ -336,7 +340,7 @@ def test_text_meets_the_same_guards_after_tokenization(served_text):
     assert status == 400 and answer["error"].startswith("<request>:1: invalid UTF-8 at byte offset 13: byte(s) ff")
     status, answer = post_json(url, data="x", input="words")
     assert status == 400 and answer["error"].startswith("input format 'words' is not supported by this model")
-    assert "text, tokenized, conllu" in answer["error"]
+    assert "text, sentences, tokenized, conllu" in answer["error"]
     status, answer = post_json(url, data="<script>alert(1)</script> & <b>bold</b>.", input="text", draw=True)
     assert status == 200 and "<script>" not in "".join(answer["svg"]) and "&lt;script&gt;" in "".join(answer["svg"])
     assert list(workdir.iterdir()) == []
@@ -371,6 +375,8 @@ def test_the_page_opens_on_text_and_draws_the_tree_of_a_typed_sentence(served_te
         box = browser.find_element(By.ID, "data")
         assert browser.find_element(By.ID, "input").get_attribute("value") == "text"
         assert box.get_attribute("value") == "A hearing is scheduled on the issue today.\n"  # the example
+        WebDriverWait(browser, 30).until(lambda b: drawn_words(b) == ["A", "hearing", "is", "scheduled", "on", "the",
+                                                                      "issue", "today", "."])  # parsed on opening
         box.clear()
         box.send_keys("The cat sat on the mat.")
         box.send_keys(Keys.CONTROL, Keys.ENTER)  # as the page says: Ctrl+Enter parses

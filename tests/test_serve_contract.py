@@ -508,7 +508,7 @@ def test_json_bodies_read_as_orjson_reads_them_when_valid():
         expected = orjson.loads(body)
         got = read_request("application/json", b"", body)
         assert got["data"] == expected["data"].encode()
-        assert got["input"] == (expected.get("input") or "conllu") and got["model"] == expected.get("model")
+        assert got["input"] == (expected.get("input") or "auto") and got["model"] == expected.get("model")
         assert got["nbest"] == expected.get("nbest") and got["draw"] is expected.get("draw", False)
         assert got["valid_ud"] == expected.get("valid_ud") and (got["arcs"] is None) == ("forbid" not in expected)
 

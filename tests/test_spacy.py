@@ -94,6 +94,17 @@ def test_the_component_makes_the_same_doc_and_refuses_unknown_options(english):
         spacy.blank("en").add_pipe("barley", config={"model": "zz"})
 
 
+def test_one_sentence_per_line_is_read_as_such_by_the_loader_and_the_component():
+    text = "This is one. And this is the same sentence\nA second line\n"
+    lines = barley_spacy.load("en", input="sentences")(text)
+    assert lines.text == text and [s.text.strip() for s in lines.sents] == text.strip().split("\n")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("barley", config={"model": "en_ewt", "input": "sentences"})
+    assert barley_spacy.to_conllu(nlp(text)) == barley_spacy.to_conllu(lines)
+    with pytest.raises(BarleyError, match="reads input 'text', 'sentences' or 'tokenized', not 'lines'"):
+        barley_spacy.load("en", input="lines")
+
+
 def test_a_doc_stored_by_spacy_keeps_its_frame(english):
     doc = english(TEXT)
     stored = DocBin(store_user_data=True)

@@ -73,6 +73,13 @@ def test_pipe_reads_tokenized_lines(english):
     assert conllu_of(documents) == conllu_of(one_by_one)
 
 
+def test_pipe_reads_one_sentence_per_line(english):
+    texts = ["Prices rose 3% in May. Analysts said so\nThey fell.", "Dogs bark"]
+    documents = list(english.pipe(texts, input="sentences"))
+    assert [[sentence.comments[-1] for sentence in document] for document in documents] == [
+        ["# text = Prices rose 3% in May. Analysts said so", "# text = They fell."], ["# text = Dogs bark"]]
+
+
 @pytest.mark.parametrize("n_process", [1, 2])
 def test_pipe_reads_texts_as_it_needs_them(english, n_process):
     """A generator of many texts: the first documents come while only a few batches have been read."""
@@ -101,7 +108,7 @@ def test_bad_arguments_are_one_line_errors_before_anything_is_read(english, tmp_
                              ({"n_process": 1.5}, "n_process=1.5 is not"),
                              ({"batch_size": True}, "batch_size=True is not"),
                              ({"max_chars": 0}, "max_chars=0 is not a positive whole number"),
-                             ({"input": "conllu"}, "pipe takes input 'text' or 'tokenized', not 'conllu'")]:
+                             ({"input": "conllu"}, "pipe takes input 'text', 'sentences' or 'tokenized', not 'conllu'")]:
         with pytest.raises(BarleyError, match=message):
             english.pipe(never(), **options)
     with pytest.raises(BarleyError, match="pipe takes texts \\(str\\), and text 3 is bytes"):

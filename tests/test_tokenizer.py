@@ -11,6 +11,7 @@ to words (SpaceAfter=No), multiword tokens (Spanish-like "del" → "de el", Engl
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -295,6 +296,33 @@ def test_tokenized_input(tokenizer):
     assert spaces.text_of(sentences) == text
     long_line = " ".join(["casa"] * 1000)
     assert max(len(s.words) for s in tokenizer.tokenize(long_line, input="tokenized")) <= 250
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=ODD_TEXT, cuts=st.lists(st.integers(0, 300), max_size=3))
+def test_sentences_input_ends_a_sentence_at_each_line_and_nowhere_else(tokenizer, text, cuts):
+    borders = [0, *sorted(min(cut, len(text)) for cut in cuts), len(text)]
+    sentences = list(tokenizer.tokenize([text[a:b] for a, b in zip(borders, borders[1:])], input="sentences"))
+    assert spaces.text_of(sentences) == (text if text.strip() else "")
+    lines = [line for line in re.split("\n|\u2029", text) if line.strip()]
+    assert len(sentences) == len(lines)  # no line of ODD_TEXT is over the sentence limit
+
+
+def test_sentences_input_tokenizes_each_line_as_one_sentence(tokenizer, monkeypatch):
+    text = "Juan vio del rey. Ana come.\nMaria lee\n\n  Pedro tiene casa grande .\n"
+    sentences = list(tokenizer.tokenize(text, input="sentences"))
+    assert [s.comments[-1] for s in sentences] == ["# text = Juan vio del rey. Ana come.", "# text = Maria lee",
+                                                   "# text = Pedro tiene casa grande ."]
+    assert [w[FORM] for w in sentences[0].words][:4] == ["Juan", "vio", "de", "el"]  # tokenized as text is
+    assert ["# newpar" in s.comments for s in sentences] == [True, False, True]
+    assert spaces.text_of(sentences) == text
+    monkeypatch.setattr(tokenizer_module, "BLOCK_CHARS", 64)  # lines across block borders: still one sentence each
+    lines = [" ".join(random.Random(k).choices(WORDS, k=k % 9 + 1)) + "." for k in range(60)]
+    many = "\n".join(lines) + "\n"
+    cut = list(tokenizer.tokenize([many[i:i + 37] for i in range(0, len(many), 37)], input="sentences"))
+    assert [s.comments[-1] for s in cut] == [f"# text = {line}" for line in lines]
+    long_line = " ".join(["casa"] * 1000)
+    assert max(len(s.words) for s in tokenizer.tokenize(long_line, input="sentences")) <= 250
 
 
 def test_cli_tokenizes_a_file(model, tmp_path, capsys):

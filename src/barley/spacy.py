@@ -322,10 +322,15 @@ class BarleyAnalyser:
     """A barley pipeline that makes a Doc of a text: spaCy's tokenizer (:func:`load`), or the
     ``barley`` component, which analyses the text of the Doc it is given."""
 
-    def __init__(self, vocab, model: str):
+    def __init__(self, vocab, model: str, input: str = "text"):
         from barley.pipeline import Pipeline, require_component
+        from barley.tokenizer import INPUTS
 
-        self.vocab = vocab
+        if input not in INPUTS:
+            raise BarleyError(f"the barley component reads input 'text', 'sentences' or 'tokenized', not {input!r}",
+                              fix="text: paragraphs separated by blank lines; sentences: one untokenized sentence "
+                                  "per line; tokenized: one sentence per line, tokens separated by spaces")
+        self.vocab, self.input = vocab, input
         self.path = resolve(model)
         self.pipeline = Pipeline.load(self.path)
         require_component(self.pipeline.names, "tokenize", self.path, ", so it cannot analyse text in spaCy")
@@ -337,19 +342,21 @@ class BarleyAnalyser:
             if text:
                 builder.whitespace(text, 0)
             return builder.doc(self.vocab, {"sentences": []})
-        return doc_from_sentences(self.vocab, self.pipeline.parse(text))
+        return doc_from_sentences(self.vocab, self.pipeline.parse(self.pipeline.tokenize(text, input=self.input)))
 
 
-@Language.factory("barley", default_config={"model": DEFAULT})
-def make_component(nlp: Language, name: str, model: str) -> BarleyAnalyser:
-    """The ``barley`` pipeline component: ``nlp.add_pipe("barley", config={"model": NAME_OR_PATH})``."""
-    return BarleyAnalyser(nlp.vocab, model)
+@Language.factory("barley", default_config={"model": DEFAULT, "input": "text"})
+def make_component(nlp: Language, name: str, model: str, input: str) -> BarleyAnalyser:
+    """The ``barley`` pipeline component: ``nlp.add_pipe("barley", config={"model": NAME_OR_PATH})``;
+    ``"input": "sentences"`` reads one sentence per line (see :meth:`barley.pipeline.Pipeline.tokenize`)."""
+    return BarleyAnalyser(nlp.vocab, model, input)
 
 
-def load(model: str = DEFAULT, language: str | None = None) -> Language:
+def load(model: str = DEFAULT, language: str | None = None, input: str = "text") -> Language:
     """A blank spaCy pipeline whose tokenizer is the barley model ``model`` (a path, a model's name or
     a language code), in the manner of ``spacy_udpipe.load``. ``language``: spaCy's language code
-    (default: the model's, else ``xx``, spaCy's multi-language class)."""
+    (default: the model's, else ``xx``, spaCy's multi-language class); ``input``: how a text is read
+    (``"text"``, ``"sentences"``: one sentence per line, or ``"tokenized"``)."""
     path = resolve(model)
     code = language or language_code(read_manifest(path)) or "xx"
     try:
@@ -359,7 +366,7 @@ def load(model: str = DEFAULT, language: str | None = None) -> Language:
             raise BarleyError(f"spaCy has no language {language!r}", fix="give one spaCy knows, or xx") from None
         code = "xx"  # a language spaCy lacks (e.g. Gothic): its multi-language class
     nlp = blank(code)
-    nlp.tokenizer = BarleyAnalyser(nlp.vocab, path)
+    nlp.tokenizer = BarleyAnalyser(nlp.vocab, path, input)
     return nlp
 
 

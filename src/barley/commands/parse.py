@@ -53,9 +53,10 @@ def add_arguments(parser, needs: str) -> None:
                         help="what the input is: auto (the default: conllu if the first line that is not a "
                              "comment starts with a word ID and a tab, else text), conllu (CoNLL-U or CoNLL-X, "
                              "tokenized), text "
-                             "(UTF-8 plain text, paragraphs separated by blank lines) or tokenized (one sentence "
-                             "per line, tokens separated by spaces); text and tokenized need a model with a "
-                             "tokenizer (--components tokenize,...)")
+                             "(UTF-8 plain text, paragraphs separated by blank lines), sentences (one untokenized "
+                             "sentence per line: a sentence ends at each line's end and nowhere else) or tokenized "
+                             "(one sentence per line, tokens separated by spaces); text, sentences and tokenized "
+                             "need a model with a tokenizer (--components tokenize,...)")
     parser.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
                         help="worker processes, each loading the model once; 'auto' = every core "
                              "(default 1; the output is the same byte for byte)")

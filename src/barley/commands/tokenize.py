@@ -25,8 +25,10 @@ def register(subparsers) -> None:
     parser.add_argument("--model", "-m", required=True, metavar="MODEL",
                         help="model file or name (`barley models`) with a tokenizer")
     parser.add_argument("--input", dest="input_format", choices=INPUTS, default="text",
-                        help="text: paragraphs separated by blank lines (default); tokenized: one sentence "
-                             "per line, tokens separated by spaces (only multiword tokens are expanded)")
+                        help="text: paragraphs separated by blank lines (default); sentences: one untokenized "
+                             "sentence per line (a sentence ends at each line's end and nowhere else); tokenized: "
+                             "one sentence per line, tokens separated by spaces (only multiword tokens are "
+                             "expanded)")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
     add_force(parser)

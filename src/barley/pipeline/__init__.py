@@ -352,7 +352,8 @@ class Pipeline:
                  ) -> Iterator[Sentence]:
         """Sentences of ``text`` (a str, or str pieces read as they come) from the pipeline's tokenizer.
 
-        ``input``: ``"text"`` (paragraphs separated by blank lines) or ``"tokenized"`` (one
+        ``input``: ``"text"`` (paragraphs separated by blank lines), ``"sentences"`` (one untokenized
+        sentence per line: a sentence ends at each line's end and nowhere else) or ``"tokenized"`` (one
         sentence per line, tokens separated by spaces). :meth:`parse` then analyses them.
         ``source``: the file the text comes from, named by errors about it.
         """

@@ -32,7 +32,7 @@ from barley.runtime import parallel
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 
-INPUTS = ("text", "tokenized")
+INPUTS = ("text", "sentences", "tokenized")
 MAX_TEXT_CHARS = 10_000_000
 """The most characters of one text that :func:`pipe` takes unless given ``max_chars``."""
 
@@ -46,8 +46,8 @@ def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_proc
          input: str = "text", max_chars: int = MAX_TEXT_CHARS) -> Iterator[list[Sentence]]:
     """The analysed sentences of each of ``texts``, in input order (see the module docstring).
 
-    ``input``: ``"text"`` (paragraphs separated by blank lines) or ``"tokenized"`` (one sentence
-    per line, tokens separated by spaces); ``n_process=-1``: one process per core this process
+    ``input``: ``"text"`` (paragraphs separated by blank lines), ``"sentences"`` (one untokenized
+    sentence per line) or ``"tokenized"`` (one sentence per line, tokens separated by spaces); ``n_process=-1``: one process per core this process
     may use; ``max_chars``: the most characters of one text. Bad arguments are BarleyErrors, raised
     before any text is read; a text over the limit, a BarleyError when it is reached.
     """
@@ -55,8 +55,9 @@ def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_proc
         raise BarleyError("pipe reads texts, and this model has no tokenizer",
                           fix="use a model trained with --components tokenize,..., or give sentences to parse()")
     if input not in INPUTS:
-        raise BarleyError(f"pipe takes input 'text' or 'tokenized', not {input!r}",
-                          fix="text: paragraphs separated by blank lines; tokenized: one sentence per line")
+        raise BarleyError(f"pipe takes input 'text', 'sentences' or 'tokenized', not {input!r}",
+                          fix="text: paragraphs separated by blank lines; sentences: one untokenized sentence per "
+                              "line; tokenized: one sentence per line, tokens separated by spaces")
     for name, value in (("batch_size", batch_size), ("n_process", n_process), ("max_chars", max_chars)):
         if not isinstance(value, int) or isinstance(value, bool) or (value < 1 and (name, value) != ("n_process", -1)):
             raise BarleyError(f"{name}={value!r} is not a positive whole number",

@@ -2,8 +2,10 @@
 
 ``POST /parse``
     The data and its input format, in any of three forms: a JSON object
-    ``{"data": ..., "input": "conllu", "model": NAME, "draw": false, "nbest": null}`` (``input``:
-    ``conllu``, the default; ``text`` or ``tokenized`` with a model that has a tokenizer); form fields
+    ``{"data": ..., "input": "auto", "model": NAME, "draw": false, "nbest": null}`` (``input``:
+    ``conllu``; ``text``, ``sentences`` or ``tokenized`` with a model that has a tokenizer; ``auto``, the
+    default, detects ``conllu`` or ``text`` as ``barley parse`` does, and the answer's ``input`` and
+    ``input_detected`` say what was read); form fields
     of the same names (``application/x-www-form-urlencoded``, or
     ``multipart/form-data`` with ``data`` as a file, as ``curl -F data=@file.conllu``
     sends it); or the data itself as the body (any other content type), with
@@ -55,6 +57,7 @@ from barley.errors import BarleyError
 from barley.render import svg
 from barley.service import page
 from barley.service.guards import BodyLimit, HeadAsGet, HostAndOrigin, HostCheck, SecurityHeaders
+from barley.service.inputs import detected_format
 from barley.service.limits import Limits, OverLimit
 from barley.service.models import ModelRegistry
 from barley.service.request import ParseRequest, read_request
@@ -160,9 +163,10 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     times quicker to write and to read than with one object per token."""
     fields = read_request(content_type, query, body)
     model = registry.get(fields["model"])
-    sentences = model.parse(fields["data"], fields["input"], limits, fields["arcs"], fields["nbest"],
-                            fields["valid_ud"])
-    answer = {"model": model.name, "input": fields["input"],
+    detected = fields["input"] == "auto"
+    input_format = detected_format(fields["data"], model.pipeline, fields["keep_arcs"]) if detected else fields["input"]
+    sentences = model.parse(fields["data"], input_format, limits, fields["arcs"], fields["nbest"], fields["valid_ud"])
+    answer = {"model": model.name, "input": input_format, "input_detected": detected,
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}
                             for sentence in sentences]}

@@ -17,21 +17,30 @@ from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.pipeline import Pipeline
 from barley.service.limits import Limits, within_limits, within_text_limit
-from barley.tokenizer.reading import decode_text
+from barley.tokenizer.reading import SNIFF_BYTES, decode_text, guess_format
 
 REQUEST = "<request>"
 """The name errors give the request's data in place of a file name."""
 
-INPUT_FORMATS = ("text", "tokenized", "conllu")
+INPUT_FORMATS = ("text", "sentences", "tokenized", "conllu")
 """Every input format the service reads, those that need a tokenizer first."""
 
-TEXT_FORMATS = ("text", "tokenized")
+TEXT_FORMATS = ("text", "sentences", "tokenized")
 """The input formats a model reads only with a tokenizer."""
 
 
 def input_formats(pipeline: Pipeline) -> list[str]:
     """The input formats ``pipeline`` reads: all of them with a tokenizer, else CoNLL-U alone."""
     return list(INPUT_FORMATS) if "tokenize" in pipeline else ["conllu"]
+
+
+def detected_format(data: bytes, pipeline: Pipeline, keep_arcs: bool) -> str:
+    """The input format of a request that names none (``auto``): ``conllu`` or ``text``, as ``barley parse``
+    finds it (:func:`barley.tokenizer.reading.guess_format`), CoNLL-U for a model without a tokenizer or
+    arcs to keep (so that data that is neither gets the CoNLL-U reader's message, which says what is wrong)."""
+    if keep_arcs or "text" not in input_formats(pipeline):
+        return "conllu"
+    return guess_format(data[:SNIFF_BYTES])
 
 
 def sentences_of(data: bytes, input_format: str, pipeline: Pipeline, limits: Limits) -> Iterator[Sentence]:
@@ -47,7 +56,7 @@ def sentences_of(data: bytes, input_format: str, pipeline: Pipeline, limits: Lim
     if input_format == "conllu":
         return conllu.read_bytes(data, REQUEST)
     text = decode_text(data, REQUEST)
-    if input_format == "text":  # tokenized input is cut at whitespace, which costs little
+    if input_format != "tokenized":  # tokenized input is cut at whitespace, which costs little
         within_text_limit(text, limits, REQUEST)
     return pipeline.tokenize(text, input=input_format)
 

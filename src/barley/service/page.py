@@ -20,6 +20,7 @@ EXAMPLE_WORDS = [("A", "DET"), ("hearing", "NOUN"), ("is", "AUX"), ("scheduled",
 EXAMPLE_TEXT = "A hearing is scheduled on the issue today."
 EXAMPLES = {
     "text": EXAMPLE_TEXT + "\n",
+    "sentences": EXAMPLE_TEXT + "\n",
     "tokenized": " ".join(form for form, _ in EXAMPLE_WORDS) + "\n",
     "conllu": "\n".join(["# sent_id = example-1", f"# text = {EXAMPLE_TEXT}",
                          *("\t".join([str(i), form, form.lower(), tag, "_", "_", "_", "_", "_", "_"])
@@ -28,6 +29,7 @@ EXAMPLES = {
 """The example of each input format (the same sentence), shown in the box when that format is chosen."""
 
 PLACEHOLDERS = {"text": "Type or paste a text: paragraphs separated by blank lines.",
+                "sentences": "One sentence per line, as it is written: each line is tokenized, never split.",
                 "tokenized": "One sentence per line, tokens separated by spaces.",
                 "conllu": "CoNLL-U: HEAD and DEPREL may be _"}
 
@@ -88,6 +90,7 @@ fetch('/models').then(r => r.json()).then(info => {{
     $('model').appendChild(option);
   }}
   offerInputs();
+  $('form').requestSubmit();  // the example parsed as the page opens: its trees show what the page does
 }});
 $('model').onchange = offerInputs;
 $('input').onchange = () => chooseInput($('input').value);

@@ -45,9 +45,12 @@ class ParseRequest(BaseModel):
     reader of a request (JSON, form, multipart, query string) follow."""
 
     data: str = Field(description="the sentences, in the input format")
-    input: str = Field("conllu", max_length=MAX_NAME_CHARS,
-                       description="input format, one of: " + ", ".join(INPUT_FORMATS) + " (text and tokenized with "
-                                   "a model that has a tokenizer: GET /models says which formats each reads)")
+    input: str = Field("auto", max_length=MAX_NAME_CHARS,
+                       description="input format, one of: " + ", ".join(INPUT_FORMATS) + " (text, sentences and "
+                                   "tokenized with a model that has a tokenizer: GET /models says which formats each "
+                                   "reads), or auto (the default): conllu if the first line that is not a comment "
+                                   "starts with a word ID and a tab, else text, as barley parse decides; the answer's "
+                                   "input says which")
     model: str | None = Field(None, max_length=MAX_NAME_CHARS,
                               description="a model name from GET /models (default: the default model)")
     draw: bool = Field(False, description="also return an SVG arc diagram of each sentence")
@@ -160,7 +163,7 @@ def _arc_options(fields: dict):
     keep, strict, forbid = fields["keep_arcs"], fields["strict_arcs"], fields["forbid"]
     if strict and not keep:
         raise BarleyError("strict_arcs applies to the arcs that keep_arcs keeps", fix="add keep_arcs")
-    if keep and fields["input"] != "conllu":
+    if keep and fields["input"] not in ("conllu", "auto"):
         raise BarleyError("keep_arcs keeps the HEAD and DEPREL of CoNLL-U data", fix="send CoNLL-U (input conllu)")
     if not keep and not forbid:
         return None

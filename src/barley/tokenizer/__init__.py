@@ -21,7 +21,11 @@ more than :data:`MAX_RUN_CHARS` characters without whitespace is not text (a blo
 stress test) and is refused before it is scored. The output rebuilds the input exactly (:mod:`.spaces`).
 
 ``tokenized`` input (``tokenize(..., input="tokenized")``) is one sentence per line with
-tokens separated by whitespace; only multiword tokens are expanded.
+tokens separated by whitespace; only multiword tokens are expanded. ``sentences`` input
+(``input="sentences"``, UDPipe's *presegmented*, Stanza's ``tokenize_no_ssplit``) is one
+untokenized sentence per line, a blank line between paragraphs: tokenized as text, except
+that a sentence ends at the end of each line and nowhere else (a line of more than
+``max_sentence_tokens`` tokens is still cut, as any sentence is).
 
 Everything but the per-character scores is :class:`Segmenter`'s, shared by the kinds of
 tokenizer: this linear one and the neural one (:mod:`barley.tokenizer.neural`, a
@@ -55,10 +59,11 @@ break, at least) comes far sooner in any language's text, Chinese and Japanese t
 characters takes the neural tokenizer a few seconds, so a 3 MB text without spaces is refused at once
 instead of costing minutes."""
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\u2029")
+_LINE_BREAK = re.compile(r"\n|\u2029")
 _TOKEN = re.compile(r"\S+")
 _IMPOSSIBLE = np.float32(-1e9)
 HELD_OUT = 0.1  # the last part of the training text, on which the sentence-end threshold is tuned
-INPUTS = ("text", "tokenized")
+INPUTS = ("text", "sentences", "tokenized")
 MAX_BITS = 24
 """The largest hashed feature space, 2**24 buckets: the weights are used dense, three floats a bucket
 (200 MB), and a model file's ``bits`` allocates that much before any parse."""
@@ -108,12 +113,14 @@ class Segmenter:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ segmenting
-    def _labels(self, text: str, ends_paragraph: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _labels(self, text: str, ends_paragraph: bool, lines: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Label and sentence-end margin (score of SENTENCE_END minus TOKEN_END) of every character.
 
         Whitespace is INSIDE. A character before whitespace ends at least a token, one before a
-        paragraph break a sentence; the last character ends a token, and a sentence when the
-        text ``ends_paragraph``. Also returns the whitespace mask.
+        paragraph break a sentence (with ``lines``, one before any line break, and no other); the
+        last character ends a token, and a sentence when the text ``ends_paragraph``. Also returns
+        the whitespace mask.
         """
         n = len(text)
         encoded = features.encode(text)
@@ -125,11 +132,13 @@ class Segmenter:
             return labels, margin, space
         scores = self._character_scores(text, encoded, solid)
         scores[:, SENTENCE_END] -= self.sentence_threshold
+        if lines:  # the tokens as scored, the sentence ends from the line breaks alone
+            scores[:, SENTENCE_END] = _IMPOSSIBLE
         before_space = np.r_[space[1:], True][solid]
         scores[before_space, INSIDE] = _IMPOSSIBLE
         best = scores.argmax(axis=1).astype(np.int8)
         best[before_space & (best == INSIDE)] = TOKEN_END  # a model that never saw a token end
-        paragraph_ends = [match.start() for match in _PARAGRAPH_BREAK.finditer(text)]
+        paragraph_ends = [match.start() for match in (_LINE_BREAK if lines else _PARAGRAPH_BREAK).finditer(text)]
         if ends_paragraph:
             paragraph_ends.append(n)
         if paragraph_ends:
@@ -140,9 +149,10 @@ class Segmenter:
         margin[solid] = scores[:, SENTENCE_END] - scores[:, TOKEN_END]
         return labels, margin, space
 
-    def _segment(self, text: str, ends_paragraph: bool, opens_paragraph: bool) -> _Block:
-        """Sentences of ``text`` (which ends a paragraph or is cut at a block border)."""
-        labels, margin, space = self._labels(text, ends_paragraph)
+    def _segment(self, text: str, ends_paragraph: bool, opens_paragraph: bool, lines: bool = False) -> _Block:
+        """Sentences of ``text`` (which ends a paragraph or is cut at a block border); with ``lines``, a
+        sentence ends at each line's end and nowhere else."""
+        labels, margin, space = self._labels(text, ends_paragraph, lines)
         boundary = labels != INSIDE
         starts = np.flatnonzero(~space & np.r_[True, (space | boundary)[:-1]])
         ends = np.flatnonzero(boundary) + 1
@@ -176,19 +186,20 @@ class Segmenter:
                  ) -> Iterator[Sentence]:
         """Sentences of the text given as pieces (or one string), CoNLL-U with ``_`` for tags.
 
-        ``input="text"``: paragraphs separated by blank lines; ``"tokenized"``: one sentence
-        per line, tokens separated by whitespace. ``source``: the file the text comes from, named
-        by errors about it.
+        ``input="text"``: paragraphs separated by blank lines; ``"sentences"``: one untokenized
+        sentence per line, paragraphs separated by blank lines; ``"tokenized"``: one sentence per
+        line, tokens separated by whitespace. ``source``: the file the text comes from, named by
+        errors about it.
         """
         if input not in INPUTS:
             raise ValueError(f"unknown input {input!r}; expected one of {', '.join(INPUTS)}")
         if isinstance(pieces, str):
             pieces = [pieces]
-        pieces = _checked_pieces(pieces, source, input == "text")
-        blocks = self._text_blocks(pieces) if input == "text" else self._line_blocks(pieces)
+        pieces = _checked_pieces(pieces, source, input != "tokenized")
+        blocks = self._line_blocks(pieces) if input == "tokenized" else self._text_blocks(pieces, input == "sentences")
         return self._sentences(blocks)
 
-    def _text_blocks(self, pieces: Iterable[str]) -> Iterator[_Block]:
+    def _text_blocks(self, pieces: Iterable[str], lines: bool = False) -> Iterator[_Block]:
         buffer = ""
         opens_paragraph = True
         for piece in _with_end(pieces):
@@ -196,18 +207,18 @@ class Segmenter:
             buffer += piece or ""
             while buffer.strip():
                 if final and len(buffer) <= BLOCK_CHARS:
-                    yield self._segment(buffer, True, opens_paragraph)
+                    yield self._segment(buffer, True, opens_paragraph, lines)
                     buffer = ""
                     break
                 cut = _last_paragraph_break(buffer, BLOCK_CHARS)
                 if cut:
-                    yield self._segment(buffer[:cut], True, opens_paragraph)
+                    yield self._segment(buffer[:cut], True, opens_paragraph, lines)
                     buffer, opens_paragraph = buffer[cut:], True
                     continue
                 if len(buffer) <= BLOCK_CHARS:
                     break  # wait for the rest of the paragraph
                 cut = _whitespace_cut(buffer, BLOCK_CHARS)
-                block = self._segment(buffer[:cut], False, opens_paragraph)
+                block = self._segment(buffer[:cut], False, opens_paragraph, lines)
                 if len(block.sentences) > 1:  # the last sentence may go on: segment it again with what follows
                     carried = block.sentences.pop()[0][0]
                     opens_paragraph = block.paragraph_starts.pop()

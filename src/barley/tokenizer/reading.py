@@ -109,6 +109,11 @@ def guess_input(path: str | os.PathLike) -> str:
             sample = peek(SNIFF_BYTES)[:SNIFF_BYTES] if path == "-" else handle.read(SNIFF_BYTES)
     except (InputError, OSError, *_GZIP_ERRORS):
         return "conllu"
+    return guess_format(sample)
+
+
+def guess_format(sample: bytes) -> str:
+    """``"conllu"`` or ``"text"``: what data starting with ``sample`` is (as :func:`guess_input` says)."""
     comments = False
     for line in sample.removeprefix(b"\xef\xbb\xbf").splitlines():
         if line.startswith(b"#"):
