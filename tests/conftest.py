@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
 import pytest
+
+from barley.errors import BarleyError
 
 UD_DIR = Path(os.environ.get("BARLEY_UD_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud")).resolve()
 UD_FILES = sorted(UD_DIR.glob("*/*.conllu")) if UD_DIR.is_dir() else []
@@ -27,3 +30,31 @@ def pytest_generate_tests(metafunc):
             metafunc.parametrize("ud_path", UD_FILES, ids=[p.name for p in UD_FILES])
         else:
             metafunc.parametrize("ud_path", [pytest.param(None, marks=pytest.mark.skip(reason=SKIP_UD))])
+
+
+TORCH_MISSING = importlib.util.find_spec("torch") is None
+SKIP_TORCH = "needs PyTorch, which is not installed (the README's test command leaves it out; .ci/run installs it)"
+
+
+def _needs_torch(error: BaseException) -> bool:
+    """Whether ``error`` is barley's or Python's saying that PyTorch is missing."""
+    return ((isinstance(error, ImportError) and error.name == "torch")
+            or (isinstance(error, BarleyError) and "need PyTorch, which is not installed" in str(error)))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``torch`` skip without PyTorch (those that run it in a subprocess: the CLI's trainings)."""
+    if TORCH_MISSING:
+        for item in items:
+            if "torch" in item.keywords:
+                item.add_marker(pytest.mark.skip(reason=SKIP_TORCH))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Without PyTorch, a test that fails only because barley (or the test) needs it is skipped for that reason,
+    so that the README's test command runs on a machine without it; with PyTorch nothing changes."""
+    outcome = yield
+    report = outcome.get_result()
+    if TORCH_MISSING and call.excinfo is not None and report.failed and _needs_torch(call.excinfo.value):
+        report.outcome, report.longrepr = "skipped", (str(item.path), item.location[1] or 0, f"Skipped: {SKIP_TORCH}")

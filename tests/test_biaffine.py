@@ -22,7 +22,7 @@ from barley.tree import check_tree, is_projective
 
 from toy_language import treebank
 
-torch = pytest.importorskip("torch", reason="the biaffine parser needs PyTorch (pip install 'barley[neural]')")
+torch = pytest.importorskip("torch", reason="the biaffine parser needs PyTorch (pip install -e '.[neural]' in barley's checkout)")
 
 TINY = dict(form_dim=16, lemma_dim=8, upos_dim=8, xpos_dim=8, feats_dim=8, char_dim=8, char_hidden=8,
             lstm_hidden=32, lstm_layers=1, arc_mlp=32, label_mlp=16, batch_words=150, dropout=0.1)

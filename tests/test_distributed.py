@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install 'barley[dask]')")
+distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install -e '.[dask]' in barley's checkout)")
 
 from barley import cli, conllu  # noqa: E402
 from barley.runtime.distributed import RECORD_SUFFIX, SHARD_BYTES, expand, parse_files, plan, shard_size  # noqa: E402

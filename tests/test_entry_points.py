@@ -69,7 +69,7 @@ def _python(folder, name: str) -> tuple[int, str]:
 
 
 def _service(folder, name: str) -> tuple[int, str]:
-    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
     from starlette.testclient import TestClient
 
     from barley.service.app import create_app
@@ -105,7 +105,7 @@ def test_every_entry_point_refuses_untagged_conllu_for_a_parser_alone_with_one_l
 
 
 def test_the_dask_path_parses_and_refuses_as_the_command_line(files, capsys):
-    pytest.importorskip("distributed", reason="Dask is not installed (pip install 'barley[dask]')")
+    pytest.importorskip("distributed", reason="Dask is not installed (pip install -e '.[dask]' in barley's checkout)")
     folder, _ = files
     assert _dask(folder, "tagged", capsys) == _cli(folder, "tagged", capsys=capsys)
     assert _dask(folder, "untagged", capsys) == _cli(folder, "untagged", capsys=capsys)

@@ -126,7 +126,7 @@ REQUEST_CASES = int(os.environ.get("BARLEY_FUZZ_REQUEST_CASES", "200"))
 
 def test_every_request_to_the_service_is_answered_under_500_with_one_line_errors():
     """fuzz/service_requests.py: a short seeded run."""
-    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
     import service_requests
 
     counts = service_requests.fuzz(REQUEST_CASES, run_seed=23)

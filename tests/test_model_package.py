@@ -400,7 +400,7 @@ def test_the_other_models_are_found_beside_broken_packages(on_path, capsys):
 
 
 def test_spacy_load_of_a_language_finds_its_model_beside_broken_packages(broken_site, monkeypatch):
-    pytest.importorskip("spacy", reason="barley.spacy needs spaCy: pip install 'barley[spacy]'")
+    pytest.importorskip("spacy", reason="barley.spacy needs spaCy: pip install -e '.[spacy]' in barley's checkout")
     monkeypatch.syspath_prepend(str(broken_site))
     import barley.spacy
 

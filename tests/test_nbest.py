@@ -178,7 +178,7 @@ def test_trees_that_the_inverse_transforms_make_one_are_written_once():
 
 
 def test_the_python_api_and_the_biaffine_parser_take_nbest(tmp_path):
-    pytest.importorskip("torch", reason="the biaffine parser needs PyTorch (pip install 'barley[neural]')")
+    pytest.importorskip("torch", reason="the biaffine parser needs PyTorch (pip install -e '.[neural]' in barley's checkout)")
     from barley.kinds import train
 
     path = tmp_path / "train.conllu"
@@ -199,7 +199,7 @@ def test_the_python_api_and_the_biaffine_parser_take_nbest(tmp_path):
 
 
 def test_the_service_takes_nbest(files):
-    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
     from barley.errors import BarleyError
     from barley.service.app import _answer
     from barley.service.limits import Limits
@@ -228,7 +228,7 @@ def test_the_service_takes_nbest(files):
 
 
 def test_nbest_with_given_or_forbidden_arcs_is_refused_in_one_line(files, capsys):
-    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+    pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
     from barley.constraints import ArcOptions
     from barley.errors import BarleyError
     from barley.service.app import _answer

@@ -14,7 +14,7 @@ from barley.neural.options import Training
 
 from toy_language import treebank
 
-torch = pytest.importorskip("torch", reason="neural training needs PyTorch (pip install 'barley[neural]')")
+torch = pytest.importorskip("torch", reason="neural training needs PyTorch (pip install -e '.[neural]' in barley's checkout)")
 
 from barley.neural.fitting import fit_epochs  # noqa: E402  (needs PyTorch)
 

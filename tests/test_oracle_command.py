@@ -185,7 +185,7 @@ def test_plot_without_matplotlib_says_how_to_get_it(treebank, capsys, tmp_path, 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
     path, _ = treebank
     status, _, err = run_cli(capsys, path, "--plot", tmp_path / "fit.png")
-    assert status == 2 and "pip install 'barley[plot]'" in err and "Traceback" not in err
+    assert status == 2 and "pip install -e '.[plot]' in barley's checkout" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("argv, message", [

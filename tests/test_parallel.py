@@ -43,7 +43,8 @@ def test_any_block_size_gives_the_one_process_output_byte_for_byte(toy, block_by
     folder, model = toy
     expected = _one_process(model, folder / "input.conllu", folder / "one.conllu")
     out = folder / f"jobs-{block_bytes}.conllu"
-    stats = parallel.parse_file(loader(str(model)), str(folder / "input.conllu"), str(out), jobs=2, block_bytes=block_bytes)
+    stats = parallel.parse_file(loader(str(model)), str(folder / "input.conllu"), str(out), jobs=2,
+                                block_bytes=block_bytes)
     assert out.read_bytes() == expected
     assert stats.sentences == 400 and stats.words == sum(len(s) for s in conllu.read(folder / "input.conllu"))
 

@@ -153,7 +153,16 @@ def test_trees_outside_the_class_are_counted_and_handled_as_asked(toy, tmp_path)
     mixed.write_text((folder / "train.conllu").read_text() + NONPROJECTIVE, encoding="utf-8")
     messages = []
     train(str(mixed), outside_class="skip", log=messages.append)
-    assert any("outside arc-eager's class: 1 of 121 sentences (skipped)" in m for m in messages)
+    assert "outside arc-eager's class: 1 of 121 sentences (skipped)" in messages  # 1%: no advice
+    many = tmp_path / "many.conllu"
+    many.write_text((folder / "train.conllu").read_text() + NONPROJECTIVE * 7, encoding="utf-8")
+    messages = []
+    train(str(many), log=messages.append)
+    advice = next(m for m in messages if m.startswith("outside arc-eager's class: 7 of 127 sentences"))
+    assert "--pseudo-projective head" in advice and "--system swap-lazy" in advice  # 5.5%
+    messages = []
+    train(str(many), system="swap-lazy", log=messages.append)
+    assert "outside swap-lazy's class: 0 of 127 sentences (trained on the oracle's nearest tree)" in messages
     with pytest.raises(InputError, match=r"mixed.conllu:\d+: this tree is outside the class"):
         train(str(mixed), outside_class="error", log=lambda m: None)
 

@@ -337,7 +337,7 @@ def test_no_command_starts_once_the_scoreboard_is_stopping(ud, tmp_path):
 
 
 def test_cells_run_on_a_dask_cluster(ud, tmp_path):
-    distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install 'barley[dask]')")
+    distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install -e '.[dask]' in barley's checkout)")
     cells = cell.plan(folders.select(folders.discover(str(ud)), ["UD_Toy-One"]), ["linear"], tmp_path / "out", 1)
     lines: list[str] = []
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
-pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip install 'barley[serve]'")
+pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
+pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
 
 from barley import cli  # noqa: E402
 from barley.conllu import read  # noqa: E402

@@ -46,7 +46,7 @@ LINEAR_TOKENIZER, NEURAL_TOKENIZER = "tokenizer:linear", "tokenizer:neural"
 GROUPS = {
     "parser": "parsers (each option reaches the kinds of parser that take it, --parser)",
     "neural": "neural parsing (--parser biaffine or neural-transition, --components joint; PyTorch: "
-              "pip install 'barley[neural]')",
+              "pip install -e '.[neural]' in barley's checkout)",
     "learner": "learners of the transition-based parser (-l)",
     "component:tag": "the tagger and lemmatizer (--components tag,...)",
     "tokenizer": "the tokenizer (--components tokenize,...; --tokenizer chooses its kind)",

@@ -1,4 +1,4 @@
-"""barley in spaCy (``pip install 'barley[spacy]'``): a barley pipeline makes spaCy Docs.
+"""barley in spaCy (``pip install -e '.[spacy]' in barley's checkout``): a barley pipeline makes spaCy Docs.
 
 Two ways in, as spacy-udpipe and spacy-stanza offer them::
 
@@ -53,7 +53,7 @@ try:
     from spacy.tokens import Doc, Span, Token
     from spacy.util import get_lang_class
 except ImportError as error:  # pragma: no cover - the message is the point
-    raise ImportError("barley.spacy needs spaCy 3.8: pip install 'barley[spacy]'") from error
+    raise ImportError("barley.spacy needs spaCy 3.8: pip install -e '.[spacy]' in barley's checkout") from error
 
 from barley.catalog import language_code, resolve
 from barley.conllu import DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, Sentence

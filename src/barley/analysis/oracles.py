@@ -192,7 +192,7 @@ def load_pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise BarleyError("--plot needs matplotlib", fix="pip install 'barley[plot]'") from None
+        raise BarleyError("--plot needs matplotlib", fix="pip install -e '.[plot]' in barley's checkout") from None
     matplotlib.use("Agg")  # files only: never needs a display
     from matplotlib import pyplot
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import sys
 import time
 
@@ -16,6 +17,7 @@ from barley.errors import BarleyError
 from barley.model_file import read_manifest
 from barley.parse_options import add_parse_arguments
 from barley.pipeline import NOUNS, Pipeline, component_names, components_for, does, loader, require_component
+from barley.runtime.progress import Progress
 from barley.runtime.threads import BLAS_THREADS
 from barley.tokenizer import INPUTS
 from barley.catalog import resolve
@@ -126,13 +128,14 @@ def _parse(args) -> int:
         _check_model(args, component_names(read_manifest(args.model)))
         return parse_on_cluster(args)
     if args.jobs > 1:
-        from barley.runtime.parallel import Progress, parse_file
+        from barley.runtime.parallel import parse_file
 
         _check_model(args, component_names(read_manifest(args.model)))
-        progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
+        progress = Progress(args.needs, args.input if args.input_format == "conllu" else "-")  # text: no ETA
         stats = parse_file(loader(args.model, runs), args.input, args.output, args.jobs,
-                           progress=None if args.quiet else progress, input=args.input_format, retag=args.retag,
+                           progress=None if args.quiet else progress.add, input=args.input_format, retag=args.retag,
                            max_words=args.max_words, nbest=args.nbest, confidence=confidence, beam=args.beam)
+        progress.close()
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
@@ -149,23 +152,23 @@ def _parse(args) -> int:
     if confidence is not None:
         pipeline.with_confidence(confidence)
     pipeline.set_beam(args.beam)  # refused here, before any output, for a parser without a beam
-    counted = {"words": 0}
+    progress = Progress(args.needs, args.input, stream=io.StringIO() if args.quiet else None)
 
     def counting(sentences):
         for sentence in sentences:
-            counted["words"] += len(sentence)
+            progress.written(sentence)
             yield sentence
 
     if args.input_format == "conllu":
-        sentences = read(args.input)
+        sentences = progress.reading(read(args.input))
     else:
-        sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format,
-                                      source=source_name(args.input))
+        sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format, source=source_name(args.input))
     write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest,
                                                    valid_ud=valid_ud, beam=args.beam)), args.output)
+    progress.close()
     if not args.quiet:
         seconds = time.perf_counter() - started
-        words = counted["words"] if args.nbest is None else pipeline.stats.words  # the input's, not K times over
+        words = progress.words if args.nbest is None else pipeline.stats.words  # the input's, not K times over
         summary = pipeline.stats.summary() if pipeline.stats is not None else f"{words} words tagged"
         print(f"barley {args.needs}: {summary}; {seconds:.1f} s, {words / max(seconds, 1e-9):.0f} words/s",
               file=sys.stderr)

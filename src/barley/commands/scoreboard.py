@@ -42,7 +42,7 @@ def register(subparsers) -> None:
                             "threads a recipe trains with)")
     where.add_argument("--scheduler", metavar="ADDRESS",
                        help="train and score on a Dask cluster (tcp://HOST:8786, or local:N for N worker processes "
-                            "here), one cell a task; needs pip install 'barley[dask]' and the same paths on the "
+                            "here), one cell a task; needs pip install -e '.[dask]' in barley's checkout and the same paths on the "
                             "workers")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--list", action="store_true",

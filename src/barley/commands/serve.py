@@ -93,7 +93,7 @@ def run(args) -> int:
         from barley.service.app import create_app
         from barley.service.guards import HostCheck, protocol_with
     except ImportError as error:
-        raise BarleyError(f"barley serve needs {error.name}", fix="pip install 'barley[serve]'") from None
+        raise BarleyError(f"barley serve needs {error.name}", fix="pip install -e '.[serve]' in barley's checkout") from None
     from barley.service.models import ModelRegistry, model_specs
 
     specs = model_specs(args.model)

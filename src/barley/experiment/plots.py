@@ -15,7 +15,7 @@ import os
 from barley.analysis import oracles as oracle_stats
 from barley.experiment.runner import write_bytes
 
-MISSING = "matplotlib is not installed, so the report has no plots (pip install 'barley[plot]')"
+MISSING = "matplotlib is not installed, so the report has no plots (pip install -e '.[plot]' in barley's checkout)"
 
 
 def available() -> bool:

@@ -22,5 +22,5 @@ def require_torch():
         import torch
     except ImportError:
         raise BarleyError("the neural parsers need PyTorch, which is not installed",
-                          fix="pip install 'barley[neural]' (CPU is enough)") from None
+                          fix="install PyTorch; the CPU build is enough (docs/install.md)") from None
     return torch

@@ -18,7 +18,7 @@ appends the shards of a file, in order, to one output file as they finish (so th
 join overlaps the parse; the file is written atomically, its record last), which
 equals the output of a one-process ``barley parse`` byte for byte.
 
-Needs the optional extra ``dask`` (``pip install 'barley[dask]'``); the workers
+Needs the optional extra ``dask`` (``pip install -e '.[dask]' in barley's checkout``); the workers
 must see the input and output paths (a shared file system) and have barley installed.
 """
 
@@ -365,7 +365,7 @@ def connect(scheduler: str):
         from distributed import Client, LocalCluster
     except ImportError:
         raise BarleyError("parsing on a cluster needs Dask, which is not installed",
-                          fix="pip install 'barley[dask]'") from None
+                          fix="pip install -e '.[dask]' in barley's checkout") from None
     if scheduler.startswith("local"):
         _, _, workers = scheduler.partition(":")
         if workers and not workers.isdigit():

@@ -200,27 +200,11 @@ def sentence_blocks(sentences: Iterable[Sentence], block_bytes: int = BLOCK_BYTE
         yield Block(b"".join(pieces), line, index)
 
 
-class Progress:
-    """``progress(bytes_done)`` for :func:`parse_file`: a line on stderr every ``every`` seconds, with an ETA."""
-
-    def __init__(self, source: str, every: float = 10.0):
-        try:
-            self.total = None if source == "-" or source.endswith(".gz") else os.path.getsize(source)
-        except OSError:
-            self.total = None
-        self.every = every
-        self.started = self.last = time.perf_counter()
-
-    def __call__(self, done: int) -> None:
-        now = time.perf_counter()
-        if now - self.last < self.every:
-            return
-        self.last = now
-        rate = done / max(now - self.started, 1e-9)
-        text = f"barley parse: {done / 1e6:.0f} MB parsed, {rate / 1e6:.1f} MB/s"
-        if self.total:
-            text += f", {100 * done / self.total:.0f}% done, ETA {(self.total - done) / max(rate, 1e-9):.0f} s"
-        print(text, file=sys.stderr, flush=True)
+def _counts(text: bytes) -> tuple[int, int]:
+    """The sentences and words of a block of CoNLL-U (a tagger's: no parser counted them)."""
+    lines = text.splitlines()
+    words = sum(1 for line in lines if line[:1].isdigit() and not re.match(rb"\d+[-.]", line))
+    return sum(1 for k, line in enumerate(lines) if not line and k and lines[k - 1]), words
 
 
 def first_line_end(data: bytes) -> str:
@@ -326,7 +310,7 @@ def add_stats(total, part):
 
 
 def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
-               progress: Callable[[int], None] | None = None, input: str = "conllu", retag: bool = False,
+               progress: Callable[[int, int, int], None] | None = None, input: str = "conllu", retag: bool = False,
                max_words: int | None = None, nbest: int | None = None, confidence=None, beam: int | None = None):
     """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes, each with
     the pipeline ``load()`` gives (:func:`barley.pipeline.loader`: a model file, or some of its components).
@@ -338,8 +322,9 @@ def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, 
     sentence (:meth:`barley.pipeline.Pipeline.set_nbest`); ``confidence``: probabilities written
     (:meth:`barley.pipeline.Pipeline.with_confidence`); ``beam``: a transition-based parser's width
     (:meth:`barley.pipeline.Pipeline.set_beam`). Returns the summed parse statistics
-    (``ParseStats`` or ``GraphParseStats``). ``progress(bytes_done)`` is called after
-    each block is written (bytes of CoNLL-U: of the input, or of the tokenized text).
+    (``ParseStats`` or ``GraphParseStats``). ``progress(sentences, words, size)`` is called
+    after each block is written (:meth:`barley.runtime.progress.Progress.add`: its sentences, its words,
+    its bytes of CoNLL-U: of the input, or of the tokenized text).
     """
     name = "<stdin>" if source == "-" else source
     fork = sys.platform == "linux"
@@ -348,7 +333,6 @@ def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, 
         pipeline.set_nbest(nbest)  # a parser without k-best is refused here, not in every worker
         pipeline.set_beam(beam)
     stats = None
-    done_bytes = 0
     with loaded_for_workers(pipeline if fork else None):
         with contextlib.ExitStack() as stack:
             if input == "conllu":
@@ -371,10 +355,11 @@ def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, 
 
             for size, (text, block_stats) in in_order(pool, jobs, calls()):
                 out.write(text)  # in input order
-                done_bytes += size
                 stats = add_stats(stats, block_stats)
                 if progress:
-                    progress(done_bytes)
+                    sentences, words = _counts(text) if block_stats is None else (block_stats.sentences,
+                                                                                   block_stats.words)
+                    progress(sentences, words, size)
     return stats
 
 
