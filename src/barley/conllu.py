@@ -46,10 +46,19 @@ from typing import IO
 import numpy as np
 
 from barley.atomic import atomic_output
-from barley.errors import BarleyWarning, InputError
+from barley.columns import COLUMNS, DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, column_index
+from barley.errors import BarleyError, BarleyWarning, InputError
+from barley.words import Token, Word, tokens_of
 
-ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
-COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+
+def _conllu_package():
+    """The ``conllu`` package (optional), or a one-line error saying how to get it."""
+    try:
+        import conllu
+    except ImportError:
+        raise BarleyError("converting to and from TokenList needs the conllu package",
+                          fix="pip install conllu") from None
+    return conllu
 
 
 class Sentence:
@@ -65,6 +74,10 @@ class Sentence:
     of a file that had one).
     ``only_words``: the caller knows that every row is a word (no multiword token, no
     empty node), so ``words`` is ``rows`` without looking (the reader's common case).
+
+    Iterating a sentence gives its words as :class:`~barley.words.Word` objects (``word.upos``,
+    ``word.head``, ``word.feats``), and :attr:`tokens` its tokens, multiword tokens kept
+    (:mod:`barley.words`).
     """
 
     __slots__ = ("comments", "rows", "words", "line", "source", "newline", "bom")
@@ -82,6 +95,24 @@ class Sentence:
     def __len__(self) -> int:
         return len(self.words)
 
+    def __iter__(self) -> Iterator[Word]:
+        """The words 1..n as :class:`~barley.words.Word` views of their rows."""
+        return (Word(self, row) for row in self.words)
+
+    @property
+    def tokens(self) -> list[Token]:
+        """The tokens as written (:class:`~barley.words.Token`): a multiword token with its words."""
+        return tokens_of(self)
+
+    @property
+    def text(self) -> str | None:
+        """The ``# text`` comment's value, if the sentence has one."""
+        for comment in self.comments:
+            key, _, value = comment[1:].partition("=")
+            if key.strip() == "text":
+                return value.strip()
+        return None
+
     def __repr__(self) -> str:
         text = " ".join(word[FORM] for word in self.words[:8])
         return f"<Sentence {self.source}:{self.line} {len(self)} words: {text}{' ...' if len(self) > 8 else ''}>"
@@ -94,8 +125,10 @@ class Sentence:
                 return value.strip()
         return None
 
-    def column(self, index: int) -> list[str]:
-        """The values of one column for the words 1..n (no root entry)."""
+    def column(self, column: int | str) -> list[str]:
+        """The values of one column for the words 1..n (no root entry): by name (``"upos"``, any case) or
+        position (:data:`UPOS`)."""
+        index = column_index(column)
         return [word[index] for word in self.words]
 
     def heads(self) -> np.ndarray:
@@ -126,6 +159,22 @@ class Sentence:
     def copy(self) -> Sentence:
         return Sentence(list(self.comments), [list(row) for row in self.rows], self.line, self.source,
                         self.newline, self.bom)
+
+    def to_tokenlist(self):
+        """The sentence as a ``conllu`` package ``TokenList`` (``pip install conllu``), as ``conllu.parse``
+        reads its CoNLL-U: ids as ints (tuples for multiword tokens and empty nodes), FEATS and MISC as
+        dicts, the comments as ``metadata``."""
+        [tokens] = _conllu_package().parse(self.to_text())
+        return tokens
+
+    @classmethod
+    def from_tokenlist(cls, tokens, name: str = "<TokenList>") -> Sentence:
+        """A ``conllu`` ``TokenList`` as a sentence, read from its ``serialize()`` (errors name ``name``)."""
+        sentences = list(read_bytes(tokens.serialize().encode("utf-8"), name))
+        if len(sentences) != 1:
+            raise InputError(f"the TokenList holds {len(sentences)} sentences, not one", path=name,
+                             fix="give one sentence's TokenList (an empty one has no sentence)")
+        return sentences[0]
 
     def to_text(self) -> str:
         """The sentence as CoNLL text, ending with the blank line that closes it (in its own line ends)."""

@@ -17,32 +17,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from barley.conllu import Sentence, read_bytes
-from barley.errors import BarleyError, InputError
+from barley.conllu import Sentence
 
 if TYPE_CHECKING:
     from conllu.models import TokenList
 
 
-def _conllu_package():
-    try:
-        import conllu
-    except ImportError:
-        raise BarleyError("converting to and from TokenList needs the conllu package",
-                          fix="pip install conllu") from None
-    return conllu
-
-
 def to_tokenlist(sentence: Sentence) -> TokenList:
-    """``sentence`` as a ``conllu`` ``TokenList``."""
-    [tokens] = _conllu_package().parse(sentence.to_text())
-    return tokens
+    """``sentence`` as a ``conllu`` ``TokenList`` (:meth:`barley.conllu.Sentence.to_tokenlist`)."""
+    return sentence.to_tokenlist()
 
 
 def from_tokenlist(tokens: TokenList, name: str = "<TokenList>") -> Sentence:
     """A ``conllu`` ``TokenList`` as a :class:`~barley.conllu.Sentence` (errors name ``name``)."""
-    sentences = list(read_bytes(tokens.serialize().encode("utf-8"), name))
-    if len(sentences) != 1:
-        raise InputError(f"the TokenList holds {len(sentences)} sentences, not one", path=name,
-                         fix="give one sentence's TokenList (an empty one has no sentence)")
-    return sentences[0]
+    return Sentence.from_tokenlist(tokens, name)

@@ -367,8 +367,8 @@ class Pipeline:
               valid_ud: bool | None = None, beam: int | None = None) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
-        ``data``: a text (needs a tokenizer in the pipeline) or sentences (e.g. from
-        :func:`barley.read`), annotated in place. Columns a tagger writes are kept where a
+        ``data``: a text (needs a tokenizer in the pipeline), sentences (e.g. from
+        :func:`barley.read`) or one sentence, annotated in place. Columns a tagger writes are kept where a
         sentence already has them, unless ``retag``. ``arcs``: the arcs to keep and to avoid
         (:class:`barley.constraints.ArcOptions`, e.g. ``ArcOptions(keep=True)`` keeps the HEAD
         and DEPREL the sentences already have), for the component that writes the trees.
@@ -391,7 +391,7 @@ class Pipeline:
         if isinstance(data, (bytes, bytearray)):
             raise BarleyError(f"parse takes a text as str (or sentences), not {type(data).__name__}",
                               fix="decode it first, e.g. data.decode('utf-8')")
-        sentences = self.tokenize(data) if isinstance(data, str) else data
+        sentences = self.tokenize(data) if isinstance(data, str) else [data] if isinstance(data, Sentence) else data
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",
                               fix="leave out --keep-arcs and --forbid, or use a model with a parser")
