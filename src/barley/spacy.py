@@ -1,4 +1,4 @@
-"""barley in spaCy (``pip install -e '.[spacy]' in barley's checkout``): a barley pipeline makes spaCy Docs.
+"""barley in spaCy (``pip install -e '.[spacy]'`` in barley's checkout): a barley pipeline makes spaCy Docs.
 
 Two ways in, as spacy-udpipe and spacy-stanza offer them::
 

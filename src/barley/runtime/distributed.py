@@ -18,7 +18,7 @@ appends the shards of a file, in order, to one output file as they finish (so th
 join overlaps the parse; the file is written atomically, its record last), which
 equals the output of a one-process ``barley parse`` byte for byte.
 
-Needs the optional extra ``dask`` (``pip install -e '.[dask]' in barley's checkout``); the workers
+Needs the optional extra ``dask`` (``pip install -e '.[dask]'`` in barley's checkout); the workers
 must see the input and output paths (a shared file system) and have barley installed.
 """
 

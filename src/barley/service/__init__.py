@@ -9,5 +9,5 @@
   ``GET /models``, ``GET /openapi.json``, the page at ``/``;
 - :mod:`barley.service.page`: the web page (self-contained: inline CSS and script).
 
-FastAPI and uvicorn come with the ``serve`` extra: ``pip install -e '.[serve]' in barley's checkout``.
+FastAPI and uvicorn come with the ``serve`` extra: ``pip install -e '.[serve]'`` in barley's checkout.
 """
