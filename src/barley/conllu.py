@@ -107,11 +107,7 @@ class Sentence:
     @property
     def text(self) -> str | None:
         """The ``# text`` comment's value, if the sentence has one."""
-        for comment in self.comments:
-            key, _, value = comment[1:].partition("=")
-            if key.strip() == "text":
-                return value.strip()
-        return None
+        return self._comment("text")
 
     def __repr__(self) -> str:
         text = " ".join(word[FORM] for word in self.words[:8])
@@ -119,9 +115,13 @@ class Sentence:
 
     @property
     def sent_id(self) -> str | None:
+        return self._comment("sent_id")
+
+    def _comment(self, name: str) -> str | None:
+        """The value of the first ``# name = value`` comment, if any."""
         for comment in self.comments:
             key, _, value = comment[1:].partition("=")
-            if key.strip() == "sent_id":
+            if key.strip() == name:
                 return value.strip()
         return None
 

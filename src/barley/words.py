@@ -64,6 +64,19 @@ class _Column:
         view.row[self.index] = value
 
 
+class _Pairs:
+    """FEATS or MISC of a row, read as a dict and written from a mapping (FEATS sorted, as UD orders them)."""
+
+    def __init__(self, index: int, sort: bool):
+        self.index, self.sort = index, sort
+
+    def __get__(self, view, owner=None):
+        return self if view is None else parse_pairs(view.row[self.index], "=")
+
+    def __set__(self, view, pairs: Mapping[str, str]) -> None:
+        view.row[self.index] = format_pairs(pairs, sort=self.sort)
+
+
 class Word:
     """Word ``id`` of a sentence (a view of its row): ``form``, ``lemma``, ``upos``, ``xpos``, ``deprel`` and
     ``deps`` as strings, ``feats`` and ``misc`` as dicts, ``head`` as the head word (None for the root's
@@ -71,6 +84,7 @@ class Word:
 
     __slots__ = ("sentence", "row")
     form, lemma, upos, xpos, deprel, deps = (_Column(k) for k in (FORM, LEMMA, UPOS, XPOS, DEPREL, DEPS))
+    feats, misc = _Pairs(FEATS, sort=True), _Pairs(MISC, sort=False)
 
     def __init__(self, sentence: Sentence, row: list[str]):
         self.sentence, self.row = sentence, row
@@ -104,21 +118,6 @@ class Word:
         me = self.row[ID]
         return [Word(self.sentence, row) for row in self.sentence.words if row[HEAD] == me]
 
-    @property
-    def feats(self) -> dict[str, str]:
-        return parse_pairs(self.row[FEATS], "=")
-
-    @feats.setter
-    def feats(self, feats: Mapping[str, str]) -> None:
-        self.row[FEATS] = format_pairs(feats, sort=True)
-
-    @property
-    def misc(self) -> dict[str, str]:
-        return parse_pairs(self.row[MISC], "=")
-
-    @misc.setter
-    def misc(self, misc: Mapping[str, str]) -> None:
-        self.row[MISC] = format_pairs(misc, sort=False)
 
     @property
     def token(self) -> Token:
@@ -141,6 +140,7 @@ class Token:
 
     __slots__ = ("sentence", "row", "words")
     form = _Column(FORM)
+    misc = _Pairs(MISC, sort=False)
 
     def __init__(self, sentence: Sentence, row: list[str], words: list[Word]):
         self.sentence, self.row, self.words = sentence, row, words
@@ -152,10 +152,6 @@ class Token:
     @property
     def is_multiword(self) -> bool:
         return "-" in self.row[ID]
-
-    @property
-    def misc(self) -> dict[str, str]:
-        return parse_pairs(self.row[MISC], "=")
 
     def __repr__(self) -> str:
         return f"<Token {self.row[ID]} {self.row[FORM]!r}: {' '.join(word.form for word in self.words)}>"
