@@ -279,7 +279,8 @@ def test_without_torch_the_error_says_what_to_install(monkeypatch):
     from barley.neural import require_torch
 
     monkeypatch.setitem(sys.modules, "torch", None)
-    with pytest.raises(BarleyError, match=r"barley\[neural\]"):
+    with pytest.raises(BarleyError, match=r"need PyTorch, which is not installed \(install PyTorch; the CPU build "
+                                          r"is enough \(docs/install.md\)\)"):
         require_torch()
 
 
