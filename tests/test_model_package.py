@@ -64,6 +64,8 @@ def test_the_wheel_holds_the_model_its_licence_card_and_a_true_record(toy, wheel
     assert b"Root-Is-Purelib: true\nTag: py3-none-any\n" in files[f"{info}/WHEEL"]
     card = files["xx_toy/README.md"].decode()
     assert "## Scores and speed" in card and "components:  tag, parse" in card and "train.conllu" in card
+    assert "barley parse -m xx_toy input.conllu" in card and "it has no tokenizer" in card  # it reads no text
+    assert str(toy) not in card  # the training file by its name alone
     record = files.pop(f"{info}/RECORD").decode().splitlines()
     assert record[-1] == f"{info}/RECORD,,"
     for line in record[:-1]:

@@ -97,14 +97,18 @@ def _licence_text(path: str) -> str:
 def model_card(name: str, version: str, manifest: dict, licence: str) -> str:
     """The model card (Markdown): what the model is, its training data and options (as ``barley info``
     prints them), its scores and speed as its manifest records them, and its licence."""
+    from barley.pipeline import component_names
     from barley.pipeline.describe import describe
 
     package = manifest["package"]
+    reads_text = "tokenize" in component_names(manifest)
     lines = [f"# {name} {version}", "",
              f"A barley model (language: {package.get('language') or 'not stated'}; licence: {licence}), "
              f"for barley {package['barley_versions']}.", "",
              "```", f"pip install --no-index {name}-{version}-py3-none-any.whl",
-             f"barley parse -m {name} input.txt", "```", ""]
+             f"barley parse -m {name} input.txt" if reads_text else f"barley parse -m {name} input.conllu",
+             "```", "", "It reads " + ("plain text (and CoNLL-U)." if reads_text else
+                                       "tokenized sentences in CoNLL-U: it has no tokenizer."), ""]
     shipped = manifest.get("shipped")
     if shipped:
         lines += [f"Trained on {shipped.get('treebank')} {shipped.get('treebank_version')} "
@@ -118,8 +122,17 @@ def model_card(name: str, version: str, manifest: dict, licence: str) -> str:
     speeds = [f"{values['words_per_second']} words/s ({what})" for what, values in recorded.items()
               if "words_per_second" in values]
     lines += ["- speed: " + ("; ".join(speeds) if speeds else "not recorded in the model's manifest"), "",
-              "## Training data and options (`barley info`)", "", "```", describe(manifest), "```", ""]
+              "## Training data and options (`barley info`)", "", "```", describe(_file_names(manifest)), "```", ""]
     return "\n".join(lines)
+
+
+def _file_names(record):
+    """A manifest with the files it was trained and calibrated on named by their file names alone: a card is
+    published, and the folders of the machine that trained it are nobody's business (``data``, ``dev``)."""
+    if isinstance(record, dict):
+        return {key: os.path.basename(value) if key in ("data", "dev") and isinstance(value, str) else
+                _file_names(value) for key, value in record.items()}
+    return record
 
 
 def build(model: str, name: str, out_dir: str, *, version: str = "1.0.0", licence: str | None = None,
