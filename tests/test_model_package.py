@@ -7,7 +7,6 @@ import base64
 import email
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import sysconfig

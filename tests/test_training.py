@@ -126,8 +126,8 @@ def test_classes_are_every_move_with_every_label_for_labeled_moves():
     system = get_system("arc-eager")
     classes = Classes(system, ["x", "y"])
     assert len(classes.table) == sum(2 if labeled else 1 for labeled in system.labeled)
-    assert all(classes.table[classes.of(m, l)].tolist() == [m, l if system.labeled[m] else -1]
-               for m in range(len(system.moves)) for l in (0, 1))
+    assert all(classes.table[classes.of(m, label)].tolist() == [m, label if system.labeled[m] else -1]
+               for m in range(len(system.moves)) for label in (0, 1))
     assert np.array_equal(classes.table[:, 1] >= 0, np.array(system.labeled)[classes.table[:, 0]])
 
 

@@ -65,7 +65,7 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                   + f"; epoch {training.get('best_epoch')} of {training.get('epochs_run')} kept (best mean dev "
                   f"score)" + ("; training interrupted" if training.get("interrupted") else ""),
                   *_confidence_lines(joint)]
-        lines += [(f"restarted:   " + (f"epoch {tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept"
+        lines += [("restarted:   " + (f"epoch {tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept"
                                         if tuning.get("kept", True) else
                                         f"none of {tuning.get('epochs_run')} epochs better on dev, the network before kept")
                    + f" (a warm restart: a fresh optimiser, the learning rate from "

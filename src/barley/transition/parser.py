@@ -548,7 +548,7 @@ def describe_transition(manifest: dict) -> list[str]:
         describe_transforms(manifest),
         f"learner:     {learner.get('name')} {learner.get('params', {}) if learner.get('name') != 'split' else ''}"
         + (f" split by {learner.get('split_feature')}" if learner.get("split_feature") else ""),
-        f"features:    {len([l for l in manifest.get('features', '').splitlines() if l.split('#')[0].strip()])} "
+        f"features:    {len([line for line in manifest.get('features', '').splitlines() if line.split('#')[0].strip()])} "
         f"templates from {manifest.get('features_source')}",
         f"labels:      {len(manifest.get('labels', []))} (root label {manifest.get('root_label')!r})",
         describe_vocabularies(manifest),
