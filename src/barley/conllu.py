@@ -46,7 +46,8 @@ from typing import IO
 import numpy as np
 
 from barley.atomic import atomic_output
-from barley.columns import COLUMNS, DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, column_index
+from barley.columns import (  # noqa: F401 (the columns are read from here too: barley.conllu.UPOS)
+    COLUMNS, DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, column_index)
 from barley.errors import BarleyError, BarleyWarning, InputError
 from barley.words import Token, Word, tokens_of
 
