@@ -216,6 +216,7 @@ def test_the_manifest_declares_the_arrays_and_read_takes_the_declaration_out(tmp
     ("a declared shape larger than its member", r"fewer than its declared int64 \[1000\] need"),
     ("a declaration that is not one", "the manifest's declaration of the array 'keys' is not"),
     ("a declared object dtype", "has the dtype '\\|O', not a number type"),
+    ("a declared dtype numpy would evaluate", "has the dtype '<i4,\\(', not a number type"),
 ])
 def test_members_are_checked_against_the_declared_arrays_before_any_is_read(case, message, tmp_path, headers_read):
     """Issue 37 (6): an unknown member was found only after it was read (and a 3 GiB one inflated first)."""
@@ -237,8 +238,10 @@ def test_members_are_checked_against_the_declared_arrays_before_any_is_read(case
         declared["keys"]["shape"] = [1000]
     elif case == "a declaration that is not one":
         declared["keys"] = [3]
-    else:
+    elif case == "a declared object dtype":
         declared["keys"]["dtype"] = "|O"
+    else:  # found by the fuzzer: np.dtype("<i4,(") is a SyntaxError from ast.literal_eval
+        declared["keys"]["dtype"] = "<i4,("
     _packed(path, manifest, members)
     with pytest.raises(ModelError, match=message) as error:
         model_file.read(path)

@@ -36,6 +36,7 @@ import json
 import math
 import mmap
 import os
+import re
 import struct
 import zipfile
 import zlib
@@ -60,6 +61,8 @@ MAX_MANIFEST_DEPTH = 32
 DECLARED = "arrays"
 """The manifest's entry that declares the arrays: ``{name: {"dtype": "<f4", "shape": [300, 7]}}``."""
 DECLARED_KINDS = "biufc"
+_DTYPE = re.compile(r"[<>|][biufc][0-9]{1,2}")
+"""A declared dtype as numpy writes one (``np.dtype(...).str``) of a kind in :data:`DECLARED_KINDS`."""
 """The numpy dtype kinds an array may be declared of: numbers only."""
 MAX_UNPACKED_RATIO = 16
 """How many times its own size a model file may unpack to, in all (plus :data:`UNPACKED_ALLOWANCE`): the
@@ -279,10 +282,9 @@ def _declared(entry) -> dict[str, tuple[np.dtype, tuple[int, ...]]] | None:
         if not isinstance(array, dict) or sorted(array) != ["dtype", "shape"] or not isinstance(array["dtype"], str) \
                 or not isinstance(array["shape"], list):
             raise ValueError(f"{what} is not {{\"dtype\": TEXT, \"shape\": [LENGTHS]}}")
-        try:
-            dtype = np.dtype(array["dtype"])
-        except TypeError:
-            dtype = None
+        # only the form numpy writes ('<f4', '|u1'): numpy reads other strings as Python expressions
+        # ('<i4,(' raises a SyntaxError from ast.literal_eval), and nothing of a model is evaluated
+        dtype = np.dtype(array["dtype"]) if _DTYPE.fullmatch(array["dtype"]) else None
         if dtype is None or dtype.str != array["dtype"] or dtype.kind not in DECLARED_KINDS:
             raise ValueError(f"{what} has the dtype {array['dtype']!r}, not a number type")
         if not all(type(length) is int and length >= 0 for length in array["shape"]):
