@@ -217,6 +217,7 @@ def test_the_manifest_declares_the_arrays_and_read_takes_the_declaration_out(tmp
     ("a declaration that is not one", "the manifest's declaration of the array 'keys' is not"),
     ("a declared object dtype", "has the dtype '\\|O', not a number type"),
     ("a declared dtype numpy would evaluate", "has the dtype '<i4,\\(', not a number type"),
+    ("a declared dtype numpy does not know", "has the dtype '<f5', not a number type"),
 ])
 def test_members_are_checked_against_the_declared_arrays_before_any_is_read(case, message, tmp_path, headers_read):
     """Issue 37 (6): an unknown member was found only after it was read (and a 3 GiB one inflated first)."""
@@ -240,8 +241,10 @@ def test_members_are_checked_against_the_declared_arrays_before_any_is_read(case
         declared["keys"] = [3]
     elif case == "a declared object dtype":
         declared["keys"]["dtype"] = "|O"
-    else:  # found by the fuzzer: np.dtype("<i4,(") is a SyntaxError from ast.literal_eval
+    elif case == "a declared dtype numpy would evaluate":  # found by the fuzzer: a SyntaxError from ast.literal_eval
         declared["keys"]["dtype"] = "<i4,("
+    else:  # found by the fuzzer too: np.dtype("<f5") is a TypeError
+        declared["keys"]["dtype"] = "<f5"
     _packed(path, manifest, members)
     with pytest.raises(ModelError, match=message) as error:
         model_file.read(path)

@@ -45,9 +45,14 @@ def dataframe(sentences: Iterable[Sentence]) -> pandas.DataFrame:
 def from_dataframe(frame: pandas.DataFrame) -> list[Sentence]:
     """The sentences of a DataFrame made by :func:`dataframe` (its rows in order, its comments)."""
     comments = frame.attrs.get("comments", [])
-    columns = list(map(str.lower, COLUMNS))
-    sentences = []
-    for number, rows in frame.groupby("sentence", sort=True):
-        lines = [[str(value) for value in row] for row in rows[columns].itertuples(index=False)]
-        sentences.append(Sentence(list(comments[number]) if number < len(comments) else [], lines))
+    # plain arrays, not pandas groups: each operation on the frame would copy its attrs (every comment)
+    numbers = frame["sentence"].to_numpy()
+    values = frame[list(map(str.lower, COLUMNS))].to_numpy(dtype=str)
+    sentences, start = [], 0
+    for end in range(1, len(numbers) + 1):
+        if end == len(numbers) or numbers[end] != numbers[start]:
+            number = int(numbers[start])
+            sentences.append(Sentence(list(comments[number]) if number < len(comments) else [],
+                                      [list(row) for row in values[start:end].tolist()]))
+            start = end
     return sentences

@@ -284,7 +284,10 @@ def _declared(entry) -> dict[str, tuple[np.dtype, tuple[int, ...]]] | None:
             raise ValueError(f"{what} is not {{\"dtype\": TEXT, \"shape\": [LENGTHS]}}")
         # only the form numpy writes ('<f4', '|u1'): numpy reads other strings as Python expressions
         # ('<i4,(' raises a SyntaxError from ast.literal_eval), and nothing of a model is evaluated
-        dtype = np.dtype(array["dtype"]) if _DTYPE.fullmatch(array["dtype"]) else None
+        try:  # of that form, numpy knows some ('<f4') and not others ('<f5': a TypeError)
+            dtype = np.dtype(array["dtype"]) if _DTYPE.fullmatch(array["dtype"]) else None
+        except TypeError:
+            dtype = None
         if dtype is None or dtype.str != array["dtype"] or dtype.kind not in DECLARED_KINDS:
             raise ValueError(f"{what} has the dtype {array['dtype']!r}, not a number type")
         if not all(type(length) is int and length >= 0 for length in array["shape"]):
