@@ -143,6 +143,7 @@ def assert_valid(sentence: conllu.Sentence, values: list[str]) -> None:
         assert format_deps(arcs) == value
         assert str(number) not in [head for head, _ in arcs]
         assert all(EDEPREL.match(relation) for _, relation in arcs), value
+        assert all((head == "0") == (relation == "root") for head, relation in arcs), value  # UD's level 2
         heads_of[number] = [int(head) for head, _ in arcs]
     reached, frontier = {0}, [0]
     children = {}
@@ -158,7 +159,7 @@ def assert_valid(sentence: conllu.Sentence, values: list[str]) -> None:
 
 
 RELATIONS = ["nsubj", "obj", "iobj", "obl", "nmod", "advcl", "acl", "acl:relcl", "xcomp", "ccomp", "conj", "cc",
-             "case", "mark", "det", "amod", "advmod", "aux:pass", "nsubj:pass", "fixed", "parataxis", "punct", "root"]
+             "case", "mark", "det", "amod", "advmod", "aux:pass", "nsubj:pass", "fixed", "parataxis", "punct"]
 
 
 @settings(max_examples=300, deadline=None)

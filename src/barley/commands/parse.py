@@ -102,6 +102,7 @@ def _parse(args) -> int:
         raise BarleyError("--nbest and --beam are not yet taken with --scheduler", fix="parse with --jobs instead")
     arcs = _arc_options(args)
     valid_ud = getattr(args, "valid_ud", None)
+    enhanced = getattr(args, "enhanced", False)  # barley tag has no trees to enhance
     if valid_ud is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--valid-ud and --no-valid-ud parse in one process (not yet with --jobs or --scheduler, "
                           "which keep the parser's default)", fix="leave out --jobs and --scheduler")
@@ -112,6 +113,8 @@ def _parse(args) -> int:
         raise BarleyError("--keep-arcs and --forbid parse in one process (not yet with --jobs or --scheduler)",
                           fix="leave out --jobs and --scheduler")
     if args.scheduler or args.out_dir or args.shard_mb is not None:
+        if enhanced:
+            raise BarleyError("--enhanced is not yet taken with --scheduler", fix="parse with --jobs instead")
         if args.input_format != "conllu" or args.retag or args.max_words is not None or confidence:
             raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "
                               f"{args.input_format}{' --retag' if args.retag else ''}"
@@ -131,7 +134,7 @@ def _parse(args) -> int:
         progress = Progress(args.input if args.input_format == "conllu" else "-")  # no ETA for text
         stats = parse_file(args.model, args.input, args.output, args.jobs, progress=None if args.quiet else progress,
                            input=args.input_format, retag=args.retag, components=runs, max_words=args.max_words,
-                           nbest=args.nbest, confidence=confidence, beam=args.beam)
+                           nbest=args.nbest, confidence=confidence, beam=args.beam, enhanced=enhanced)
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
             print(f"barley {args.needs}: {stats.summary()}; {seconds:.1f} s, "
@@ -161,7 +164,7 @@ def _parse(args) -> int:
         sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format,
                                       source=source_name(args.input))
     write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest,
-                                                   valid_ud=valid_ud, beam=args.beam)), args.output)
+                                  valid_ud=valid_ud, beam=args.beam, enhanced=enhanced)), args.output)
     if not args.quiet:
         seconds = time.perf_counter() - started
         words = counted["words"] if args.nbest is None else pipeline.stats.words  # the input's, not K times over
