@@ -66,7 +66,8 @@ PARSE_OPTIONS: tuple[Option, ...] = (
             PARSE_COMMAND, action="switch"),
 )
 """The options of ``barley parse`` that reach the model: given arcs, UD-valid trees, confidence, the beam,
-the k best and the enhanced graphs (what the command does with its files — input, output, jobs, Dask — stays with the command)."""
+the k best and the enhanced graphs (what the command does with its files — input, output, jobs, Dask —
+stays with the command)."""
 
 _PARSE_TYPES = {"max_words": positive, "nbest": positive, "beam": positive, "flag_below": probability}
 
