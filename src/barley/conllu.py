@@ -4,7 +4,8 @@ A :class:`Sentence` keeps every line of the input as it was: comment lines
 verbatim, and every token line (syntactic words, multiword-token ranges, empty
 nodes) split into its ten tab-separated fields. Writing joins the fields again, so
 reading then writing gives the same bytes. Only HEAD and DEPREL are ever replaced,
-and only through :meth:`Sentence.set_tree`.
+and only through :meth:`Sentence.set_tree` (and DEPS where enhanced graphs are asked for,
+:mod:`barley.enhanced.enhancer`).
 
 CoNLL-X uses the same ten columns (CPOSTAG and POSTAG stand where CoNLL-U has UPOS
 and XPOS; PHEAD and PDEPREL where it has DEPS and MISC), so both formats share

@@ -59,9 +59,15 @@ PARSE_OPTIONS: tuple[Option, ...] = (
             "right, relations that agree with UPOS (joint, biaffine and transition-based parsers; "
             "docs/valid-ud.md). Default: on for the joint network (the shipped default model), off for "
             "transition-based parsers; --no-valid-ud turns it off", PARSE_COMMAND, action="negatable"),
+    declare("enhanced", bool, False, "fill DEPS with the enhanced graph of each predicted tree (Enhanced Universal "
+            "Dependencies: conjuncts' shared heads and dependents, controlled subjects, relative pronouns as ref, "
+            "labels with their case and conjunction, obl:with, conj:and; no empty nodes): the model's own "
+            "enhancer where it has one, else rules with its language's conventions (docs/enhanced.md)",
+            PARSE_COMMAND, action="switch"),
 )
-"""The options of ``barley parse`` that reach the model: given arcs, UD-valid trees, confidence, the beam and
-the k best (what the command does with its files — input, output, jobs, Dask — stays with the command)."""
+"""The options of ``barley parse`` that reach the model: given arcs, UD-valid trees, confidence, the beam,
+the k best and the enhanced graphs (what the command does with its files — input, output, jobs, Dask —
+stays with the command)."""
 
 _PARSE_TYPES = {"max_words": positive, "nbest": positive, "beam": positive, "flag_below": probability}
 

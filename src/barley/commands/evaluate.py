@@ -43,8 +43,9 @@ def register(subparsers) -> None:
                         help="where --show-errors writes its page (default errors.html)")
     parser.add_argument("--conll18", action="store_true",
                         help="print only the CoNLL 2018 shared task metrics (Tokens, Sentences, Words, UPOS, XPOS, "
-                             "UFeats, AllTags, Lemmas, UAS, LAS, CLAS, MLAS, BLEX); chosen by itself when SYSTEM's "
-                             "tokenization or sentence split differs from GOLD's")
+                             "UFeats, AllTags, Lemmas, UAS, LAS, CLAS, MLAS, BLEX; then ELAS and EULAS of IWPT 2020 "
+                             "where GOLD has enhanced arcs in DEPS); chosen by itself when SYSTEM's tokenization or "
+                             "sentence split differs from GOLD's")
     parser.add_argument("--jobs", "-j", type=jobs_argument, default=1, metavar="N",
                         help="worker processes ('auto': one per core); the files are scored in blocks of whole "
                              "sentences and the report is the same (default 1)")

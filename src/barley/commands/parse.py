@@ -105,6 +105,7 @@ def _parse(args) -> int:
         raise BarleyError("--nbest and --beam are not yet taken with --scheduler", fix="parse with --jobs instead")
     arcs = _arc_options(args)
     valid_ud = getattr(args, "valid_ud", None)
+    enhanced = getattr(args, "enhanced", False)  # barley tag has no trees to enhance
     if valid_ud is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--valid-ud and --no-valid-ud parse in one process (not yet with --jobs or --scheduler, "
                           "which keep the parser's default)", fix="leave out --jobs and --scheduler")
@@ -115,6 +116,8 @@ def _parse(args) -> int:
         raise BarleyError("--keep-arcs and --forbid parse in one process (not yet with --jobs or --scheduler)",
                           fix="leave out --jobs and --scheduler")
     if args.scheduler or args.out_dir or args.shard_mb is not None:
+        if enhanced:
+            raise BarleyError("--enhanced is not yet taken with --scheduler", fix="parse with --jobs instead")
         if args.input_format != "conllu" or args.retag or args.max_words is not None or confidence:
             raise BarleyError("--scheduler parses CoNLL-U input as it is (not yet --input "
                               f"{args.input_format}{' --retag' if args.retag else ''}"
@@ -134,7 +137,8 @@ def _parse(args) -> int:
         progress = Progress(args.needs, args.input if args.input_format == "conllu" else "-")  # text: no ETA
         stats = parse_file(loader(args.model, runs), args.input, args.output, args.jobs,
                            progress=None if args.quiet else progress.add, input=args.input_format, retag=args.retag,
-                           max_words=args.max_words, nbest=args.nbest, confidence=confidence, beam=args.beam)
+                           max_words=args.max_words, nbest=args.nbest, confidence=confidence, beam=args.beam,
+                           enhanced=enhanced)
         progress.close()
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
@@ -164,7 +168,7 @@ def _parse(args) -> int:
     else:
         sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format, source=source_name(args.input))
     write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest,
-                                                   valid_ud=valid_ud, beam=args.beam)), args.output)
+                                                   valid_ud=valid_ud, beam=args.beam, enhanced=enhanced)), args.output)
     progress.close()
     if not args.quiet:
         seconds = time.perf_counter() - started

@@ -38,9 +38,28 @@ aligned. The shared task ranks systems by F1.
   :data:`FUNCTIONAL_RELATIONS` relation: each child's alignment, relation, UPOS and
   UFeats, in order); BLEX adds the lemma, as Lemmas does.
 
-Empty nodes (IDs i.k) are left out. Where the shared task's scorer refuses a file,
-barley scores it: trees with cycles or several roots, and system words without a
-HEAD (``_``), which count as wrongly attached.
+**Enhanced graphs.** Where the gold file has enhanced arcs (a DEPS column, see
+:mod:`barley.enhanced.deps`), ELAS and EULAS follow, the IWPT 2020 shared task's scores
+of the enhanced graph (Bouma et al. 2020, *Overview of the IWPT 2020 Shared Task on
+Parsing into Enhanced Universal Dependencies*), as UD's scorer ``eval.py`` in
+UniversalDependencies/tools (formerly ``iwpt20_xud_eval.py``) computes them. Gold and
+system count all the arcs of their words, aligned or not; a gold arc of an aligned word
+is matched by each system arc of the aligned system word whose head is aligned to the
+gold head (or both are the root) and whose relation is the same: the whole relation for
+ELAS (``obl:with``), its universal part for EULAS (``obl``; in a path such as
+``conj>obl:voor``, of each step). As in ``eval.py``, the count is of matching pairs: a gold
+word with two arcs from the same head whose relations differ only after ``:`` has both
+matched by one system arc in EULAS. There is no aligned accuracy.
+
+Empty nodes (IDs i.k) are left out, with the enhanced arcs from them: ``eval.py`` does the
+same unless told (``--no-empty-nodes``) that both files had their empty nodes collapsed into
+paths beforehand, as the IWPT 2020 and 2021 figures had (with the tools'
+``enhanced_collapse_empty_nodes.pl``). barley does not collapse them, so on a treebank with
+empty nodes its ELAS is ``eval.py``'s default one, not the shared task's (which also counts
+the collapsed paths). Where the shared task's scorer refuses a file, barley scores it:
+trees with cycles or several roots, and system words without a HEAD (``_``), which count
+as wrongly attached; a DEPS value that is not head:relation pairs of the sentence is
+refused with its line.
 """
 
 from __future__ import annotations
@@ -55,12 +74,14 @@ from functools import lru_cache
 import numpy as np
 
 from barley import conllu
-from barley.conllu import DEPREL, FEATS, FORM, HEAD, ID, LEMMA, UPOS, XPOS
+from barley.conllu import DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, UPOS, XPOS
+from barley.enhanced.deps import parse_deps
 from barley.errors import InputError
 from barley.evaluation.attachment import Source, _percent, _show
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
            "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+ENHANCED_METRICS = ("ELAS", "EULAS")  # IWPT 2020, where the gold file has enhanced arcs
 
 # Zeman et al. (2018), the content and function word relations of MLAS and BLEX; the
 # other universal relations (punct, and the rest) count in neither.
@@ -83,9 +104,10 @@ class Word:
     """One syntactic word, with the columns the metrics compare already normalised."""
 
     __slots__ = ("start", "end", "multiword", "form", "key", "lemma", "upos", "xpos", "feats", "relation",
-                 "head", "children")
+                 "head", "children", "first", "deps")
 
-    def __init__(self, start: int, end: int, multiword: bool, row: list[str], head: int):
+    def __init__(self, start: int, end: int, multiword: bool, row: list[str], head: int, first: int,
+                 deps: tuple[tuple[int, str], ...]):
         self.start, self.end, self.multiword = start, end, multiword
         self.form = row[FORM]
         self.key = _without_spaces(self.form).lower()  # what the LCS compares: case-insensitive, as the scorer
@@ -94,6 +116,8 @@ class Word:
         self.relation = row[DEPREL].partition(":")[0]
         self.head = head  # index of the head word in the file, ROOT or NO_HEAD
         self.children: list[int] = []  # the words attached to this one by a functional relation
+        self.first = first  # the index in the file of the first word of the sentence
+        self.deps = deps  # the enhanced arcs: (the head's word number in the sentence, 0 for the root; relation)
 
 
 @dataclass
@@ -147,7 +171,8 @@ def read_segmentation(source: Source, gold: bool) -> Segmentation:
                     multiword_last = int(token_id.partition("-")[2])
             if number:
                 words.append(Word(*span, number <= multiword_last, row,
-                                  _head(row, first_word, gold, sentence.source, line)))
+                                  _head(row, first_word, gold, sentence.source, line), first_word,
+                                  _enhanced_arcs(row[DEPS], len(sentence.words), sentence.source, line)))
             line += 1
         spans.append((sentence_start, end))
         name = sentence.source if name == "<memory>" else name  # Sentences read from stdin say "<stdin>"
@@ -166,6 +191,29 @@ def _head(row: list[str], first_word: int, gold: bool, source: str, line: int) -
         return NO_HEAD
     head = int(row[HEAD])
     return ROOT if head == 0 else first_word + head - 1
+
+
+def _enhanced_arcs(deps: str, words: int, source: str, line: int) -> tuple[tuple[int, str], ...]:
+    """A word's enhanced arcs as (the head's word number, 0 for the root; relation); arcs from empty nodes are
+    left out, as eval.py leaves them out."""
+    if deps == "_":
+        return ()
+    arcs = _word_arcs(deps, words)
+    return parse_deps(deps, words, source, line) if arcs is None else arcs  # None: parse_deps says what is wrong
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_arcs(deps: str, words: int) -> tuple[tuple[int, str], ...] | None:
+    try:
+        return tuple((int(head), relation) for head, relation in parse_deps(deps, words) if "." not in head)
+    except InputError:
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _universal_path(relation: str) -> str:
+    """The universal part of a relation, or of each step of a path: ``conj:en>obl:voor`` gives ``conj>obl``."""
+    return ">".join(step.partition(":")[0] for step in relation.split(">"))
 
 
 @lru_cache(maxsize=4096)
@@ -306,12 +354,18 @@ class Score:
 
 @dataclass
 class Conll18Evaluation:
-    """The thirteen metrics of one system file, and whether its tokenization is the gold's."""
+    """The metrics of one system file, and whether its tokenization is the gold's."""
 
-    scores: dict[str, Score]
+    counts: dict[str, Score]  # every metric of METRICS and ENHANCED_METRICS, whether the gold has enhanced arcs or not
     same_tokenization: bool  # same sentences, tokens and words (FORMs included) as the gold
     las_correct: np.ndarray  # per gold word: aligned, with the right head and relation (what McNemar pairs)
     ends_aligned: bool = True  # the last words of both files are paired one to one (see concatenate)
+
+    @property
+    def scores(self) -> dict[str, Score]:
+        """The thirteen metrics, then ELAS and EULAS where the gold file has enhanced arcs (a DEPS column)."""
+        enhanced = self.counts["ELAS"].gold > 0
+        return {metric: score for metric, score in self.counts.items() if enhanced or metric not in ENHANCED_METRICS}
 
     def as_dict(self) -> dict:
         return {"same_tokenization": self.same_tokenization,
@@ -325,12 +379,12 @@ class Conll18Evaluation:
         gold and system pieces end at the same character of the text, after words
         aligned one to one (:attr:`ends_aligned`), as the pieces of ``--jobs`` are checked to do."""
         def total(metric: str, count: str) -> int | None:
-            values = [getattr(part.scores[metric], count) for part in parts]
+            values = [getattr(part.counts[metric], count) for part in parts]
             return None if values[0] is None else sum(values)
 
-        scores = {metric: Score(*(total(metric, count) for count in ("correct", "gold", "system", "aligned")))
-                  for metric in parts[0].scores}
-        return cls(scores, all(part.same_tokenization for part in parts),
+        counts = {metric: Score(*(total(metric, count) for count in ("correct", "gold", "system", "aligned")))
+                  for metric in parts[0].counts}
+        return cls(counts, all(part.same_tokenization for part in parts),
                    np.concatenate([part.las_correct for part in parts]))
 
 
@@ -380,6 +434,7 @@ def evaluate_conll18(gold: Source, system: Source) -> Conll18Evaluation:
         "CLAS": on_content(labelled),
         "MLAS": on_content([las and same for las, same in zip(labelled, morphology)]),
         "BLEX": on_content([las and same for las, same in zip(labelled, lemma)]),
+        **_enhanced_scores(gold_words, system_words, pairs, in_gold),
     }
     las_correct = np.zeros(len(gold_words), dtype=bool)
     las_correct[aligned[aligned >= 0][np.array(labelled, dtype=bool)]] = True
@@ -389,6 +444,31 @@ def evaluate_conll18(gold: Source, system: Source) -> Conll18Evaluation:
     ends_aligned = same or (len(last) == 2 and not any(word.multiword for word in last)
                             and (last[0].start, last[0].end) == (last[1].start, last[1].end))
     return Conll18Evaluation(scores, same, las_correct, ends_aligned)
+
+
+def _enhanced_scores(gold_words: list[Word], system_words: list[Word], pairs: list[tuple[Word, Word]],
+                     in_gold) -> dict[str, Score]:
+    """ELAS and EULAS: the pairs of a gold and a system arc of aligned words that match (see the module docstring)."""
+    def in_file(word: Word, head: int) -> int:
+        return ROOT if head == 0 else word.first + head - 1
+
+    gold_arcs = sum(len(word.deps) for word in gold_words)
+    system_arcs = sum(len(word.deps) for word in system_words)
+    elas = eulas = 0
+    for gold, system in pairs:
+        if len(gold.deps) == len(system.deps) == 1:  # most words: one arc each
+            [(gold_head, gold_relation)], [(head, relation)] = gold.deps, system.deps
+            if in_file(gold, gold_head) == in_gold(in_file(system, head)):
+                elas += gold_relation == relation
+                eulas += gold_relation == relation or _universal_path(gold_relation) == _universal_path(relation)
+        elif gold.deps and system.deps:
+            heads = [in_gold(in_file(system, head)) for head, _ in system.deps]
+            found = Counter(zip(heads, (relation for _, relation in system.deps)))
+            universal = Counter(zip(heads, (_universal_path(relation) for _, relation in system.deps)))
+            for head, relation in gold.deps:
+                elas += found[in_file(gold, head), relation]
+                eulas += universal[in_file(gold, head), _universal_path(relation)]
+    return {"ELAS": Score(elas, gold_arcs, system_arcs), "EULAS": Score(eulas, gold_arcs, system_arcs)}
 
 
 def _spans_score(gold: list[tuple[int, int]], system: list[tuple[int, int]]) -> Score:
@@ -424,7 +504,9 @@ def _check_same_text(gold: Segmentation, system: Segmentation) -> None:
 def format_conll18(evaluation: Conll18Evaluation) -> str:
     """The CoNLL 2018 table of ``barley evaluate``: precision, recall, F1, aligned accuracy, counts."""
     lines = ["CoNLL 2018 shared task metrics (Zeman et al. 2018): every word, DEPREL subtypes ignored, "
-             "words aligned on their characters",
+             "words aligned on their characters"
+             + ("; ELAS and EULAS (IWPT 2020): every enhanced arc, with the whole relation and its universal part"
+                if "ELAS" in evaluation.scores else ""),
              f"{'metric':<11}{'precision':>10}{'recall':>9}{'F1':>9}{'aligned':>9}{'correct':>10}{'gold':>9}"
              f"{'system':>9}"]
     for metric, score in evaluation.scores.items():

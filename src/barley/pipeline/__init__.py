@@ -364,7 +364,7 @@ class Pipeline:
         return limited(tokenizers[0].tokenize(text, input=input, source=source), self.blas_threads)
 
     def parse(self, data: str | Iterable[Sentence], retag: bool = False, arcs=None, nbest: int | None = None,
-              valid_ud: bool | None = None, beam: int | None = None) -> Iterator[Sentence]:
+              valid_ud: bool | None = None, beam: int | None = None, enhanced: bool = False) -> Iterator[Sentence]:
         """Analyse ``data`` and yield sentences, streaming.
 
         ``data``: a text (needs a tokenizer in the pipeline), sentences (e.g. from
@@ -377,7 +377,8 @@ class Pipeline:
         stream before the next. The two are not combined (refused in one line). ``valid_ud``: keep
         UD's structural rules in every tree or not (:meth:`set_valid_ud`; None: the parser's default;
         not with ``nbest``, which turns the default off). ``beam``: the width of a transition-based
-        parser's beam (:meth:`set_beam`; None: the model's own).
+        parser's beam (:meth:`set_beam`; None: the model's own). ``enhanced``: fill DEPS with the
+        enhanced graph of each tree (:mod:`barley.enhanced.enhancer`: the model's enhancer, else rules).
         """
         if arcs is not None and nbest is not None:
             raise BarleyError("the k best trees (nbest) are not yet parsed around given or forbidden arcs "
@@ -392,6 +393,9 @@ class Pipeline:
             raise BarleyError(f"parse takes a text as str (or sentences), not {type(data).__name__}",
                               fix="decode it first, e.g. data.decode('utf-8')")
         sentences = self.tokenize(data) if isinstance(data, str) else [data] if isinstance(data, Sentence) else data
+        if enhanced and self._parser is None:
+            raise BarleyError("enhanced graphs are made from the trees a parser predicts, and this model has none",
+                              fix="leave out enhanced (--enhanced), or use a model with a parser")
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",
                               fix="leave out --keep-arcs and --forbid, or use a model with a parser")
@@ -414,6 +418,10 @@ class Pipeline:
             else:
                 sentences = component.process(sentences)
             written.update(component.writes)
+        if enhanced:
+            from barley.enhanced.enhancer import enhancer_for, with_enhanced_graphs
+
+            sentences = with_enhanced_graphs(sentences, enhancer_for(self))
         return limited(iter(sentences), self.blas_threads)
 
     def pipe(self, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,

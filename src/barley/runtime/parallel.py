@@ -264,13 +264,14 @@ def worker_pipeline():
 
 def _parse_block(data: bytes, first_line: int, name: str, newline: str | None, retag: bool,
                  max_words: int | None, nbest: int | None = None, confidence=None,
-                 beam: int | None = None) -> tuple[bytes, object]:
-    return parse_bytes(worker_pipeline(), data, name, first_line, newline, retag, max_words, nbest, confidence, beam)
+                 beam: int | None = None, enhanced: bool = False) -> tuple[bytes, object]:
+    return parse_bytes(worker_pipeline(), data, name, first_line, newline, retag, max_words, nbest, confidence, beam,
+                       enhanced)
 
 
 def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None,
                 retag: bool = False, max_words: int | None = None, nbest: int | None = None, confidence=None,
-                beam: int | None = None):
+                beam: int | None = None, enhanced: bool = False):
     """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`).
 
     Returns the output bytes and the parser's counts for this piece alone. The one
@@ -279,7 +280,8 @@ def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: st
     tag again what the input has tagged; ``max_words``: :meth:`barley.pipeline.Pipeline.limit_words`;
     ``nbest``: the k best analyses of each sentence (:meth:`barley.pipeline.Pipeline.set_nbest`).
     ``confidence`` (a :class:`barley.confidence.Confidence`): :meth:`barley.pipeline.Pipeline.with_confidence`;
-    ``beam``: a transition-based parser's width (:meth:`barley.pipeline.Pipeline.set_beam`).
+    ``beam``: a transition-based parser's width (:meth:`barley.pipeline.Pipeline.set_beam`); ``enhanced``:
+    DEPS filled with the enhanced graphs (:mod:`barley.enhanced.enhancer`).
     """
     if max_words is not None:
         parser.limit_words(max_words)
@@ -293,6 +295,8 @@ def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: st
             options["nbest"] = nbest
         if beam is not None:
             options["beam"] = beam
+        if enhanced:
+            options["enhanced"] = True
         parsed = parser.parse(sentences, **options)
         text = "".join(sentence.to_text() for sentence in parsed)
     return text.encode("utf-8"), parser.stats
@@ -311,7 +315,8 @@ def add_stats(total, part):
 
 def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
                progress: Callable[[int, int, int], None] | None = None, input: str = "conllu", retag: bool = False,
-               max_words: int | None = None, nbest: int | None = None, confidence=None, beam: int | None = None):
+               max_words: int | None = None, nbest: int | None = None, confidence=None, beam: int | None = None,
+               enhanced: bool = False):
     """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes, each with
     the pipeline ``load()`` gives (:func:`barley.pipeline.loader`: a model file, or some of its components).
 
@@ -321,7 +326,8 @@ def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, 
     parsed (:meth:`barley.pipeline.Pipeline.limit_words`); ``nbest``: the k best analyses of each
     sentence (:meth:`barley.pipeline.Pipeline.set_nbest`); ``confidence``: probabilities written
     (:meth:`barley.pipeline.Pipeline.with_confidence`); ``beam``: a transition-based parser's width
-    (:meth:`barley.pipeline.Pipeline.set_beam`). Returns the summed parse statistics
+    (:meth:`barley.pipeline.Pipeline.set_beam`); ``enhanced``: DEPS filled with the enhanced graphs
+    (:meth:`barley.pipeline.Pipeline.parse`). Returns the summed parse statistics
     (``ParseStats`` or ``GraphParseStats``). ``progress(sentences, words, size)`` is called
     after each block is written (:meth:`barley.runtime.progress.Progress.add`: its sentences, its words,
     its bytes of CoNLL-U: of the input, or of the tokenized text).
@@ -351,7 +357,7 @@ def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, 
                         newline = first_line_end(block.data)
                     yield len(block.data), _parse_block, (block.data, block.first_line, name,
                                                           None if block.index == 0 else newline, retag, max_words,
-                                                          nbest, confidence, beam)
+                                                          nbest, confidence, beam, enhanced)
 
             for size, (text, block_stats) in in_order(pool, jobs, calls()):
                 out.write(text)  # in input order

@@ -1,0 +1,69 @@
+"""The enhanced graphs of parsed sentences: ``barley parse --enhanced``, ``Pipeline.parse(..., enhanced=True)``.
+
+The DEPS column of every word is filled from the tree the parser predicted. Who fills it
+is the model's choice: a component of the pipeline that carries its own enhancer (an
+``enhancer`` attribute with the :class:`Enhancer` method; a learned head is to come)
+fills it; otherwise :class:`RuleEnhancer` does, with the rules of
+:mod:`barley.enhanced.rules` and the conventions of the model's language
+(:func:`barley.enhanced.rules.conventions_for`, the language the model states or was
+trained on).
+
+Empty nodes (IDs ``i.k``) belong to the enhanced graph that is replaced, and the rules
+make none: a sentence that has them in its input loses them, with one warning per stream.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from barley.conllu import DEPS, ID, Sentence
+from barley.enhanced.rules import DEFAULT, Conventions, enhance
+from barley.errors import BarleyWarning
+
+
+class Enhancer(Protocol):
+    """What fills DEPS: the value of every word 1..n of a sentence with a tree."""
+
+    name: str
+
+    def enhance(self, sentence: Sentence) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class RuleEnhancer:
+    """The rules of :mod:`barley.enhanced.rules`, the fallback of every model."""
+
+    conventions: Conventions = DEFAULT
+    name: str = "rules"
+
+    def enhance(self, sentence: Sentence) -> list[str]:
+        return enhance(sentence, self.conventions)
+
+
+def enhancer_for(pipeline) -> Enhancer:
+    """The enhancer of a pipeline: a component's own, else the rules with its language's conventions."""
+    from barley.catalog import language_code
+    from barley.enhanced.rules import conventions_for
+
+    own = next((c.enhancer for c in pipeline.components if getattr(c, "enhancer", None) is not None), None)
+    return own or RuleEnhancer(conventions_for(language_code(pipeline.manifest)))
+
+
+def with_enhanced_graphs(sentences: Iterable[Sentence], enhancer: Enhancer) -> Iterator[Sentence]:
+    """``sentences`` with DEPS filled by ``enhancer`` (and their empty nodes left out, see the module docstring)."""
+    warned = False
+    for sentence in sentences:
+        if len(sentence.rows) != len(sentence.words) and any("." in row[ID] for row in sentence.rows):
+            if not warned:
+                warnings.warn(BarleyWarning(
+                    f"{sentence.source}:{sentence.line}: --enhanced replaces the enhanced graph, empty nodes "
+                    "included, and makes no empty nodes: the empty nodes of the input are left out (this sentence "
+                    "is the first that had some)"), stacklevel=2)
+                warned = True
+            sentence.rows = [row for row in sentence.rows if "." not in row[ID]]
+        for word, value in zip(sentence.words, enhancer.enhance(sentence)):
+            word[DEPS] = value
+        yield sentence
