@@ -1,12 +1,13 @@
 """Parsing speed of a trained neural parser on one core, and where the time goes.
 
 Loads a model (``barley train --parser biaffine`` or ``--parser neural-transition``),
-parses a treebank in one process with one PyTorch thread, and prints words/s (wall clock
-and CPU time: the machine may be shared), LAS/UAS (every word, punctuation included)
-and where the time goes:
+parses a treebank in one process with the numpy engine (no PyTorch; one BLAS thread
+unless ``--threads``), and prints words/s (wall clock and CPU time: the machine may be
+shared), LAS/UAS (every word, punctuation included) and where the time goes:
 
-* biaffine: the encoder and scorer (``tree_scores``), the decoders, and the rest
-  (encoding words as ids, writing trees back), and the sentences that needed the decoder;
+* biaffine: the encoder and scorer (``tree_scores``), the decoders (where the best heads are
+  no tree), and the rest (encoding words as ids, writing trees back), and the sentences
+  that needed the decoder;
 * neural-transition: the encoder (words to ids to BiLSTM vectors), the MLP's first layer
   precomputed per batch, reading the positions of the configurations and the MLP scoring
   them (each lockstep step), and the rest (the loop itself: legal moves, transitions,
@@ -29,13 +30,11 @@ def main() -> None:
     parser.add_argument("--batch-words", type=int, default=5000)
     args = parser.parse_args()
 
-    import torch
-
     from barley.conllu import read
     from barley.evaluation.attachment import evaluate
     from barley.pipeline import Pipeline
+    from barley.runtime.threads import limited
 
-    torch.set_num_threads(args.threads)
     neural = Pipeline.load(args.model).parser
     gold = list(read(args.test))
     copies = [s.copy() for s in gold]
@@ -53,17 +52,19 @@ def main() -> None:
         return run
 
     if neural.kind == "biaffine":
-        neural.model.tree_scores = timed("encoder + scorer", neural.model.tree_scores)
-        neural._decode = timed("decoders", neural._decode)
-    else:
-        from barley.neural.transition_parser import BatchScorer
+        from barley.neural import biaffine_parser
 
-        neural.encode = timed("encoder", neural.encode)
-        neural.model.parts = timed("first layer", neural.model.parts)
+        neural.network.tree_scores = timed("encoder + scorer", neural.network.tree_scores)
+        biaffine_parser.best_tree = timed("decoders", biaffine_parser.best_tree)
+    else:
+        from barley.neural.transition_parser import BatchScorer, NumpyTransitionScorer
+
+        neural.network.vectors = timed("encoder", neural.network.vectors)
+        neural.network.parts = timed("first layer", neural.network.parts)
         BatchScorer.index = timed("positions", BatchScorer.index)
-        BatchScorer.scores = timed("MLP", BatchScorer.scores)
+        NumpyTransitionScorer.scores = timed("MLP", NumpyTransitionScorer.scores)
     wall, cpu = time.perf_counter(), time.process_time()
-    parsed = list(neural.parse(copies, batch_words=args.batch_words))
+    parsed = list(limited(neural.parse(copies, batch_words=args.batch_words), args.threads))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     words = sum(len(s) for s in gold)
     scores = evaluate(gold, parsed).scores

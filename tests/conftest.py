@@ -39,7 +39,7 @@ SKIP_TORCH = "needs PyTorch, which is not installed (the README's test command l
 def _needs_torch(error: BaseException) -> bool:
     """Whether ``error`` is barley's or Python's saying that PyTorch is missing."""
     return ((isinstance(error, ImportError) and error.name == "torch")
-            or (isinstance(error, BarleyError) and "need PyTorch, which is not installed" in str(error)))
+            or (isinstance(error, BarleyError) and "PyTorch, which is not installed" in str(error)))
 
 
 def pytest_collection_modifyitems(config, items):

@@ -168,22 +168,57 @@ def test_the_shortcut_gives_the_decoders_tree():
 def test_label_scores_a_block_of_dependents_at_a_time(trained, data, monkeypatch):
     """A long sentence's label scores (dependents × heads × labels) are made a block of dependents
     at a time: the same best labels, and arc scores equal but for float rounding."""
-    from barley.neural import biaffine_model
-    from barley.neural.encoder import make_batch
+    from barley.neural import numpy_biaffine
+    from barley.neural.inputs import pad
 
-    sentences = list(read(data["test"]))
-    batch = make_batch([trained.vocabularies.encode(s) for s in sentences], trained.vocabularies, "cpu")
-    was_training = trained.model.training
-    trained.model.eval()
-    try:
-        with torch.inference_mode():
-            whole = trained.model.tree_scores(batch)
-            monkeypatch.setattr(biaffine_model, "LABEL_CELLS", 1)  # one dependent at a time
-            blocks = trained.model.tree_scores(batch)
-    finally:
-        trained.model.train(was_training)
+    padded = pad([trained.vocabularies.encode(s) for s in read(data["test"])])
+    whole = trained.network.tree_scores(padded)
+    monkeypatch.setattr(numpy_biaffine, "LABEL_CELLS", 1)  # one dependent at a time
+    blocks = trained.network.tree_scores(padded)
     for (arc, label), (arc_in_blocks, label_in_blocks) in zip(whole, blocks):
         assert np.allclose(arc, arc_in_blocks, atol=1e-5) and np.array_equal(label, label_in_blocks)
+
+
+def test_the_numpy_network_scores_as_the_pytorch_network_it_was_trained_as(trained, data):
+    """The parser parses with numpy (no PyTorch): its arc and label scores are those of the PyTorch
+    network holding the same weights, in eval mode, but for float rounding."""
+    from barley.neural.biaffine_model import BiaffineModel
+    from barley.neural.encoder import make_batch
+    from barley.neural.fitting import load_weights
+    from barley.neural.inputs import pad
+
+    encoded = [trained.vocabularies.encode(s) for s in read(data["test"])]
+    model = BiaffineModel(trained.encoder, trained.biaffine, trained.vocabularies.sizes(), len(trained.labels))
+    load_weights(model, trained.to_files()[1])
+    model.eval()
+    batch = make_batch(encoded, trained.vocabularies)
+    with torch.inference_mode():
+        vectors = model.encoder(batch)
+        arc = model._arc_scores(vectors, batch.mask).log_softmax(-1)
+        labels = model.label_attention(model.label_dep(vectors), model.label_head(vectors)).log_softmax(-1)
+    best_score, best_label = labels.max(-1)
+    expected = (arc + best_score).transpose(1, 2).double().numpy()
+    scored = trained.network.tree_scores(pad(encoded))
+    for k, (scores, best) in enumerate(scored):
+        n = len(encoded[k])
+        finite = np.isfinite(scores)
+        assert np.array_equal(finite[:, 1:], np.isfinite(expected[k, :n, :n])[:, 1:])
+        assert np.allclose(scores[finite], expected[k, :n, :n][finite], atol=1e-4)
+        assert np.array_equal(best[:, 1:], best_label[k, :n, :n].T.numpy()[:, 1:])
+
+
+def test_a_biaffine_model_parses_without_pytorch(trained, data, tmp_path):
+    """Loading and parsing import no PyTorch: a model trained with it parses on an install without it."""
+    path = tmp_path / "b.barley"
+    trained.save(str(path))
+    expected = [s.to_text() for s in Pipeline.load(str(path)).parse(list(read(data["test"])))]
+    program = ("import sys; sys.modules['torch'] = None\n"  # any import of torch fails
+               "from barley.conllu import read\nfrom barley.pipeline import Pipeline\n"
+               f"parsed = Pipeline.load({str(path)!r}).parse(list(read({data['test']!r})))\n"
+               "sys.stdout.write(''.join(s.to_text() for s in parsed))")
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "".join(expected)
 
 
 def test_a_sentence_over_max_words_is_refused_in_one_line(trained, data, monkeypatch):
@@ -239,7 +274,7 @@ def test_a_damaged_model_is_a_clear_error(trained, tmp_path):
     arrays.pop(sorted(arrays)[0])
     path = str(tmp_path / "damaged.barley")
     model_file.write(path, manifest, arrays)
-    with pytest.raises(ModelError, match="damaged.barley: array 'weights.arc_attention.weight' is missing"):
+    with pytest.raises(ModelError, match="damaged.barley: inconsistent biaffine network: missing array arc_attention.weight"):
         Pipeline.load(path)
 
 
@@ -279,7 +314,7 @@ def test_without_torch_the_error_says_what_to_install(monkeypatch):
     from barley.neural import require_torch
 
     monkeypatch.setitem(sys.modules, "torch", None)
-    with pytest.raises(BarleyError, match=r"need PyTorch, which is not installed \(install PyTorch; the CPU build "
+    with pytest.raises(BarleyError, match=r"training a neural model needs PyTorch, which is not installed \(install PyTorch; the CPU build "
                                           r"is enough \(docs/install.md\)\)"):
         require_torch()
 

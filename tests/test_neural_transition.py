@@ -224,3 +224,49 @@ def test_a_static_oracle_choosing_an_illegal_move_is_reported_with_the_sentence_
                                           rf"{data['train']}:(\d+)$") as raised:
         train(data["train"], parser=parser, system="arc-eager", oracle="static", **options, **QUIET)
     assert int(str(raised.value).rpartition(":")[2]) in lines  # where a sentence starts
+
+
+def test_the_numpy_scorer_scores_as_the_pytorch_network_it_was_trained_as(data):
+    """The parser parses with numpy (no PyTorch): its class scores at the positions of every
+    configuration are those of the PyTorch network holding the same weights, but for float rounding."""
+    import numpy as np
+
+    from barley.neural.encoder import make_batch
+    from barley.neural.fitting import load_weights
+    from barley.neural.inputs import pad
+    from barley.neural.transition_model import TransitionScorer
+
+    parser = train(data["train"], parser="neural-transition", epochs=2, **TINY, **QUIET)
+    model = TransitionScorer(parser.encoder, parser.scorer, parser.vocabularies.sizes(), len(parser.positions),
+                             len(parser.classes.table))
+    load_weights(model, parser.to_files()[1])
+    model.eval()
+    encoded = [parser.vocabularies.encode(s) for s in read(data["test"])]
+    vectors, longest = parser.network.vectors(pad(encoded))
+    parts = parser.network.parts(vectors)
+    index = np.random.default_rng(1).integers(0, len(parts), size=(200, len(parser.positions)))
+    with torch.inference_mode():
+        expected_vectors = model.encoder(make_batch(encoded, parser.vocabularies))
+        expected_parts = model.parts(expected_vectors.reshape(-1, expected_vectors.shape[-1]))
+        expected = model.scores(expected_parts, torch.from_numpy(index)).numpy()
+    assert longest == expected_vectors.shape[1]
+    assert np.allclose(parts, expected_parts.numpy(), atol=1e-5)
+    assert np.allclose(parser.network.scores(parts, index), expected, atol=1e-4)
+
+
+def test_a_neural_transition_model_parses_without_pytorch(data, tmp_path):
+    """Loading and parsing (greedy and with a beam) import no PyTorch."""
+    path = tmp_path / "t.barley"
+    train(data["train"], parser="neural-transition", epochs=1, **TINY, **QUIET).save(str(path))
+    for beam in (1, 4):
+        pipeline = Pipeline.load(str(path))
+        pipeline.parser.set_beam(beam)
+        expected = "".join(s.to_text() for s in pipeline.parse(list(read(data["test"]))))
+        program = ("import sys; sys.modules['torch'] = None\n"  # any import of torch fails
+                   "from barley.conllu import read\nfrom barley.pipeline import Pipeline\n"
+                   f"pipeline = Pipeline.load({str(path)!r})\npipeline.parser.set_beam({beam})\n"
+                   f"parsed = pipeline.parse(list(read({data['test']!r})))\n"
+                   "sys.stdout.write(''.join(s.to_text() for s in parsed))")
+        run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout == expected

@@ -39,8 +39,8 @@ Using it — every kind's ``from_files`` does this, and a new kind or format doe
   :func:`options` reads a dataclass of options, each entry of its default's type.
 * :func:`loading` turns whatever a damaged or hand-edited manifest still makes the
   building code raise (a missing key, a wrong type) into one ModelError naming the file.
-* :func:`weights_of` checks a PyTorch model's weight arrays against the model built on
-  the ``meta`` device (shapes only, nothing allocated), then builds it for real.
+* The neural networks' weights are checked by
+  :func:`barley.neural.numpy_encoder.checked_weights` against the shapes their options imply.
 
 The checks read each array once (min, max, order, finiteness): O(size), at load time
 only. ``barley.transition.fast`` checks again what the compiled loop receives.
@@ -49,7 +49,7 @@ only. ``barley.transition.fast`` checks again what the compiled loop receives.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -277,24 +277,3 @@ def loading(path: str, what: str) -> Iterator[None]:
         detail = str(error).splitlines()[0] if str(error) else ""
         raise ModelError(f"incomplete or inconsistent {what} model ({type(error).__name__}: {detail})",
                          path=path, fix="train the model again with this version of barley") from None
-
-
-def weights_of(build: Callable[[], Any], found: Mapping[str, np.ndarray], prefix: str = "weights.",
-               others: tuple[str, ...] = ()):
-    """The PyTorch module ``build()`` makes, with its weights from the arrays named ``prefix`` + its
-    state's names: each array checked first against the module built on the ``meta`` device (its
-    shapes, with nothing allocated, so that sizes in a manifest never allocate more than the file
-    holds), then the module built for real and loaded (strict: every weight, no other). ``others``:
-    the prefixes of arrays that are not weights (another check reads them)."""
-    import torch
-
-    with torch.device("meta"):
-        state = build().state_dict()
-    floating = {name: tensor.dtype.is_floating_point for name, tensor in state.items()}
-    arrays(found, {prefix + name: Array("float" if floating[name] else "int", tuple(tensor.shape))
-                   for name, tensor in state.items()}, others)
-    module = build()
-    module.load_state_dict({name: torch.from_numpy(np.array(found[prefix + name], dtype=np.float32 if is_float
-                                                            else np.int64))
-                            for name, is_float in floating.items()}, strict=True)
-    return module

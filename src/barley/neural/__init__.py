@@ -1,14 +1,16 @@
-"""Neural scorers (PyTorch, the optional extra ``barley[neural]``).
+"""Neural networks: trained with PyTorch (the optional extra ``barley[neural]``), run with numpy.
 
-:mod:`barley.neural.encoder` turns sentences into BiLSTM vectors (Kiperwasser &
+Training: :mod:`barley.neural.encoder` turns sentences into BiLSTM vectors (Kiperwasser &
 Goldberg 2016); :mod:`barley.neural.biaffine_model` scores arcs and labels from them
-(Dozat & Manning 2017) and :mod:`barley.neural.biaffine` makes that a kind of parser
-(:mod:`barley.kinds`) whose scores feed the existing graph decoders. Weights are
-stored as numpy arrays in barley's model file, so loading runs no code (no
-``torch.load``, no pickle).
+(Dozat & Manning 2017), :mod:`barley.neural.transition_model` transitions, and
+:mod:`barley.neural.joint_model` adds the tagging heads. Weights are stored as float32
+arrays in barley's model file, so loading runs no code (no ``torch.load``, no pickle).
 
-Only :func:`require_torch` is imported without PyTorch: the kind's options and its
-``barley info`` lines work without it, training and parsing say what to install.
+Parsing never imports PyTorch: :mod:`barley.neural.numpy_encoder`,
+:mod:`barley.neural.numpy_biaffine` and the kinds' parsers (:mod:`barley.neural.biaffine_parser`,
+:mod:`barley.neural.transition_parser`, :mod:`barley.neural.joint`) run the same networks over
+the file's arrays with :mod:`barley.neural.numpy_ops`. :func:`require_torch` says what to
+install when training needs PyTorch.
 """
 
 from __future__ import annotations
@@ -21,6 +23,6 @@ def require_torch():
     try:
         import torch
     except ImportError:
-        raise BarleyError("the neural parsers need PyTorch, which is not installed",
+        raise BarleyError("training a neural model needs PyTorch, which is not installed",
                           fix="install PyTorch; the CPU build is enough (docs/install.md)") from None
     return torch

@@ -4,8 +4,8 @@ Manning's (2017) biaffine arc and label scorer, decoded by barley's graph decode
 then the non-projective approximation) and combined with any tree transform, e.g.
 pseudo-projective lifting for the projective decoder (Björkelund & Kuhn's comparison).
 
-This module imports PyTorch only when a parser is trained or loaded, so that its options
-and ``barley info`` work without it; :mod:`barley.neural.biaffine_parser` does the work.
+PyTorch is needed to train only: a trained parser parses with numpy
+(:mod:`barley.neural.biaffine_parser`); :mod:`barley.neural.biaffine_training` trains it.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     require_torch()
     from barley.graph.model import GraphOptions
     from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
-    from barley.neural.biaffine_parser import train_biaffine
+    from barley.neural.biaffine_training import train_biaffine
     from barley.tree import crossing_share, label_table
 
     encoder, biaffine, training = from_given(given, EncoderOptions, BiaffineOptions, Training, device=device,
@@ -69,7 +69,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 
 
 def load(manifest: dict, arrays: dict, path: str):
-    require_torch()
+    """The parser of a model file: numpy only, no PyTorch."""
     from barley.neural.biaffine_parser import TrainedBiaffineParser
 
     return TrainedBiaffineParser.from_files(manifest, arrays, path)

@@ -8,25 +8,17 @@ what the other task needs). A biaffine product scores every (dependent, head):
     s_label[d, h, l] = [dep_d; 1] · U_l · [head_h; 1]              (eq. 7 and 8 in one product)
 
 Training minimises the cross-entropy of the gold head among all nodes and of the
-gold label at the gold head. For decoding, :meth:`BiaffineModel.tree_scores` gives
-the decoders ``log P(h | d) + max_l log P(l | d, h)`` in barley's ``[head, dependent]``
-layout with the best label of each pair: the head and label of a word are chosen
-jointly, as the non-projective approximation's labelled moves need (Björkelund &
-Kuhn, Figure 2), and as the graph-based parser's arcs carry their best label.
+gold label at the gold head. This module is for training (PyTorch); a trained network
+parses with numpy (:mod:`barley.neural.numpy_biaffine`, the decoders' scores).
 """
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from torch import nn
 
 from barley.neural.encoder import Batch, Encoder
 from barley.neural.options import BiaffineOptions, EncoderOptions
-
-LABEL_CELLS = 1 << 26
-"""Label scores computed at a time when parsing (256 MB of float32); see :meth:`BiaffineModel.tree_scores`."""
-
 
 class MLP(nn.Sequential):
     def __init__(self, inputs: int, outputs: int, dropout: float):
@@ -95,41 +87,3 @@ class BiaffineModel(nn.Module):
         label = self.label_attention.aligned(self.label_dep(vectors), at_head)[words]
         return (nn.functional.cross_entropy(arc, gold_heads)
                 + nn.functional.cross_entropy(label, labels[words]))
-
-    def tree_scores(self, batch: Batch, heads_of=None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per sentence: scores ``[head, dependent]`` over nodes 0..n (log P(h | d) + the best label's
-        log P(l | d, h); -inf for self-loops and arcs into the root) and the best label of each pair.
-
-        Only the best label of each pair is kept, so the label scores (batch × dependents × heads ×
-        labels) are computed for as many dependents at a time as fit in :data:`LABEL_CELLS`: all of
-        them for ordinary batches, a block at a time for a long sentence (1,000 words and 40 labels
-        would otherwise take 160 MB per copy, 5,000 words 4 GB).
-
-        With ``heads_of`` (confidence: a function from a sentence's scores and best labels to its
-        heads), each sentence's entry also holds its arc scores alone (log P(h | d), ``[head,
-        dependent]``) and the scores of every label at the chosen heads (``[words, labels]``)."""
-        vectors = self.encoder(batch)
-        arc = self._arc_scores(vectors, batch.mask).log_softmax(-1)
-        label_dep, label_head = self.label_dep(vectors), self.label_head(vectors)
-        sentences, longest = label_dep.shape[:2]
-        step = max(1, LABEL_CELLS // (sentences * longest * self.label_attention.weight.shape[0]))
-        best = [self.label_attention(label_dep[:, start:start + step], label_head).log_softmax(-1).max(-1)
-                for start in range(0, longest, step)]
-        best_score, best_label = (torch.cat(parts, dim=1) for parts in zip(*best))
-        joint = (arc + best_score).transpose(1, 2)  # [B, head, dependent]
-        joint[:, :, 0] = float("-inf")
-        joint = joint.double().cpu().numpy()
-        best_label = best_label.transpose(1, 2).cpu().numpy()
-        scored = [(joint[k, :n, :n], best_label[k, :n, :n]) for k, n in enumerate(batch.lengths.tolist())]
-        if heads_of is None:
-            return scored
-        arc = arc.transpose(1, 2)
-        arc[:, :, 0] = float("-inf")
-        arc = arc.double().cpu().numpy()
-        found = []
-        for k, (n, (sentence_joint, sentence_best)) in enumerate(zip(batch.lengths.tolist(), scored)):
-            heads = heads_of(sentence_joint, sentence_best)
-            at_head = label_head[k, torch.from_numpy(np.asarray(heads[1:], dtype=np.int64)).to(label_head.device)]
-            labels = self.label_attention.aligned(label_dep[k:k + 1, 1:n], at_head[None])[0]
-            found.append((sentence_joint, sentence_best, heads, arc[k, :n, :n], labels.double().cpu().numpy()))
-        return found

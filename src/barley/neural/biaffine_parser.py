@@ -1,14 +1,16 @@
-"""The biaffine parser: training (minibatches, Adam, early stopping on dev LAS) and batched
-parsing through the existing graph decoders (:mod:`barley.graph.decoding`), skipping them
-where the best heads already form a tree (:mod:`barley.neural.trees`).
+"""The biaffine parser at parse time, numpy only (never PyTorch): its network
+(:class:`barley.neural.numpy_biaffine.NumpyBiaffine`) scores a batch, and the graph decoders
+(:mod:`barley.graph.decoding`) turn the scores into trees, skipped where the best heads already
+form one (:mod:`barley.neural.trees`). Training is :mod:`barley.neural.biaffine_training`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+
+from dataclasses import asdict
 
 import numpy as np
-import torch
 
 from barley import model_check as check
 from barley.conllu import Sentence
@@ -17,16 +19,13 @@ from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_k
 from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
-from barley.neural.biaffine_model import BiaffineModel
-from barley.neural.encoder import make_batch
 from barley.nbest import analyses, expanded
-from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies
-from barley.neural.fitting import (NeuralParser, checked_common, deterministic, encoder_vocabularies, fit_epochs,
-                                   log_sizes, use_pretrained)
-from barley.neural.options import BiaffineOptions, EncoderOptions, Training
+from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, pad
+from barley.neural.numpy_biaffine import NumpyBiaffine, biaffine_shapes
+from barley.neural.options import BiaffineOptions, EncoderOptions
+from barley.neural.trained import NeuralParser, checked_common
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.transforms import of_manifest
-from barley.tree import label_ids
 from barley.valid_ud import UDRules, given_words
 from barley.valid_ud import require_support as require_valid_ud
 
@@ -36,16 +35,20 @@ class TrainedBiaffineParser(NeuralParser):
 
     kind = "biaffine"
 
-    def __init__(self, model: BiaffineModel, vocabularies: EncoderVocabularies, labels: list[str],
-                 decoding: GraphOptions, transforms: Sequence = (), manifest: dict | None = None,
-                 device: str = "cpu"):
-        super().__init__(model, vocabularies, labels, transforms, manifest, device)
+    def __init__(self, encoder: EncoderOptions, biaffine: BiaffineOptions, vocabularies: EncoderVocabularies,
+                 labels: list[str], weights: dict[str, np.ndarray], decoding: GraphOptions, transforms: Sequence = (),
+                 manifest: dict | None = None):
+        self.biaffine = biaffine
+        super().__init__(encoder, vocabularies, labels, weights, transforms, manifest)
         self.decoding = decoding
         self.stats = BiaffineParseStats()
         self.max_words = default_max_words(decoding)  # barley parse --max-words
         self.nbest: int | None = None  # barley parse --nbest
         self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
         self._analyses: dict[int, list[Sentence]] = {}  # with nbest: each parsed sentence's, by id()
+
+    def network_of(self, weights: dict[str, np.ndarray]) -> NumpyBiaffine:
+        return NumpyBiaffine(self.encoder, self.vocabularies, weights)
 
     # --- parsing -----------------------------------------------------------------------
 
@@ -70,8 +73,6 @@ class TrainedBiaffineParser(NeuralParser):
     def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> None:
         for sentence in batch:
             check_length(sentence, self.max_words, "biaffine parser")
-        was_training = self.model.training
-        self.model.eval()
         if self.confidence is not None and self.valid_ud is not None:
             raise BarleyError("--confidence is not yet written for the biaffine parser's trees held to UD's rules",
                               fix="leave out --valid-ud or --confidence")
@@ -83,11 +84,9 @@ class TrainedBiaffineParser(NeuralParser):
                 arc = self.valid_ud.mask_arcs(arc, sentence.words, given_words(arcs))
             return best_tree(self.decoding, arc, self.stats, arcs)
 
-        with torch.inference_mode():
-            encoded = [self.vocabularies.encode(sentence) for sentence in batch]
-            scored = self.model.tree_scores(make_batch(encoded, self.vocabularies, self.device),
-                                            None if self.confidence is None and self.valid_ud is None else decode)
-        self.model.train(was_training)
+        padded = pad([self.vocabularies.encode(sentence) for sentence in batch])
+        scored = self.network.tree_scores(padded, None if self.confidence is None and self.valid_ud is None
+                                          else decode)
         for sentence, (arc, best_label, *decoded), arcs in zip(batch, scored, given):
             if self.nbest is not None:
                 self._analyses[id(sentence)] = analyses(sentence, self._k_best(arc, best_label), self.set_tree)
@@ -133,8 +132,7 @@ class TrainedBiaffineParser(NeuralParser):
         return {"decoding": {"decoder": self.decoding.decoder, "npa_threshold": self.decoding.npa_threshold,
                              "single_root": self.decoding.single_root,
                              "crossing_arcs": self.decoding.crossing_arcs},
-                "biaffine": {"arc_mlp": self.model.arc_dep[0].out_features,
-                             "label_mlp": self.model.label_dep[0].out_features}}
+                "biaffine": asdict(self.biaffine)}
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedBiaffineParser:
@@ -144,60 +142,7 @@ class TrainedBiaffineParser(NeuralParser):
             vocabularies, labels, encoder, most = checked_common(manifest, arrays)
             biaffine = check.options(BiaffineOptions, manifest["biaffine"], "the biaffine options", most=most)
             biaffine.check()
-            model = check.weights_of(lambda: BiaffineModel(encoder, biaffine, vocabularies.sizes(), len(labels)),
-                                     arrays)
+            weights = cls.checked(arrays, encoder, vocabularies, biaffine_shapes(encoder, biaffine, len(labels)), path,
+                                  "biaffine network")
             decoding = GraphOptions.from_json(manifest["decoding"])
-            return cls(model, vocabularies, labels, decoding, of_manifest(manifest), manifest)
-
-
-# --- training ---------------------------------------------------------------------------
-
-def train_biaffine(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], labels: list[str], *,
-                   encoder: EncoderOptions, biaffine: BiaffineOptions, training: Training, decoding: GraphOptions,
-                   transforms: Sequence = (), dev: list[Sentence] | None, pretrained: str | None, seed: int,
-                   device: str, threads: int, log: Callable[[str], None]) -> TrainedBiaffineParser:
-    """Fit a biaffine parser on (already transformed) gold trees; with ``dev``, the epoch of the best
-    dev LAS is kept and training stops after ``training.patience`` epochs without a better one. The
-    ``transforms`` are undone on the dev parses, so that dev LAS is scored on the treebank's own trees."""
-    from barley.kinds import evaluate_parser
-
-    with deterministic(seed, device, threads):
-        encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)
-        model = BiaffineModel(encoder, biaffine, vocabularies.sizes(), len(labels)).to(device)
-        use_pretrained(model.encoder, vocabularies, vectors, pretrained, log)
-        parser = TrainedBiaffineParser(model, vocabularies, labels, decoding, transforms, device=device)
-        log_sizes(vocabularies, labels, model, device, threads, log)
-        history = _fit(parser, sentences, trees, labels, training, dev, seed, log, evaluate_parser)
-    parser.model.cpu()
-    parser.device = "cpu"
-    parser.stats = BiaffineParseStats()  # the dev parses of training are not the user's
-    parser.manifest["training"] = history
-    return parser
-
-
-def _fit(parser: TrainedBiaffineParser, sentences: list[Sentence], trees: list, labels: list[str],
-         training: Training, dev: list[Sentence] | None, seed: int, log: Callable[[str], None],
-         evaluate: Callable) -> dict:
-    model, device = parser.model, parser.device
-    encoded = [parser.vocabularies.encode(sentence) for sentence in sentences]
-    gold = [(np.asarray(heads, dtype=np.int64), np.array(ids))
-            for (heads, _), ids in zip(trees, label_ids(trees, labels))]
-    rng = np.random.default_rng(seed)
-
-    def step(indices: list[int]) -> torch.Tensor:
-        batch = make_batch([encoded[k] for k in indices], parser.vocabularies, device,
-                           model.encoder.options.word_dropout, rng)
-        heads, label_ids = (padded_targets([gold[k][column] for k in indices], batch.mask.shape[1], device)
-                            for column in (0, 1))
-        return model.loss(batch, heads, label_ids)
-
-    return fit_epochs(parser, model, [len(e) for e in encoded], step, training, dev, rng, log, evaluate)
-
-
-def padded_targets(rows: list[np.ndarray], longest: int, device: str) -> torch.Tensor:
-    """Per-node targets (gold heads, labels, tags) padded with -1 (entry 0, the root, is -1 too)."""
-    out = np.full((len(rows), longest), -1, dtype=np.int64)
-    for k, row in enumerate(rows):
-        out[k, :len(row)] = row
-        out[k, 0] = -1
-    return torch.from_numpy(out).to(device)
+            return cls(encoder, biaffine, vocabularies, labels, weights, decoding, of_manifest(manifest), manifest)

@@ -1,12 +1,13 @@
-"""What the neural parsers share: parsing in batches of similar length and model files
-(:class:`NeuralParser`), and in training the encoder's vocabularies (with pretrained
-vectors), minibatches of sentences, deterministic set-up and the epoch loop (log with
-dev LAS, time per epoch and ETA; early stopping on dev LAS, keeping the best epoch).
+"""What the neural networks share in training (PyTorch): the encoder's vocabularies (with
+pretrained vectors), minibatches of sentences, deterministic set-up and the epoch loop (log
+with dev LAS, time per epoch and ETA; early stopping on dev LAS, keeping the best epoch),
+checkpoints, and the weights as the arrays of a model file.
 
-A parser kind brings only its model, how it parses a batch, its own manifest entries
-and one training step (:func:`fit_epochs`'s ``step``): the biaffine parser
-(:mod:`barley.neural.biaffine_parser`) and the neural transition parser
-(:mod:`barley.neural.transition_parser`).
+A parser kind brings only its network and one training step (:func:`fit_epochs`'s
+``step``): the biaffine parser (:mod:`barley.neural.biaffine_training`) and the neural
+transition parser (:mod:`barley.neural.transition_training`); the parser it trains parses
+with the numpy engine (:mod:`barley.neural.trained`) over a snapshot of the weights
+(:func:`network_weights`), on dev during training as after loading.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import copy
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 
@@ -22,101 +23,12 @@ import numpy as np
 import torch
 
 from barley import __version__, model_check as check, model_file
-from barley.confidence import Confidence, calibration_of
 from barley.conllu import FORM, Sentence
-from barley.constraints import ArcOptions, SentenceArcs, settle, write_tree
 from barley.errors import BarleyError, ModelError
 from barley.neural.encoder import Encoder, read_pretrained
 from barley.features.vocabulary import UNKNOWN
-from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, by_length, word_batches
+from barley.neural.inputs import EncoderVocabularies, word_batches
 from barley.neural.options import EncoderOptions, Training
-
-class NeuralParser:
-    """A trained neural parser: its model, the encoder's vocabularies, labels and transforms.
-
-    A subclass names its ``kind``, parses a batch (``_parse_batch``, writing trees back with
-    :func:`barley.constraints.write_tree`), gives its own manifest entries (``own_manifest``) and restores itself
-    (``from_files``, inside :func:`barley.model_check.loading`, its weights read by
-    :func:`barley.model_check.weights_of`).
-    """
-
-    kind = ""
-
-    def __init__(self, model: torch.nn.Module, vocabularies: EncoderVocabularies, labels: list[str],
-                 transforms: Sequence = (), manifest: dict | None = None, device: str = "cpu"):
-        self.model = model
-        self.vocabularies = vocabularies
-        self.labels = labels
-        self.transforms = list(transforms)
-        self.manifest = manifest or {}
-        self.device = device
-        self.confidence: Confidence | None = None  # barley parse --confidence (each kind writes it)
-        self.calibrated = calibration_of(self.manifest)
-
-    def parse(self, sentences: Iterable[Sentence], batch_words: int = PARSE_BATCH_WORDS,
-              arcs: ArcOptions | None = None) -> Iterator[Sentence]:
-        """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change.
-        ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
-        self.check_arcs(arcs)
-        return by_length(sentences, lambda batch: self._parse_batch(batch, self.given(batch, arcs)), batch_words)
-
-    def check_arcs(self, arcs: ArcOptions | None) -> None:
-        """Refuse ``arcs`` if this parser cannot keep them (a transition system without a rule)."""
-
-    def tree_class(self) -> str:
-        """The trees this parser builds (:func:`barley.constraints.buildable`)."""
-        raise NotImplementedError
-
-    def given(self, batch: list[Sentence], arcs: ArcOptions | None) -> list[SentenceArcs | None]:
-        """Per sentence of ``batch``, its checked given and forbidden arcs (None: none), those the
-        parser cannot build left out (:func:`barley.constraints.settle`)."""
-        if arcs is None:
-            return [None] * len(batch)
-        given = [arcs.of(sentence, self.labels) for sentence in batch]
-        for sentence_arcs in given:
-            settle(sentence_arcs, self.tree_class(), arcs.strict, f"{self.kind} parser", self.transforms)
-        return given
-
-    def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> None:
-        raise NotImplementedError
-
-    def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str], arcs: SentenceArcs | None = None,
-                 single_root: bool = False) -> None:
-        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms
-        (:func:`barley.constraints.write_tree`)."""
-        write_tree(sentence, heads, deprels, self.transforms, arcs, single_root)
-
-    def save(self, path: str) -> None:
-        model_file.write(path, *self.to_files())
-
-    def own_manifest(self) -> dict:
-        raise NotImplementedError
-
-    def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
-        manifest = dict(self.manifest)
-        manifest.update({"barley_version": __version__, "parser": self.kind, **self.own_manifest(),
-                         "encoder": asdict(self.model.encoder.options), "labels": self.labels,
-                         "vocabularies": self.vocabularies.to_json(),
-                         "transforms": [t.to_json() for t in self.transforms]})
-        return manifest, weight_arrays(self.model)
-
-
-def checked_common(manifest: dict, arrays: dict[str, np.ndarray]) -> tuple[EncoderVocabularies, list[str],
-                                                                            EncoderOptions, int]:
-    """What every neural parser's manifest holds (:meth:`NeuralParser.to_files`), checked
-    (:mod:`barley.model_check`): the encoder's vocabularies, the labels, the encoder's options, and
-    the most any size option may be: the number of weights in ``arrays`` (the model is built on the
-    ``meta`` device before its shapes are compared with them, and a size drives that building)."""
-    tables = check.mapping(manifest["vocabularies"], "the vocabularies")
-    vocabularies = EncoderVocabularies.from_json({name: check.texts(tables[name], f"the {name} vocabulary")
-                                                  for name in tables})
-    labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)
-    most = sum(int(np.size(value)) for value in arrays.values())
-    encoder = check.options(EncoderOptions, manifest["encoder"], "the encoder options", most=most)
-    encoder.check()
-    if encoder.lstm_layers > len(arrays):  # each layer has arrays of its own
-        check.fail(f"the encoder has {encoder.lstm_layers} layers, more than the file has arrays")
-    return vocabularies, labels, encoder, most
 
 
 def minibatches(lengths: Sequence[int], batch_words: int, rng: np.random.Generator) -> list[list[int]]:
@@ -356,6 +268,22 @@ class Checkpoint:
         return epoch
 
 
+def network_weights(model: torch.nn.Module) -> dict[str, np.ndarray]:
+    """A snapshot of the network's weights as the numpy engine reads them (PyTorch's names, copies:
+    training goes on changing the parameters in place)."""
+    return {name: value.detach().cpu().numpy().copy() for name, value in model.state_dict().items()}
+
+
+def on_snapshots(evaluate: Callable, model: torch.nn.Module) -> Callable:
+    """``evaluate(parser, dev)`` for :func:`fit_epochs`, the parser first given the weights the network
+    has now (:meth:`barley.neural.trained.NeuralParser.use_weights`): dev is parsed by the numpy
+    engine, as the saved model will be."""
+    def evaluated(parser, dev: list[Sentence]) -> dict:
+        parser.use_weights(network_weights(model))
+        return evaluate(parser, dev)
+    return evaluated
+
+
 def weight_arrays(model: torch.nn.Module) -> dict[str, np.ndarray]:
     """The model's weights as numpy arrays for its model file (``weights.NAME``)."""
     return {f"weights.{name}": value.detach().cpu().numpy() for name, value in model.state_dict().items()}
@@ -386,7 +314,7 @@ def carry_over(model: torch.nn.Module, arrays: dict[str, np.ndarray], unknown_ro
 
 def load_weights(model: torch.nn.Module, arrays: dict[str, np.ndarray]) -> None:
     """Weights from :func:`weight_arrays`' arrays into a built ``model``, each one the model has and
-    no other (strict): a checkpoint's (a model file's are checked first, :func:`barley.model_check.weights_of`)."""
+    no other (strict): a checkpoint's, or a model file's whose arrays were checked when it was loaded."""
     state = {name[len("weights."):]: torch.from_numpy(np.array(value, dtype=np.float32))
              for name, value in arrays.items() if name.startswith("weights.")}
     model.load_state_dict(state, strict=True)

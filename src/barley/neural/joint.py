@@ -30,13 +30,15 @@ from barley import model_check as check
 from barley.confidence import Calibrated, Confidence
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
-from barley.errors import ModelError
 from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
 from barley.features.vocabulary import extended
 from barley.graph.model import GraphOptions
 from barley.neural import numpy_ops as ops
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded, by_length, pad
+from barley.neural.numpy_biaffine import MLPS, biaffine_shapes
+from barley.neural.numpy_encoder import (NumpyEncoder, Shapes, bilstm_layers, encoder_shapes, linear_shapes,
+                                        lstm_shapes)
 from barley.neural.options import BiaffineOptions, EncoderOptions
 from barley.nbest import analyses, expanded
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
@@ -46,10 +48,6 @@ from barley.valid_ud import require_support as require_valid_ud
 
 HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
 """The tagging heads and the column each fills (the lemma head's classes are edit rules)."""
-CHAR_CACHE_LIMIT = 200_000
-"""Distinct forms whose character vectors :class:`NumpyJoint` remembers between batches."""
-CHAR_BATCH = 512
-"""Forms run through the character model together (sorted by length)."""
 
 
 class JointTables:
@@ -302,60 +300,16 @@ class JointParser:
 
 # --- the numpy network ------------------------------------------------------------------
 
-MLPS = ("arc_dep", "arc_head", "label_dep", "label_head")
-
 
 def expected_shapes(encoder: EncoderOptions, biaffine: BiaffineOptions, vocabulary_sizes: dict[str, int],
-                    tag_sizes: dict[str, int], labels: int, parser_layers: int) -> dict[str, tuple[int, ...]]:
+                    tag_sizes: dict[str, int], labels: int, parser_layers: int) -> Shapes:
     """Every array of a joint network (PyTorch's state-dict names) and its shape."""
-    shapes: dict[str, tuple[int, ...]] = {
-        "encoder.form.weight": (vocabulary_sizes["form"], encoder.form_dim),
-        "encoder.char_embedding.weight": (vocabulary_sizes["chars"], encoder.char_dim)}
-
-    def lstm(prefix: str, layers: int, inputs: int, hidden: int) -> None:
-        for layer in range(layers):
-            for suffix in ("", "_reverse"):
-                width = inputs if layer == 0 else 2 * hidden
-                shapes.update({f"{prefix}.weight_ih_l{layer}{suffix}": (4 * hidden, width),
-                               f"{prefix}.weight_hh_l{layer}{suffix}": (4 * hidden, hidden),
-                               f"{prefix}.bias_ih_l{layer}{suffix}": (4 * hidden,),
-                               f"{prefix}.bias_hh_l{layer}{suffix}": (4 * hidden,)})
-
-    def linear(prefix: str, inputs: int, outputs: int) -> None:
-        shapes.update({f"{prefix}.weight": (outputs, inputs), f"{prefix}.bias": (outputs,)})
-
-    lstm("encoder.char_lstm", 1, encoder.char_dim, encoder.char_hidden)
-    if encoder.characters == "add":
-        linear("encoder.char_projection", 2 * encoder.char_hidden, encoder.form_dim)
-    lstm("encoder.lstm", encoder.lstm_layers, sum(encoder.input_dims.values()), encoder.lstm_hidden)
-    lstm("parser_lstm", parser_layers, encoder.output_dim, encoder.lstm_hidden)
-    for name in MLPS:
-        linear(f"{name}.0", encoder.output_dim, biaffine.arc_mlp if name.startswith("arc") else biaffine.label_mlp)
-    shapes["arc_attention.weight"] = (1, biaffine.arc_mlp, biaffine.arc_mlp + 1)
-    shapes["label_attention.weight"] = (labels, biaffine.label_mlp + 1, biaffine.label_mlp + 1)
+    shapes = {**encoder_shapes(encoder, vocabulary_sizes),
+              **lstm_shapes("parser_lstm", parser_layers, encoder.output_dim, encoder.lstm_hidden),
+              **biaffine_shapes(encoder, biaffine, labels)}
     for name, size in tag_sizes.items():
-        linear(f"tags.{name}", encoder.output_dim, size)
+        shapes.update(linear_shapes(f"tags.{name}", encoder.output_dim, size))
     return shapes
-
-
-def checked_weights(arrays: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]], path: str
-                    ) -> dict[str, np.ndarray]:
-    """The arrays ``weights.NAME`` of a model file, each as :func:`expected_shapes` says, float32
-    and finite, and no other; anything else is a :class:`ModelError`."""
-    weights = {name[len("weights."):]: array for name, array in arrays.items() if name.startswith("weights.")}
-    problems = [f"unexpected array {name}" for name in sorted(set(weights) - set(shapes))]
-    problems += [f"missing array {name}" for name in sorted(set(shapes) - set(weights))]
-    for name in sorted(set(shapes) & set(weights)):
-        array = weights[name]
-        if array.dtype != np.float32 or array.shape != shapes[name]:
-            problems.append(f"array {name} is {array.dtype} {array.shape}, not float32 {shapes[name]}")
-        elif not np.isfinite(array).all():
-            problems.append(f"array {name} holds a value that is not finite")
-    if problems:
-        raise ModelError(f"inconsistent joint network: {problems[0]}"
-                         + (f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""),
-                         path=path, fix="train the model again with this version of barley")
-    return weights
 
 
 class NumpyJoint:
@@ -365,45 +319,15 @@ class NumpyJoint:
                  parser_layers: int):
         if encoder.inputs != ("form",):
             raise ValueError(f"a joint network reads the form only, not {', '.join(encoder.inputs)}")
-        self.vocabularies = vocabularies
-        self.form = weights["encoder.form.weight"]
-        self.chars = weights["encoder.char_embedding.weight"]
-        self.char_lstm = (ops.LSTMWeights.of(weights, "encoder.char_lstm", 0, False),
-                          ops.LSTMWeights.of(weights, "encoder.char_lstm", 0, True))
-        self.char_projection = (weights["encoder.char_projection.weight"], weights["encoder.char_projection.bias"]
-                                ) if encoder.characters == "add" else None
-        self.lstm = [(ops.LSTMWeights.of(weights, "encoder.lstm", layer, False),
-                      ops.LSTMWeights.of(weights, "encoder.lstm", layer, True)) for layer in range(encoder.lstm_layers)]
-        self.parser_lstm = [(ops.LSTMWeights.of(weights, "parser_lstm", layer, False),
-                             ops.LSTMWeights.of(weights, "parser_lstm", layer, True)) for layer in range(parser_layers)]
+        self.encoder = NumpyEncoder(encoder, vocabularies, weights)
+        self.parser_lstm = bilstm_layers(weights, "parser_lstm", parser_layers)
         self.mlps = {name: (weights[f"{name}.0.weight"], weights[f"{name}.0.bias"]) for name in MLPS}
         self.arc_weight = weights["arc_attention.weight"]
         self.label_weight = weights["label_attention.weight"]
         self.tags = {name: (weights[f"tags.{name}.weight"], weights[f"tags.{name}.bias"]) for name in HEADS}
-        self._char_vectors: dict[str, np.ndarray] = {}
-
-    def _characters(self, padded: Padded) -> np.ndarray:
-        """The character model's vector of each distinct form of the batch (computed once per form
-        and remembered), plus a zero row for padding."""
-        cache = self._char_vectors
-        missing = sorted((word for word in padded.types if word not in cache), key=len)
-        if len(cache) + len(missing) > CHAR_CACHE_LIMIT:
-            cache.clear()
-            missing = sorted(padded.types, key=len)
-        for start in range(0, len(missing), CHAR_BATCH):  # forms of similar length: little padding
-            forms = missing[start:start + CHAR_BATCH]
-            chars, lengths = padded.characters(self.vocabularies, forms)
-            final = ops.bilstm_final(ops.embedding(self.chars, chars), lengths, *self.char_lstm)
-            if self.char_projection is not None:
-                final = ops.linear(final, *self.char_projection)
-            cache.update(zip(forms, final))
-        width = 2 * self.char_lstm[0].hidden if self.char_projection is None else self.form.shape[1]
-        return np.stack([cache[word] for word in padded.types] + [np.zeros(width, np.float32)])
 
     def outputs(self, padded: Padded) -> JointOutputs:
-        form, characters = ops.embedding(self.form, padded.ids["form"]), self._characters(padded)[padded.word_type]
-        inputs = form + characters if self.char_projection is not None else np.concatenate([form, characters], -1)
-        vectors = ops.bilstm(inputs, padded.lengths, self.lstm)
+        vectors = self.encoder.vectors(padded)
         parser = ops.bilstm(vectors, padded.lengths, self.parser_lstm)
         arc_dep, arc_head, label_dep, label_head = (ops.mlp(parser, *self.mlps[name]) for name in MLPS)
         arcs = ops.biaffine(arc_dep, ops.with_bias(arc_head), self.arc_weight)[..., 0]

@@ -20,7 +20,7 @@ import torch
 
 from barley.conllu import Sentence
 from barley.graph.model import GraphOptions
-from barley.neural.biaffine_parser import padded_targets
+from barley.neural.biaffine_training import padded_targets
 from barley.neural.encoder import tensors
 from barley.neural.fitting import (Checkpoint, carry_over, deterministic, encoder_vocabularies, fit_epochs,
                                    load_weights, log_sizes, use_pretrained, weight_arrays)

@@ -3,8 +3,8 @@ with a BiLSTM encoder and an MLP scorer over the vectors at the positions of a p
 model (Kiperwasser & Goldberg 2016), trained through the one loop with the dynamic oracle
 and exploration where the system has one, else the static oracle.
 
-PyTorch is imported only to train or load (as for the ``biaffine`` kind);
-:mod:`barley.neural.transition_parser` does the work.
+PyTorch is needed to train only (as for the ``biaffine`` kind): a trained parser parses with
+numpy (:mod:`barley.neural.transition_parser`); :mod:`barley.neural.transition_training` trains it.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     given = {name: value for name, value in locals().items() if value is not None}
     require_torch()
     from barley.neural.positions import load_positions
-    from barley.neural.transition_parser import train_neural_transition
+    from barley.neural.transition_training import train_neural_transition
     from barley.transition.parser import ORACLES
     from barley.systems import get_system
     from barley.systems.base import NoDynamicOracle
@@ -82,7 +82,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 
 
 def load(manifest: dict, arrays: dict, path: str):
-    require_torch()
+    """The parser of a model file: numpy only, no PyTorch."""
     from barley.neural.transition_parser import NeuralTransitionParser
 
     return NeuralTransitionParser.from_files(manifest, arrays, path)

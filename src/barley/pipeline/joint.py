@@ -30,7 +30,8 @@ from barley.errors import BarleyError
 from barley.graph.model import GraphOptions
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.neural.inputs import EncoderVocabularies
-from barley.neural.joint import Annotator, JointParser, JointTables, NumpyJoint, checked_weights, expected_shapes
+from barley.neural.joint import Annotator, JointParser, JointTables, NumpyJoint, expected_shapes
+from barley.neural.numpy_encoder import checked_weights
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.transforms import of_manifest
 
@@ -264,7 +265,7 @@ class JointComponent:
                 raise ValueError(f"parser_layers {parser_layers!r}")
             shapes = expected_shapes(encoder, biaffine, vocabularies.sizes(), tables.sizes(), len(tables.labels),
                                      parser_layers)
-            weights = checked_weights(arrays, shapes, path)
+            weights = checked_weights(arrays, shapes, path, "joint network")
             network = NumpyJoint(encoder, vocabularies, weights, parser_layers)
             calibrated = calibration_of(manifest)
         return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms, calibrated=calibrated)),
