@@ -205,11 +205,6 @@ class Registry(Mapping[str, T], Generic[T]):
                 warnings.warn(BarleyWarning(f"skipped: {error}"), stacklevel=2)
         return found
 
-    def plugin_distribution(self, name: str) -> str | None:
-        """The distribution (name and version) that registers the plugin ``name``; None for barley's own."""
-        entry = None if name in self.entries else self._plugins().get(name)
-        return distribution_named(entry.dist) if entry is not None else None
-
     def _plugins(self) -> dict[str, metadata.EntryPoint]:
         """The group's usable entry points by name, read once; a broken one warned about once and left out."""
         if self.group not in _read:
