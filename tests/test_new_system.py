@@ -76,7 +76,7 @@ def registered(monkeypatch):
     module = types.ModuleType("barley.systems.toy_stack_tops")
     module.StackTops = StackTops
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    monkeypatch.setitem(REGISTRY, StackTops.name, "toy_stack_tops:StackTops")
+    monkeypatch.setitem(REGISTRY.entries, StackTops.name, f"{module.__name__}:StackTops")
     monkeypatch.setattr(fast, "_said", set())
     return StackTops.name
 

@@ -40,8 +40,9 @@ from importlib import metadata
 
 from barley import __version__
 from barley import model_check as check
-from barley.errors import BarleyError, BarleyWarning, ModelError, printable
+from barley.errors import BarleyError, BarleyWarning, ModelError
 from barley.model_file import read_manifest
+from barley.registry import distribution_named, entry_points
 from barley.shipped import DEFAULT, MODELS_DIR, shipped_models
 
 ENTRY_POINTS = "barley_models"
@@ -140,49 +141,11 @@ def language_code(manifest: dict) -> str | None:
     return found[1] if found else None
 
 
-def _entry_points() -> tuple[dict[str, metadata.EntryPoint], list[str]]:
-    """The entry points of :data:`ENTRY_POINTS` by model name: of each name the first on ``sys.path``,
-    as an import would find it (as :func:`importlib.metadata.entry_points` finds them, but one
-    distribution whose metadata cannot be read fails no lookup: it is left out), and a line on each
-    distribution left out."""
-    found: dict[str, metadata.EntryPoint] = {}
-    unreadable, seen = [], set()
-    for dist in metadata.distributions():
-        try:
-            text = dist.read_text("entry_points.txt") or ""
-            if f"[{ENTRY_POINTS}]" not in text:
-                continue
-            name = dist.name
-            entries = dist.entry_points.select(group=ENTRY_POINTS)
-        except (UnicodeDecodeError, ValueError, TypeError) as error:  # what importlib.metadata raises for them
-            unreadable.append(printable(
-                f"skipped the distribution {_named(dist)}: its metadata or entry points cannot be read "
-                f"({type(error).__name__}: {error}; reinstall or uninstall it)"))
-            continue
-        normalized = re.sub(r"[-_.]+", "-", name or "").lower()
-        if normalized in seen:
-            continue  # shadowed by a distribution of the same name earlier on sys.path
-        seen.add(normalized)
-        for entry in entries:
-            found.setdefault(entry.name, entry)
-    return found, unreadable
-
-
-def _named(dist: metadata.Distribution) -> str:
-    """How a message names ``dist``: its name and version, else where it is."""
-    try:
-        if dist.name:
-            return f"{dist.name} {dist.version}"
-    except (UnicodeDecodeError, ValueError, TypeError):
-        pass
-    return f"in {os.fspath(dist.locate_file(''))}"
-
-
 def _checked(entry: metadata.EntryPoint) -> CatalogModel:
     """The model that ``entry`` declares, if its package may be trusted with it (see the module's
     docstring); else a one-line ModelError naming the package."""
     dist = entry.dist
-    package = _named(dist) if dist is not None else "?"
+    package = distribution_named(dist)
     uninstall = dist.name if dist is not None and dist.name else "PACKAGE"
 
     def broken(what: str, path: str | None = None) -> ModelError:
@@ -232,7 +195,7 @@ def _checked(entry: metadata.EntryPoint) -> CatalogModel:
 def installed_models() -> list[CatalogModel]:
     """The models of the installed packages that may be trusted (:func:`_checked`), by name, read from
     their metadata and manifests alone; each one that may not is skipped with a one-line warning."""
-    entries, unreadable = _entry_points()
+    entries, unreadable = entry_points(ENTRY_POINTS)
     for line in unreadable:
         warnings.warn(BarleyWarning(line), stacklevel=2)
     found = []
@@ -257,7 +220,7 @@ def find(name: str) -> CatalogModel:
         return CatalogModel(name, str(shipped), "shipped")
     if LANGUAGE_CODE.match(name):
         return _of_language(name)
-    entry = _entry_points()[0].get(name)
+    entry = entry_points(ENTRY_POINTS)[0].get(name)
     if entry is None:
         raise _unknown(name)
     model = _checked(entry)  # the one asked for: broken, it is the error

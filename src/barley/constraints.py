@@ -430,9 +430,9 @@ def supports(system) -> bool:
 def require_support(system, options: ArcOptions | None) -> None:
     """Refuse given or forbidden arcs (``options``) for a ``system`` without a rule for them."""
     if options is not None and not supports(system):
-        from barley.systems import REGISTRY, get_system
+        from barley.systems import REGISTRY
 
-        able = [name for name in REGISTRY if supports(get_system(name))]
+        able = [name for name, system_class in REGISTRY.loadable().items() if supports(system_class())]
         raise BarleyError(f"--keep-arcs/--forbid: the {system.name} system has no rule yet for keeping given arcs",
                           fix=f"use a model with {', '.join(able)}, or a graph-based, biaffine or joint parser")
 

@@ -6,12 +6,12 @@ trees, the dev scores and the length-sorted parse windows.
 Commands and experiments never ask which kind a parser is: :func:`train`
 hands the options to the kind named by ``parser=`` (refusing those it does not take),
 :func:`barley.pipeline.load` and ``barley info`` find the kind in the model's manifest.
-Adding a kind is one module defining a :class:`ParserKind` and one line in :data:`KINDS`.
+Adding a kind is one module defining a :class:`ParserKind` and one line in :data:`KINDS` (or an entry
+point of another package in the group ``barley.parsers``: docs/extending.md).
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -22,15 +22,17 @@ import numpy as np
 from barley.conllu import Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
 from barley.evaluation.attachment import evaluate
+from barley.registry import Registry
 from barley.transforms import fit_forward
 from barley.tree import check_tree
 
-KINDS = {
+KINDS: Registry[ParserKind] = Registry("parser kind", "barley.parsers", {
     "transition": "barley.transition.parser:TRANSITION",
     "graph": "barley.graph.pipeline:GRAPH",
     "biaffine": "barley.neural.biaffine:BIAFFINE",
     "neural-transition": "barley.neural.transition:NEURAL_TRANSITION",
-}
+})
+"""The kinds of parser by name (:mod:`barley.registry`): each a :class:`ParserKind`."""
 
 
 @dataclass(frozen=True)
@@ -80,10 +82,7 @@ def options_of(train: Callable) -> frozenset[str]:
 
 
 def get_kind(name: str) -> ParserKind:
-    if name not in KINDS:
-        raise BarleyError(f"unknown parser kind {name!r}", fix="choose one of: " + ", ".join(KINDS))
-    module, _, attribute = KINDS[name].partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    return KINDS[name]
 
 
 def kind_of(manifest: dict, path: str | None = None) -> ParserKind:
@@ -97,7 +96,7 @@ def kind_of(manifest: dict, path: str | None = None) -> ParserKind:
 
 def all_kind_options() -> frozenset[str]:
     """Every option that some kind of parser takes."""
-    return frozenset().union(*(get_kind(name).options for name in KINDS))
+    return frozenset().union(*(kind.options for kind in KINDS.loadable().values()))
 
 
 def in_length_batches(sentences: Iterable, parse_batch: Callable[[list], object], window: int,

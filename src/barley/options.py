@@ -74,7 +74,7 @@ OPTIONS: tuple[Option, ...] = (
             + ", ".join(system_names()) + " (default arc-eager, arc-hybrid for --parser neural-transition)",
             TRANSITION, NEURAL_TRANSITION, flags=("--system", "-a"), metavar="NAME"),
     declare("learner", str, "linear", "classifier (linear: liblinear)", TRANSITION, flags=("--learner", "-l"),
-            choices=tuple(LEARNERS)),
+            choices=LEARNERS),
     declare("features", str, None, "feature model file, or rich: the system's rich model shipped with barley "
             "(arc-eager; see `barley features --rich`); default: the system's, see `barley features`",
             TRANSITION, flags=("--features", "-F"), metavar="FILE|rich"),

@@ -25,7 +25,7 @@ def register(subparsers) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="runs in parallel processes (default 1)")
     parser.add_argument("--max-train-sentences", type=int, metavar="N",
                         help="train on the first N sentences only (cross-validation: use the first N sentences)")
-    parser.add_argument("--learner", choices=list(LEARNERS), help="learner of every transition-based parser")
+    parser.add_argument("--learner", choices=LEARNERS, help="learner of every transition-based parser")
     parser.add_argument("--epochs", type=int, metavar="N", help="training epochs of every parser trained in epochs: graph-based, biaffine, "
                         "and transition-based with the perceptron")
     parser.add_argument("--folds", type=int, metavar="K", help="folds of every cross-validated treebank")

@@ -50,7 +50,7 @@ def register(subparsers) -> None:
                         help="deterministic training: the same data, options and seed give a byte-identical "
                              "model file (wall-clock time is then left out of the manifest)")
     parser.add_argument("--model", "-m", "-c", required=True, metavar="OUT", help="model file to write")
-    parser.add_argument("--parser", choices=list(KINDS), default="transition",
+    parser.add_argument("--parser", choices=KINDS, default="transition",
                         help="transition-based (default; Nivre 2008), graph-based (McDonald et al. 2005), biaffine "
                              "(Dozat & Manning 2017) or neural transition-based parser")
     declared.add_arguments(parser)

@@ -22,6 +22,11 @@ from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.learners import weight_sums
 
 DECODERS = ("eisner", "mst", "eisner+npa")
+"""The decoders a graph-based or neural model chooses from, by name. A tuple, not a registry
+(:mod:`barley.registry`): a decoder is no object one could plug in but a choice that several places
+act on together (the decoding, the marginals of the confidence, the tree class given arcs must fit,
+second-order decoding, the description), each with its own code for each decoder; one decoder
+interface that those places call is what would make decoders pluggable."""
 RARE_CROSSING = 0.02
 """Below this share of crossing arcs in its training trees, a model avoids arcs that cross a given
 arc (:meth:`GraphOptions.avoids_crossing_given`). Measured with the joint networks, 50% of the gold

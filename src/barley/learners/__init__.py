@@ -33,15 +33,17 @@ import numpy as np
 
 from barley import model_check as check
 from barley.errors import BarleyError
+from barley.registry import Registry
 
 if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up
     import scipy.sparse as sp
 
-LEARNERS = {
-    "linear": "linear:LinearLearner",
-    "svm-poly2": "kernel_svm:PolySVMLearner",
-    "perceptron": "perceptron:PerceptronLearner",
-}
+LEARNERS: Registry[type] = Registry("learner", "barley.learners", {
+    "linear": "barley.learners.linear:LinearLearner",
+    "svm-poly2": "barley.learners.kernel_svm:PolySVMLearner",
+    "perceptron": "barley.learners.perceptron:PerceptronLearner",
+})
+"""The learners by name (:mod:`barley.registry`)."""
 
 
 UNSEEN = -1e9
@@ -52,12 +54,7 @@ STACK_BLOCK = 4096
 
 
 def learner_class(name: str):
-    import importlib
-
-    if name not in LEARNERS:
-        raise BarleyError(f"unknown learner {name!r}", fix="choose one of: " + ", ".join(LEARNERS))
-    module, _, cls = LEARNERS[name].partition(":")
-    return getattr(importlib.import_module(f"barley.learners.{module}"), cls)
+    return LEARNERS[name]
 
 
 def make_learner(name: str, **params):

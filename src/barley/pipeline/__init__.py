@@ -11,7 +11,8 @@ code and unpickles nothing.
 The component interface
 -----------------------
 A component is one class in one module of this package, added to :data:`COMPONENTS`
-by one line (``"name": "module:Class"``). The class has:
+by one line (``"name": "barley.pipeline.module:Class"``), or one of another package registered
+by an entry point in the group ``barley.components`` (docs/extending.md). The class has:
 
 ``name``
     its registry key (``"tokenize"``, ``"tag"``, ``"parse"``);
@@ -71,7 +72,6 @@ name); each component's arrays are stored under ``"<name>.<key>"``.
 from __future__ import annotations
 
 import functools
-import importlib
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -82,15 +82,17 @@ from barley import __version__, model_check as check, model_file
 from barley.conllu import COLUMNS, Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
 from barley.pipeline.stream import PIPE_BATCH
+from barley.registry import Registry
 from barley.runtime.threads import BLAS_THREADS, limited
 
-COMPONENTS = {
-    "tokenize": "tokenize:TokenizeComponent",
-    "tag": "tagger:Tagger",
-    "parse": "parse:ParseComponent",
-    "joint": "joint:JointComponent",
-}
-"""Registered component kinds, in the order a pipeline runs them."""
+COMPONENTS: Registry[type] = Registry("pipeline component", "barley.components", {
+    "tokenize": "barley.pipeline.tokenize:TokenizeComponent",
+    "tag": "barley.pipeline.tagger:Tagger",
+    "parse": "barley.pipeline.parse:ParseComponent",
+    "joint": "barley.pipeline.joint:JointComponent",
+})
+"""Registered component kinds, in the order a pipeline runs them (:mod:`barley.registry`: another package's
+components, registered in the group ``barley.components``, run after barley's own)."""
 
 DEFAULT_JACKKNIFE = 5
 """Folds for jackknifing by default: each fold trains a tagger, so 5 costs half the time of 10."""
@@ -127,11 +129,7 @@ def _stderr(message: str) -> None:
 
 def component_class(name: str):
     """The class registered as ``name``; unknown names are a clear error."""
-    if name not in COMPONENTS:
-        raise BarleyError(f"unknown pipeline component {name!r}",
-                          fix="choose from: " + ", ".join(COMPONENTS))
-    module, _, cls = COMPONENTS[name].partition(":")
-    return getattr(importlib.import_module(f"barley.pipeline.{module}"), cls)
+    return COMPONENTS[name]
 
 
 def check_options(name: str, options: dict) -> dict:

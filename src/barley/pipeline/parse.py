@@ -15,14 +15,12 @@ import numpy as np
 from barley.kinds import all_kind_options, from_files as parser_from_files, train as train_parser
 from barley.confidence import calibration_of
 from barley.conllu import Sentence
+from barley.registry import FromRegistries
 
 _NOT_OPTIONS = {"train_data", "seed", "dev", "log", "record_time"}
 OPTIONS = {name: parameter.default for name, parameter in inspect.signature(train_parser).parameters.items()
            if name not in _NOT_OPTIONS and parameter.kind is inspect.Parameter.KEYWORD_ONLY}
 """The keyword options of :func:`barley.kinds.train` (parser, tags, transforms)."""
-OPTIONAL = all_kind_options()
-"""The options of the kinds of parser (system, learner, decoder, ...): passed only when
-given, so that the kind refuses those it does not take."""
 
 
 class ParseComponent:
@@ -32,7 +30,9 @@ class ParseComponent:
     keeps_given = False
     needs = ("UPOS",)
     OPTIONS = OPTIONS
-    OPTIONAL = OPTIONAL
+    OPTIONAL = FromRegistries(all_kind_options)
+    """The options of the kinds of parser (system, learner, decoder, ...): passed only when
+    given, so that the kind refuses those it does not take."""
 
     def __init__(self, parser):
         self.parser = parser

@@ -467,17 +467,17 @@ class Tagger:
             sizes = check.arrays(arrays, {
                 "feature_keys": check.Array("int", ("features",), low=0, order="increasing"),
                 "lemma_feature_keys": check.Array("int", ("lemma features",), low=0, order="increasing"),
-            }, others=tuple(f"{column}." for column in LEARNERS))
+            }, others=tuple(f"{column}." for column in COLUMN_LEARNERS))
             entries = check.mapping(manifest["classifiers"], "the tagger's classifiers")
             classifiers = {}
             for column, entry in entries.items():
-                if column not in LEARNERS:
+                if column not in COLUMN_LEARNERS:
                     check.fail(f"a classifier of {column!r}, which the tagger does not predict")
-                if check.mapping(entry, f"the {column} classifier")["learner"] != LEARNERS[column].name:
+                if check.mapping(entry, f"the {column} classifier")["learner"] != COLUMN_LEARNERS[column].name:
                     check.fail(f"the {column} classifier is a {entry['learner']!r} learner, not "
-                               f"{LEARNERS[column].name!r}")
+                               f"{COLUMN_LEARNERS[column].name!r}")
                 lemma = column == "LEMMA"
-                classifiers[column] = LEARNERS[column].from_arrays(
+                classifiers[column] = COLUMN_LEARNERS[column].from_arrays(
                     entry["params"], check.part(arrays, f"{column}."),
                     n_classes=len(rules) if lemma else len(values[column]),
                     n_features=sizes["lemma features" if lemma else "features"])
@@ -490,9 +490,11 @@ class Tagger:
                        check.mapping(manifest["options"], "the tagger's options"), manifest, tags)
 
 
-LEARNERS = {"UPOS": LinearLearner, "XPOS": SplitLearner, "FEATS": SplitLearner, "LEMMA": LinearLearner}
+COLUMN_LEARNERS = {"UPOS": LinearLearner, "XPOS": SplitLearner, "FEATS": SplitLearner, "LEMMA": LinearLearner}
 """The learner of each column's classifier: UPOS is tagged first and splits XPOS's and FEATS' classifiers
-(one per UPOS); the lemmatizer chooses rules."""
+(one per UPOS); the lemmatizer chooses rules. Not a registry (:mod:`barley.registry`): the tagger's design,
+which nothing chooses by name and no other package extends; a model file names each column's learner
+only to be checked against it."""
 
 
 def lemma_keys(words: list[list[str]], features: WordFeatures) -> np.ndarray:

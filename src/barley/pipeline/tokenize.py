@@ -15,16 +15,16 @@ option of the other kind is refused.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from barley import model_check as check
 from barley.conllu import Sentence
 from barley.errors import BarleyError, ModelError
+from barley.registry import FromRegistries, Registry
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions
 from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
-
 
 
 def train_neural(sentences: Iterable[Sentence], options: NeuralTokenizerOptions, *, seed: int,
@@ -38,17 +38,35 @@ def train_neural(sentences: Iterable[Sentence], options: NeuralTokenizerOptions,
     return train_neural_tokenizer(sentences, options, seed=seed, log=log, dev=dev)
 
 
-KINDS = {"linear": (Tokenizer, TokenizerOptions, Tokenizer.train),
-         "neural": (NeuralTokenizer, NeuralTokenizerOptions, train_neural)}
-"""Each kind of tokenizer: its class (loading), its options and its training."""
-"""The kinds of tokenizer: the class and its options (a dataclass) by name. Every class trains
-through one call, ``train(sentences, options, seed=, log=, dev=)``, and loads through
-``from_arrays(manifest, arrays)``."""
+@dataclass(frozen=True)
+class TokenizerKind:
+    """One kind of tokenizer: its class (a :class:`~barley.tokenizer.Segmenter`, loading through
+    ``from_arrays(manifest, arrays)``), its options (a dataclass: the names of its fields are the options
+    it takes) and its training, ``train(sentences, options, seed=, log=, dev=)``."""
+
+    segmenter: type
+    options: type
+    train: Callable
+
+
+LINEAR = TokenizerKind(Tokenizer, TokenizerOptions, Tokenizer.train)
+NEURAL = TokenizerKind(NeuralTokenizer, NeuralTokenizerOptions, train_neural)
+
+KINDS: Registry[TokenizerKind] = Registry("tokenizer", "barley.tokenizers", {
+    "linear": "barley.pipeline.tokenize:LINEAR",
+    "neural": "barley.pipeline.tokenize:NEURAL",
+})
+"""The kinds of tokenizer by name (:mod:`barley.registry`), each a :class:`TokenizerKind`."""
 
 
 def kind_options(kind: str) -> list[str]:
     """The options the tokenizer ``kind`` takes."""
-    return [field.name for field in fields(KINDS[kind][1])]
+    return [field.name for field in fields(KINDS[kind].options)]
+
+
+def all_kind_options() -> frozenset[str]:
+    """The options some kind of tokenizer takes."""
+    return frozenset(field.name for kind in KINDS.loadable().values() for field in fields(kind.options))
 
 
 class TokenizeComponent:
@@ -59,7 +77,7 @@ class TokenizeComponent:
     keeps_given = False
     needs = ()
     OPTIONS = {"tokenizer": "linear"}
-    OPTIONAL = frozenset(name for kind in KINDS for name in kind_options(kind))
+    OPTIONAL = FromRegistries(all_kind_options)
     """Each kind's options (:class:`TokenizerOptions`, :class:`NeuralTokenizerOptions`), given
     only when set, so that a kind refuses those of the other."""
 
@@ -72,15 +90,13 @@ class TokenizeComponent:
         """Train the kind ``options["tokenizer"]``; ``dev`` sentences (the neural kind's early
         stopping; the linear kind tunes on the end of the training text and does not read them)."""
         kind = options.get("tokenizer", "linear")
-        if kind not in KINDS:
-            raise BarleyError(f"unknown tokenizer {kind!r}", fix="choose from: " + ", ".join(KINDS))
+        tokenizer = KINDS[kind]
         given = {name: value for name, value in options.items() if name != "tokenizer"}
         refused = sorted(set(given) - set(kind_options(kind)))
         if refused:
             raise BarleyError(f"the {kind} tokenizer takes no option {', '.join(map(repr, refused))}",
                               fix=f"its options are: {', '.join(kind_options(kind))}")
-        _, tokenizer_options, train = KINDS[kind]
-        return cls(train(sentences, tokenizer_options(**given), seed=seed, log=log, dev=dev))
+        return cls(tokenizer.train(sentences, tokenizer.options(**given), seed=seed, log=log, dev=dev))
 
     def tokenize(self, text: str | Iterable[str], input: str = "text", source: str | None = None
                  ) -> Iterator[Sentence]:
@@ -96,4 +112,4 @@ class TokenizeComponent:
             raise ModelError(f"the model's tokenizer is of a kind this barley does not know: {kind!r}", path=path,
                              fix="use a newer barley, or retrain the model")
         with check.loading(path, "tokenizer"):
-            return cls(KINDS[kind][0].from_arrays(manifest, arrays))
+            return cls(KINDS[kind].segmenter.from_arrays(manifest, arrays))

@@ -15,26 +15,24 @@ never pickle).
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from importlib import resources
 from pathlib import Path
 
 from barley.errors import BarleyError, InputError, ModelError
+from barley.registry import Registry
 
-# name (as in to_json()["name"]) -> "module:Class"
-REGISTRY: dict[str, str] = {
-    "pseudo-projective": "pseudo_projective:PseudoProjective",
-    "coordination": "coordination:Coordination",
-    "verb-group": "verb_group:VerbGroup",
-}
+REGISTRY: Registry[type] = Registry("transform", "barley.transforms", {
+    "pseudo-projective": "barley.transforms.pseudo_projective:PseudoProjective",
+    "coordination": "barley.transforms.coordination:Coordination",
+    "verb-group": "barley.transforms.verb_group:VerbGroup",
+}, error=ModelError)
+"""The transforms by name, as in ``to_json()["name"]`` (:mod:`barley.registry`; a model names them, so an
+unknown one is a ModelError)."""
 
 
 def transform_class(name: str) -> type:
-    if name not in REGISTRY:
-        raise ModelError(f"unknown transform {name!r}", fix="choose one of: " + ", ".join(REGISTRY))
-    module, _, cls = REGISTRY[name].partition(":")
-    return getattr(importlib.import_module(f"barley.transforms.{module}"), cls)
+    return REGISTRY[name]
 
 
 def from_json(data: dict):
