@@ -21,7 +21,8 @@ The neural model takes about two hours and a quarter on a 2-core CPU. ``--traine
 finishes a model trained before by the same recipe instead of training it again (the
 command that trains it is printed by ``--recipe``), e.g. after ``barley train --resume``; a
 joint network trained without its warm restart (``--restart-epochs``) gets it here, to the
-bytes the whole training gives.
+bytes the whole training gives, and one trained before barley kept the tag combinations of its
+training data (for consistent tags) gets them from the training file.
 
     python scripts/build_default_model.py                        # both, into src/barley/models/
     python scripts/build_default_model.py --only en_ewt_linear --output-dir /tmp
@@ -90,6 +91,8 @@ def build(name: str, folder: Path, output: Path, trained: str | None) -> None:
         if pipeline.names != list(recipe.components):
             raise SystemExit(f"build_default_model: {trained} holds {', '.join(pipeline.names)}, "
                              f"not {name}'s {', '.join(recipe.components)}")
+        if "joint" in pipeline.names and pipeline["joint"].parser.annotator.tables.tag_sets is None:
+            pipeline["joint"].with_tag_sets(list(read(folder / TRAIN)))  # trained before barley kept them
         restart = recipe.options.get("joint", {}).get("restart_epochs")
         tunings = pipeline["joint"].manifest.get("fine_tuning", ())
         if restart and not any(tuning.get("warm_restart") for tuning in tunings):  # trained before its warm restart

@@ -334,3 +334,17 @@ def test_max_words_limits_the_joint_parser_and_a_model_without_a_limit_is_refuse
         list(pipeline.parse(read(str(toy / "test.conllu"))))
     with pytest.raises(BarleyError, match="this model has no parser"):
         pipeline.only(["tokenize"]).limit_words(3)
+
+
+def test_the_tags_written_are_a_combination_of_training(trained, toy):
+    """Consistent tags: every word's UPOS, XPOS and FEATS were seen together in training, and the
+    model file keeps the combinations (tests/test_consistent_tags.py tests the decode itself)."""
+    from barley.conllu import FEATS, UPOS, XPOS
+
+    seen = {(w[UPOS], w[XPOS], w[FEATS]) for s in read(str(toy / "train.conllu")) for w in s.words}
+    tables = trained["joint"].parser.annotator.tables
+    assert len(tables.tag_sets) == len(seen)
+    parsed = list(trained.parse(list(read(str(toy / "test.conllu")))))
+    assert all((w[UPOS], w[XPOS], w[FEATS]) in seen for s in parsed for w in s.words)
+    manifest, _ = trained.to_files()
+    assert len(manifest["components"]["joint"]["tables"]["tag_sets"]) == len(seen)

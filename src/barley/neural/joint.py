@@ -48,15 +48,22 @@ from barley.valid_ud import require_support as require_valid_ud
 
 HEADS = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}
 """The tagging heads and the column each fills (the lemma head's classes are edit rules)."""
+TAGS = ("upos", "xpos", "feats")
+"""The heads decoded together when tags are kept consistent (:meth:`Annotator.consistent_tags`)."""
+TAG_ROWS = 4096
+"""Words whose tag combinations are scored at a time (a ``[words, combinations]`` array)."""
 
 
 class JointTables:
     """The classes of each head, numbered in order of first occurrence in training (deterministic):
     ``values`` per tagging head (:data:`HEADS`; for ``lemma`` the edit rules) and the DEPREL ``labels``;
-    and ``lemmas``, the most frequent lemma of each (FORM, UPOS) of training."""
+    ``lemmas``, the most frequent lemma of each (FORM, UPOS) of training; and ``tag_sets``, the
+    (UPOS, XPOS, FEATS) combinations of training as class ids ``[combinations, 3]`` in order of first
+    occurrence (None in a model trained before barley kept them)."""
 
-    def __init__(self, values: dict[str, list[str]], labels: list[str], lemmas: dict[tuple[str, str], str]):
-        self.values, self.labels, self.lemmas = values, labels, lemmas
+    def __init__(self, values: dict[str, list[str]], labels: list[str], lemmas: dict[tuple[str, str], str],
+                 tag_sets: np.ndarray | None = None):
+        self.values, self.labels, self.lemmas, self.tag_sets = values, labels, lemmas, tag_sets
         self.ids = {name: {value: i for i, value in enumerate(column)} for name, column in values.items()}
 
     @classmethod
@@ -67,15 +74,28 @@ class JointTables:
                 for name, value in zip(HEADS, classes):
                     seen[name].setdefault(value)
         lemmas, _ = lemma_dictionaries(word for sentence in sentences for word in sentence.words)
-        return cls({name: list(values) for name, values in seen.items()}, labels, lemmas)
+        tables = cls({name: list(values) for name, values in seen.items()}, labels, lemmas)
+        return tables.with_tag_sets(sentences)
+
+    def with_tag_sets(self, sentences: Sequence[Sentence]) -> JointTables:
+        """These tables with the tag combinations of ``sentences`` (the training sentences; their
+        classes must be known) added to those they hold."""
+        combinations: dict[tuple[int, ...], None] = {} if self.tag_sets is None else \
+            dict.fromkeys(map(tuple, self.tag_sets.tolist()))
+        for sentence in sentences:
+            for classes in _classes(sentence):
+                combinations.setdefault(tuple(self.ids[name][value] for name, value in zip(TAGS, classes)))
+        return JointTables(self.values, self.labels, self.lemmas, np.array(list(combinations), dtype=np.int64
+                                                                           ).reshape(-1, len(TAGS)))
 
     def extended(self, sentences: Sequence[Sentence], labels: list[str]) -> JointTables:
         """These tables and, appended, the classes and labels of ``sentences`` (and their trees' ``labels``)
         they lack: known classes keep their ids. The new sentences' lemma of a (FORM, UPOS) replaces
         the one known before (the new data is what the model is adapted to)."""
         more = JointTables.build(sentences, labels)
-        return JointTables({name: extended(column, more.values[name]) for name, column in self.values.items()},
-                           extended(self.labels, labels), {**self.lemmas, **more.lemmas})
+        tables = JointTables({name: extended(column, more.values[name]) for name, column in self.values.items()},
+                             extended(self.labels, labels), {**self.lemmas, **more.lemmas}, self.tag_sets)
+        return tables.with_tag_sets(sentences) if self.tag_sets is not None else tables
 
     def sizes(self) -> dict[str, int]:
         return {name: len(values) for name, values in self.values.items()}
@@ -90,7 +110,8 @@ class JointTables:
 
     def to_json(self) -> dict:
         return {"values": self.values, "labels": self.labels,
-                "lemmas": [[form, upos, lemma] for (form, upos), lemma in self.lemmas.items()]}
+                "lemmas": [[form, upos, lemma] for (form, upos), lemma in self.lemmas.items()],
+                **({} if self.tag_sets is None else {"tag_sets": self.tag_sets.tolist()})}
 
     @classmethod
     def from_json(cls, entry: dict) -> JointTables:
@@ -105,7 +126,16 @@ class JointTables:
         if not all(isinstance(text, str) for key, lemma in lemmas.items() for text in (*key, lemma)):
             raise ValueError("a lemma dictionary entry that is not three strings")
         check.texts(list(lemmas.values()), "the lemma dictionary's lemmas", field=True)
-        return cls(values, check.texts(entry["labels"], "the DEPREL labels", field=True, unique=True), lemmas)
+        tag_sets = None
+        if "tag_sets" in entry:
+            rows = entry["tag_sets"]
+            if not isinstance(rows, list) or not rows or not all(
+                    isinstance(row, list) and len(row) == len(TAGS) and all(
+                        type(i) is int and 0 <= i < len(values[name]) for i, name in zip(row, TAGS)) for row in rows):
+                raise ValueError("a tag combination that is not three class numbers of UPOS, XPOS and FEATS")
+            tag_sets = np.array(rows, dtype=np.int64)
+        return cls(values, check.texts(entry["labels"], "the DEPREL labels", field=True, unique=True), lemmas,
+                   tag_sets)
 
 
 def _classes(sentence: Sentence) -> list[tuple[str, str, str, str]]:
@@ -137,6 +167,7 @@ class Annotator:
     stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
     calibrated: Calibrated = field(default_factory=Calibrated)
     nbest: int | None = None  # barley parse --nbest: the k best trees of each sentence
+    consistent_tags: bool = True  # UPOS, XPOS and FEATS a combination of training (where the tables have them)
     valid_ud: UDRules | None = None  # barley parse --valid-ud: the rules every tree keeps (barley.valid_ud)
     analyses: dict[int, list[Sentence]] = field(default_factory=dict)  # with nbest: each sentence's, by id()
 
@@ -153,14 +184,12 @@ class Annotator:
                    self.transforms)
         lengths = [len(s) for s in sentences]
         words = [word for sentence in sentences for word in sentence.words]
-        for name, column in HEADS.items():
-            if name == "lemma":
-                self._lemmas(words, outputs)
-                continue
-            best = ops.linear(outputs.word_vectors, *outputs.tag_layers[name]).argmax(axis=1)
-            values = self.tables.values[name]
-            for word, value in zip(words, best.tolist()):
+        tags = self._tags(outputs)
+        for name in TAGS:
+            values, column = self.tables.values[name], HEADS[name]
+            for word, value in zip(words, tags[name].tolist()):
                 word[column] = values[value]
+        self._lemmas(words, outputs)  # after UPOS, which the lemma dictionary reads
         arc_scores = [self._arc(outputs.arcs[k, :n + 1, :n + 1]) for k, n in enumerate(lengths)]
         if self.valid_ud is not None:
             arc_scores = [self.valid_ud.mask_arcs(arc, sentence.words, given_words(sentence_arcs))
@@ -191,6 +220,26 @@ class Annotator:
             heads = [trees[0][1] for trees in ranked]
             confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arc_scores,
                                                     heads, scores, best), self.calibrated)
+
+    def _tags(self, outputs: JointOutputs) -> dict[str, np.ndarray]:
+        """Each word's class for each head of :data:`TAGS`: each head's best class, or with
+        ``consistent_tags`` (and tables that hold them) the combination of training with the best sum
+        of the three heads' log-probabilities, so that no word gets a UPOS, XPOS and FEATS that were
+        never seen together (the constrained decode of the joint tagging heads: Straka 2018 §3 leaves
+        them independent, and an XPOS may then contradict the UPOS)."""
+        scores = {name: ops.linear(outputs.word_vectors, *outputs.tag_layers[name]) for name in TAGS}
+        sets = self.tables.tag_sets
+        if not self.consistent_tags or sets is None:
+            return {name: score.argmax(axis=1) for name, score in scores.items()}
+        log_p = [ops.log_softmax(scores[name]) for name in TAGS]
+        chosen = np.empty(len(outputs.word_vectors), dtype=np.int64)
+        for start in range(0, len(chosen), TAG_ROWS):
+            rows = slice(start, start + TAG_ROWS)
+            total = log_p[0][rows][:, sets[:, 0]]
+            for k in range(1, len(TAGS)):
+                total += log_p[k][rows][:, sets[:, k]]
+            chosen[rows] = total.argmax(axis=1)
+        return {name: sets[chosen, k] for k, name in enumerate(TAGS)}
 
     def _valid_trees(self, sentences: Sequence[Sentence], ranked: list, arc_scores: list[np.ndarray],
                      scores: np.ndarray, best: np.ndarray, given: list[SentenceArcs | None]) -> np.ndarray:

@@ -18,7 +18,7 @@ on one's own treebank, its vocabularies extended (:meth:`JointComponent.fine_tun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict
 
 import numpy as np
@@ -96,6 +96,18 @@ class JointComponent:
         """A fitted calibration (``barley calibrate``) into the annotator and the manifest."""
         self.manifest["confidence"] = found
         self.parser.annotator.calibrated = calibration_of(self.manifest)
+
+    def with_tag_sets(self, sentences: Sequence[Sentence]) -> None:
+        """The (UPOS, XPOS, FEATS) combinations of ``sentences`` — the network's own training sentences —
+        added to its tables and manifest, so that a network trained before barley kept them decodes
+        consistent tags too (:meth:`barley.neural.joint.Annotator._tags`)."""
+        try:
+            tables = self.parser.annotator.tables.with_tag_sets(sentences)
+        except KeyError as unknown:
+            raise BarleyError(f"a tag the network does not know ({unknown.args[0]!r}): these are not the sentences "
+                              "it was trained on", fix="give the network's training file") from None
+        self.parser.annotator.tables = tables
+        self.manifest["tables"] = tables.to_json()
 
     # --- training --------------------------------------------------------------------
 
