@@ -423,3 +423,21 @@ def test_keep_arcs_and_forbid_fields_as_the_cli_options(served, tmp_path, capsys
                                                 "(name the sentences by their '# sent_id' comment)"
     status, answer = post_json(url, data=data, strict_arcs=True)
     assert status == 400 and "strict_arcs applies to the arcs that keep_arcs keeps" in answer["error"]
+
+
+def test_the_enhanced_field_fills_deps_as_the_cli_option(served, tmp_path, capsys):
+    folder, url, _ = served
+    data = _unparsed(folder / "test.conllu")
+    status, plain = post_json(url, data=data)
+    status_enhanced, answer = post_json(url, data=data, enhanced=True)
+    assert status == status_enhanced == 200
+    deps = answer["columns"].index("deps")
+    assert all(token[deps] == "_" for sentence in plain["sentences"] for token in sentence["tokens"])
+    assert all(token[deps] != "_" for sentence in answer["sentences"] for token in sentence["tokens"])
+    unparsed = tmp_path / "in.conllu"
+    unparsed.write_text(data, encoding="utf-8")
+    assert cli.main(["parse", "--model", str(folder / "toy.barley"), str(unparsed), "-o", str(tmp_path / "out.conllu"),
+                     "-q", "--enhanced"]) == 0
+    assert answer["result"] == (tmp_path / "out.conllu").read_text(encoding="utf-8")
+    status, answer = post_json(url, data=data, enhanced="yes")
+    assert status == 400 and "enhanced" in answer["error"]

@@ -105,6 +105,29 @@ def test_one_sentence_per_line_is_read_as_such_by_the_loader_and_the_component()
         barley_spacy.load("en", input="lines")
 
 
+def test_the_enhanced_graph_is_in_deps_and_its_heads_are_tokens():
+    """``enhanced`` (the loader's and the component's): DEPS holds barley parse --enhanced's graph, and
+    ``token._.enhanced`` reads it as (head token, relation), None for the root."""
+    text = "The dog and the cat are sleeping."
+    doc = barley_spacy.load("en", enhanced=True)(text)
+    plain = barley_spacy.load("en")(text)
+    assert all(t._.deps == "_" for t in plain) and all(t._.deps != "_" for t in doc if not t.is_space)
+    for token in doc:
+        for head, relation in token._.enhanced:
+            assert (head is None and relation == "root") or head.doc is doc
+    cat = next(t for t in doc if t.text == "cat")
+    assert any(head is not None and head.text == "sleeping" and relation == "nsubj" for head, relation in cat._.enhanced)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("barley", config={"model": "en_ewt", "enhanced": True})
+    assert barley_spacy.to_conllu(nlp(text)) == barley_spacy.to_conllu(doc)
+    stored = DocBin(store_user_data=True)  # the Doc is stored and read back with its graph
+    stored.add(doc)
+    (again,) = DocBin().from_bytes(stored.to_bytes()).get_docs(doc.vocab)
+    assert [t._.deps for t in again] == [t._.deps for t in doc]
+    with pytest.raises(BarleyError, match="enhanced is true or false"):
+        barley_spacy.load("en", enhanced="yes")
+
+
 def test_a_doc_stored_by_spacy_keeps_its_frame(english):
     doc = english(TEXT)
     stored = DocBin(store_user_data=True)
@@ -132,6 +155,8 @@ def test_a_conllu_file_goes_through_a_doc_and_back_unchanged():
     assert (al._.multiword, el._.multiword, al.norm_, el.norm_) == ("al", "al", "a", "el")
     assert (doc[5].norm_, doc[5].lemma_, doc[5].pos_, doc[5].head.text) == ("el", "el", "DET", "norte")
     assert doc[4]._.misc == "Gloss=of" and doc[3]._.deps == "1:obj|5.1:nsubj" and doc[3]._.multiword is None
+    assert [(head if head is None or isinstance(head, str) else head.text, relation)
+            for head, relation in doc[3]._.enhanced] == [("Vio", "obj"), ("5.1", "nsubj")]
     first, second = doc.sents
     assert first._.comments == ["# newdoc id = d1", "# sent_id = 1", "# text = Vio al rey del norte."]
     assert first._.empty_nodes == [["5.1", "come", "venir", "VERB", "_", "_", "_", "_", "1:conj", "_"]]

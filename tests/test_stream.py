@@ -10,7 +10,7 @@ import pytest
 
 import barley
 from barley import shipped
-from barley.conllu import read
+from barley.conllu import DEPS, read
 from barley.errors import BarleyError
 from barley.pipeline import Pipeline
 from barley.kinds import train
@@ -148,3 +148,13 @@ def test_an_empty_tokenlist_is_a_one_line_error():
     conllu = pytest.importorskip("conllu", reason="the conversion needs the conllu package (pip install conllu)")
     with pytest.raises(BarleyError, match="<TokenList>: the TokenList holds 0 sentences, not one"):
         from_tokenlist(conllu.TokenList([]))
+
+
+def test_pipe_fills_deps_with_the_enhanced_graphs_as_parse_does(english):
+    texts = ["The dog and the cat are sleeping.", "She wants to leave."]
+    documents = list(english.pipe(texts, enhanced=True))
+    expected = [list(english.parse(text, enhanced=True)) for text in texts]
+    assert [[s.to_text() for s in document] for document in documents] == [[s.to_text() for s in e] for e in expected]
+    assert all(word[DEPS] != "_" for document in documents for s in document for word in s.words)
+    with pytest.raises(BarleyError, match="enhanced=1 is not True or False"):
+        list(english.pipe(texts, enhanced=1))

@@ -32,7 +32,8 @@ Back to CoNLL-U, losslessly: what spaCy has no attribute for (comments, DEPS, MI
 ranges, empty nodes, each word's ID and FORM) stays in ``doc._.conllu`` (the sentences' comment
 lines and rows, and which row each token is), also readable as ``token._.deps``,
 ``token._.misc``, ``token._.multiword``, ``span._.comments`` and ``span._.empty_nodes`` (for a
-sentence span). :func:`to_conllu` writes the Doc with LEMMA, UPOS, XPOS, FEATS, HEAD and DEPREL
+sentence span); ``token._.enhanced`` reads DEPS as (head token, relation) pairs, the enhanced
+graph that ``load(..., enhanced=True)`` (or the component's ``"enhanced": true``) predicts. :func:`to_conllu` writes the Doc with LEMMA, UPOS, XPOS, FEATS, HEAD and DEPREL
 read from the tokens (so that later spaCy components' changes are kept; an attribute spaCy holds
 no value in keeps the row's value) and the rest from the frame: a CoNLL-U file read, made a Doc
 and written gives the same text (:func:`doc_from_sentences`). displaCy draws the Doc.
@@ -116,9 +117,32 @@ def _empty_nodes(span: Span) -> list[list[str]]:
     return [row for row in _sentence_of(span).get("rows", []) if "." in row[ID]]
 
 
+def _enhanced(token: Token) -> list[tuple[Token | str | None, str]] | None:
+    """The word's heads in the enhanced graph (its DEPS), as (head, relation): the head a token, None
+    for the root, or the ID of a word that is no token of its own (an empty node ``5.1``, or a word
+    of a multiword token spaCy could not cut); None where the frame has no row for the token."""
+    row = _row(token)
+    if row is None:
+        return None
+    frame = token.doc._.conllu
+    sentence, rows = _place(token)[0], frame["sentences"][_place(token)[0]]["rows"]
+    start = stop = token.i  # a sentence's tokens are one run of the Doc (whitespace tokens have no place)
+    while start > 0 and (frame["words"][start - 1] or (sentence,))[0] == sentence:
+        start -= 1
+    while stop + 1 < len(frame["words"]) and (frame["words"][stop + 1] or (sentence,))[0] == sentence:
+        stop += 1
+    token_of = {rows[frame["words"][i][1]][ID]: i for i in range(start, stop + 1) if frame["words"][i] is not None}
+    heads: list[tuple[Token | str | None, str]] = []
+    for arc in ([] if row[DEPS] == "_" else row[DEPS].split("|")):
+        head, _, relation = arc.partition(":")
+        heads.append((None if head == "0" else token.doc[token_of[head]] if head in token_of else head, relation))
+    return heads
+
+
 def _register_extensions() -> None:
     extensions = [(Doc, "conllu", {"default": None}), (Token, "multiword", {"getter": _multiword}),
                   (Token, "deps", {"getter": _column(DEPS)}), (Token, "misc", {"getter": _column(MISC)}),
+                  (Token, "enhanced", {"getter": _enhanced}),
                   (Span, "comments", {"getter": _comments}), (Span, "empty_nodes", {"getter": _empty_nodes})]
     for owner, name, how in extensions:
         if not owner.has_extension(name):
@@ -322,7 +346,7 @@ class BarleyAnalyser:
     """A barley pipeline that makes a Doc of a text: spaCy's tokenizer (:func:`load`), or the
     ``barley`` component, which analyses the text of the Doc it is given."""
 
-    def __init__(self, vocab, model: str, input: str = "text"):
+    def __init__(self, vocab, model: str, input: str = "text", enhanced: bool = False):
         from barley.pipeline import Pipeline, require_component
         from barley.tokenizer import INPUTS
 
@@ -330,10 +354,15 @@ class BarleyAnalyser:
             raise BarleyError(f"the barley component reads input 'text', 'sentences' or 'tokenized', not {input!r}",
                               fix="text: paragraphs separated by blank lines; sentences: one untokenized sentence "
                                   "per line; tokenized: one sentence per line, tokens separated by spaces")
-        self.vocab, self.input = vocab, input
+        if not isinstance(enhanced, bool):
+            raise BarleyError(f"the barley component's enhanced is true or false, not {enhanced!r}",
+                              fix="enhanced: true fills each word's DEPS (token._.enhanced)")
+        self.vocab, self.input, self.enhanced = vocab, input, enhanced
         self.path = resolve(model)
         self.pipeline = Pipeline.load(self.path)
         require_component(self.pipeline.names, "tokenize", self.path, ", so it cannot analyse text in spaCy")
+        if enhanced:
+            self.pipeline.check_enhanced()
 
     def __call__(self, text: str | Doc) -> Doc:
         text = text.text if isinstance(text, Doc) else text
@@ -342,21 +371,24 @@ class BarleyAnalyser:
             if text:
                 builder.whitespace(text, 0)
             return builder.doc(self.vocab, {"sentences": []})
-        return doc_from_sentences(self.vocab, self.pipeline.parse(self.pipeline.tokenize(text, input=self.input)))
+        return doc_from_sentences(self.vocab, self.pipeline.parse(self.pipeline.tokenize(text, input=self.input),
+                                                                  enhanced=self.enhanced))
 
 
-@Language.factory("barley", default_config={"model": DEFAULT, "input": "text"})
-def make_component(nlp: Language, name: str, model: str, input: str) -> BarleyAnalyser:
+@Language.factory("barley", default_config={"model": DEFAULT, "input": "text", "enhanced": False})
+def make_component(nlp: Language, name: str, model: str, input: str, enhanced: bool) -> BarleyAnalyser:
     """The ``barley`` pipeline component: ``nlp.add_pipe("barley", config={"model": NAME_OR_PATH})``;
-    ``"input": "sentences"`` reads one sentence per line (see :meth:`barley.pipeline.Pipeline.tokenize`)."""
-    return BarleyAnalyser(nlp.vocab, model, input)
+    ``"input": "sentences"`` reads one sentence per line (see :meth:`barley.pipeline.Pipeline.tokenize`);
+    ``"enhanced": true`` fills DEPS with the enhanced graph (``token._.enhanced``)."""
+    return BarleyAnalyser(nlp.vocab, model, input, enhanced)
 
 
-def load(model: str = DEFAULT, language: str | None = None, input: str = "text") -> Language:
+def load(model: str = DEFAULT, language: str | None = None, input: str = "text", enhanced: bool = False) -> Language:
     """A blank spaCy pipeline whose tokenizer is the barley model ``model`` (a path, a model's name or
     a language code), in the manner of ``spacy_udpipe.load``. ``language``: spaCy's language code
     (default: the model's, else ``xx``, spaCy's multi-language class); ``input``: how a text is read
-    (``"text"``, ``"sentences"``: one sentence per line, or ``"tokenized"``)."""
+    (``"text"``, ``"sentences"``: one sentence per line, or ``"tokenized"``); ``enhanced``: DEPS filled
+    with each tree's enhanced graph (``token._.enhanced``: the heads and relations)."""
     path = resolve(model)
     code = language or language_code(read_manifest(path)) or "xx"
     try:
@@ -366,7 +398,7 @@ def load(model: str = DEFAULT, language: str | None = None, input: str = "text")
             raise BarleyError(f"spaCy has no language {language!r}", fix="give one spaCy knows, or xx") from None
         code = "xx"  # a language spaCy lacks (e.g. Gothic): its multi-language class
     nlp = blank(code)
-    nlp.tokenizer = BarleyAnalyser(nlp.vocab, path, input)
+    nlp.tokenizer = BarleyAnalyser(nlp.vocab, path, input, enhanced)
     return nlp
 
 

@@ -262,6 +262,12 @@ class Pipeline:
         if self._parser is not None:
             self._parser.stats = value
 
+    def check_enhanced(self) -> None:
+        """Refuse enhanced graphs (``parse(enhanced=True)``, ``--enhanced``) where no component writes trees."""
+        if self._parser is None:
+            raise BarleyError("enhanced graphs are made from the trees a parser predicts, and this model has none",
+                              fix="leave out enhanced (--enhanced), or use a model with a parser")
+
     @property
     def parser(self):
         """The parser of its ``parse`` component (of any kind), or None without one."""
@@ -391,9 +397,8 @@ class Pipeline:
             raise BarleyError(f"parse takes a text as str (or sentences), not {type(data).__name__}",
                               fix="decode it first, e.g. data.decode('utf-8')")
         sentences = self.tokenize(data) if isinstance(data, str) else [data] if isinstance(data, Sentence) else data
-        if enhanced and self._parser is None:
-            raise BarleyError("enhanced graphs are made from the trees a parser predicts, and this model has none",
-                              fix="leave out enhanced (--enhanced), or use a model with a parser")
+        if enhanced:
+            self.check_enhanced()
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",
                               fix="leave out --keep-arcs and --forbid, or use a model with a parser")
@@ -423,15 +428,16 @@ class Pipeline:
         return limited(iter(sentences), self.blas_threads)
 
     def pipe(self, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,
-             input: str = "text", max_chars: int | None = None) -> Iterator[list[Sentence]]:
+             input: str = "text", max_chars: int | None = None, enhanced: bool = False) -> Iterator[list[Sentence]]:
         """The analysed sentences of each of ``texts`` (one list per text), in input order, streaming
         with bounded memory; ``n_process`` worker processes (-1: one per core). As spaCy's
         ``nlp.pipe``; ``max_chars``: the most characters of one text (None:
-        :data:`barley.pipeline.stream.MAX_TEXT_CHARS`); see :mod:`barley.pipeline.stream`."""
+        :data:`barley.pipeline.stream.MAX_TEXT_CHARS`); ``enhanced``: DEPS filled with each tree's
+        enhanced graph (:meth:`parse`); see :mod:`barley.pipeline.stream`."""
         from barley.pipeline.stream import MAX_TEXT_CHARS, pipe
 
         return pipe(self, texts, batch_size=batch_size, n_process=n_process, input=input,
-                    max_chars=MAX_TEXT_CHARS if max_chars is None else max_chars)
+                    max_chars=MAX_TEXT_CHARS if max_chars is None else max_chars, enhanced=enhanced)
 
     @staticmethod
     def _checked(sentences: Iterable[Sentence], component, written: set[str]) -> Iterator[Sentence]:

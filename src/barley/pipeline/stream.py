@@ -43,12 +43,13 @@ batch well (paragraphs of a few sentences), few enough that a batch is quick to 
 
 
 def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,
-         input: str = "text", max_chars: int = MAX_TEXT_CHARS) -> Iterator[list[Sentence]]:
+         input: str = "text", max_chars: int = MAX_TEXT_CHARS, enhanced: bool = False) -> Iterator[list[Sentence]]:
     """The analysed sentences of each of ``texts``, in input order (see the module docstring).
 
     ``input``: ``"text"`` (paragraphs separated by blank lines), ``"sentences"`` (one untokenized
     sentence per line) or ``"tokenized"`` (one sentence per line, tokens separated by spaces); ``n_process=-1``: one process per core this process
-    may use; ``max_chars``: the most characters of one text. Bad arguments are BarleyErrors, raised
+    may use; ``max_chars``: the most characters of one text; ``enhanced``: fill DEPS with each tree's
+    enhanced graph (:meth:`barley.pipeline.Pipeline.parse`). Bad arguments are BarleyErrors, raised
     before any text is read; a text over the limit, a BarleyError when it is reached.
     """
     if "tokenize" not in pipeline:
@@ -62,6 +63,10 @@ def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_proc
         if not isinstance(value, int) or isinstance(value, bool) or (value < 1 and (name, value) != ("n_process", -1)):
             raise BarleyError(f"{name}={value!r} is not a positive whole number",
                               fix="e.g. batch_size=64, n_process=2 (-1: one process per core), max_chars=10_000_000")
+    if not isinstance(enhanced, bool):
+        raise BarleyError(f"enhanced={enhanced!r} is not True or False", fix="enhanced=True fills DEPS")
+    if enhanced:
+        pipeline.check_enhanced()
     if n_process == -1:
         n_process = parallel.available_cores()
     fork = sys.platform == "linux"
@@ -70,8 +75,8 @@ def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_proc
                           "process loads it)", fix="save it and load it with barley.load(path), or use n_process=1")
     batches = _batches(texts, batch_size, max_chars)
     if n_process == 1:
-        return (document for batch in batches for document in analyse(pipeline, batch, input))
-    return _in_workers(pipeline, batches, n_process, input, fork)
+        return (document for batch in batches for document in analyse(pipeline, batch, input, enhanced))
+    return _in_workers(pipeline, batches, n_process, input, fork, enhanced)
 
 
 def _batches(texts: Iterable[str], batch_size: int, max_chars: int) -> Iterator[list[str]]:
@@ -90,23 +95,23 @@ def _batches(texts: Iterable[str], batch_size: int, max_chars: int) -> Iterator[
         yield [text for _, text in batch]
 
 
-def analyse(pipeline, texts: list[str], input: str) -> list[list[Sentence]]:
+def analyse(pipeline, texts: list[str], input: str, enhanced: bool = False) -> list[list[Sentence]]:
     """The sentences of each of ``texts``, tokenized one text at a time, then analysed together."""
     documents = [list(pipeline.tokenize(text, input=input)) for text in texts]
     # annotated in place: each document's list then holds its sentences analysed
-    list(pipeline.parse([sentence for document in documents for sentence in document]))
+    list(pipeline.parse([sentence for document in documents for sentence in document], enhanced=enhanced))
     return documents
 
 
-def _analyse_in_worker(texts: list[str], input: str) -> list[list[Sentence]]:
-    return analyse(parallel.worker_pipeline(), texts, input)
+def _analyse_in_worker(texts: list[str], input: str, enhanced: bool) -> list[list[Sentence]]:
+    return analyse(parallel.worker_pipeline(), texts, input, enhanced)
 
 
 def _in_workers(pipeline, batches: Iterator[list[str]], n_process: int, input: str,
-                fork: bool) -> Iterator[list[Sentence]]:
+                fork: bool, enhanced: bool) -> Iterator[list[Sentence]]:
     with parallel.loaded_for_workers(pipeline if fork else None), \
             parallel.worker_pool(n_process, None if fork else functools.partial(type(pipeline).load, pipeline.path),
                                  "analysing texts") as pool:
-        calls = ((None, _analyse_in_worker, (batch, input)) for batch in batches)
+        calls = ((None, _analyse_in_worker, (batch, input, enhanced)) for batch in batches)
         for _, documents in parallel.in_order(pool, n_process, calls):
             yield from documents

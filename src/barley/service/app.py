@@ -16,7 +16,8 @@
     (``barley parse --nbest``: graph-based, biaffine, joint and transition models). ``keep_arcs``,
     ``strict_arcs`` and ``forbid`` are ``barley parse``'s ``--keep-arcs``, ``--strict-arcs`` and
     ``--forbid`` (the file's text) (docs/constraints.md); not together with ``nbest``. ``valid_ud``
-    (true, false, or null for the model's default) is ``--valid-ud`` / ``--no-valid-ud`` (docs/valid-ud.md).
+    (true, false, or null for the model's default) is ``--valid-ud`` / ``--no-valid-ud`` (docs/valid-ud.md);
+    ``enhanced`` (true) is ``--enhanced``: the DEPS column holds each tree's enhanced graph (docs/enhanced.md).
 ``GET /models``
     The models served, the default one, and the input formats each reads.
 ``GET /openapi.json``
@@ -165,7 +166,8 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     model = registry.get(fields["model"])
     detected = fields["input"] == "auto"
     input_format = detected_format(fields["data"], model.pipeline, fields["keep_arcs"]) if detected else fields["input"]
-    sentences = model.parse(fields["data"], input_format, limits, fields["arcs"], fields["nbest"], fields["valid_ud"])
+    sentences = model.parse(fields["data"], input_format, limits, fields["arcs"], fields["nbest"], fields["valid_ud"],
+                            fields["enhanced"])
     answer = {"model": model.name, "input": input_format, "input_detected": detected,
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}

@@ -82,15 +82,16 @@ class ServedModel:
         list(self.pipeline.parse([WARM_UP.copy()], retag=True))
 
     def parse(self, data: bytes, input_format: str, limits: Limits, arcs=None, nbest: int | None = None,
-              valid_ud: bool | None = None) -> list[Sentence]:
+              valid_ud: bool | None = None, enhanced: bool = False) -> list[Sentence]:
         """The sentences of a request's ``data`` in ``input_format``, analysed; ``arcs``: given and
         forbidden arcs (:class:`barley.constraints.ArcOptions`); ``nbest``: the k best analyses of
-        each sentence; ``valid_ud``: UD's rules kept or not, None: the model's default (:meth:`Pipeline.parse`)."""
+        each sentence; ``valid_ud``: UD's rules kept or not, None: the model's default; ``enhanced``:
+        DEPS filled with the enhanced graphs (:meth:`Pipeline.parse`)."""
         sentences = read_input(data, input_format, limits, self.pipeline)  # read and tokenized before any turn
         parsed = []
         for turn in _turns(sentences):
             with self.lock:
-                parsed += self.pipeline.parse(turn, arcs=arcs, nbest=nbest, valid_ud=valid_ud)
+                parsed += self.pipeline.parse(turn, arcs=arcs, nbest=nbest, valid_ud=valid_ud, enhanced=enhanced)
         return parsed
 
     def describe(self) -> dict:

@@ -65,6 +65,8 @@ class ParseRequest(BaseModel):
                                                  "(barley parse --forbid)")
     valid_ud: bool | None = Field(None, description="keep UD's structural rules in every tree (barley parse "
                                                     "--valid-ud; null: the model's default)")
+    enhanced: bool = Field(False, description="fill DEPS with each tree's enhanced UD graph (barley parse "
+                                              "--enhanced: the model's enhancer, else barley's rules)")
 
 
 FIELDS = ParseRequest.model_fields
