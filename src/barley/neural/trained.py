@@ -30,10 +30,10 @@ class NeuralParser:
     """A trained neural parser: its encoder's options and vocabularies, labels, transforms and weights.
 
     A subclass names its ``kind``, builds its numpy network from the weights (``network_of``),
-    says which arrays its options imply beyond the encoder's (``head_shapes``), parses a batch
-    (``_parse_batch``, writing trees back with :func:`barley.constraints.write_tree`), gives its
-    own manifest entries (``own_manifest``) and restores itself (``from_files``, inside
-    :func:`barley.model_check.loading`, its weights read by :meth:`checked`).
+    parses a batch (``_parse_batch``, writing trees back with :func:`barley.constraints.write_tree`),
+    gives its own manifest entries (``own_manifest``) and restores itself (``from_files``, inside
+    :func:`barley.model_check.loading`, its weights read by :meth:`checked` with the shapes of the
+    arrays its options imply beyond the encoder's).
     """
 
     kind = ""

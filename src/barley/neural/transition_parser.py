@@ -60,7 +60,7 @@ class NumpyTransitionScorer:
         by_position = hidden.reshape(len(hidden), positions, -1)  # [hidden, positions, width]: W_p
         # [width, positions · hidden]: a node's vector times it gives its part at every position at once
         self.first = np.ascontiguousarray(by_position.transpose(2, 1, 0).reshape(by_position.shape[2], -1))
-        self.padding = np.einsum("pw,hpw->ph", weights["padding"], by_position)  # an empty position's part
+        self.empty = np.einsum("pw,hpw->ph", weights["padding"], by_position)  # an empty position's part
         self.hidden_bias = weights["hidden.bias"]
         self.output = (weights["output.weight"], weights["output.bias"])
 
@@ -74,7 +74,7 @@ class NumpyTransitionScorer:
         hidden]`` from node vectors ``[nodes, width]``; the last row holds the padding vectors' (an
         empty position is node ``nodes``)."""
         parts = (vectors @ self.first).reshape(len(vectors), self.positions, -1)
-        return np.concatenate([parts, self.padding[None]])
+        return np.concatenate([parts, self.empty[None]])
 
     def scores(self, parts: np.ndarray, index: np.ndarray) -> np.ndarray:
         """Class scores ``[configurations, classes]``; ``index [configurations, positions]``: the row
