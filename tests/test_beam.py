@@ -18,6 +18,8 @@ from barley.nbest import group_name
 from barley.pipeline import Pipeline
 from barley.tree import check_tree
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 SYSTEMS = ("arc-eager", "arc-standard", "arc-hybrid", "swap-lazy", "covington-nonprojective", "2-planar")
 
 

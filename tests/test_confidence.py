@@ -27,6 +27,8 @@ from barley.systems import get_system, system_names
 from barley.tree import check_tree
 from test_fast import random_treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 
 def brute_force_marginals(arc: np.ndarray, single_root: bool) -> np.ndarray:
     """Every head assignment of the words enumerated; the trees' weights exp(Σ arc) summed per arc."""

@@ -33,6 +33,8 @@ from random_trees import any_tree, projective_tree
 from toy_language import treebank
 from transition_checks import check_oracle_keeps_no_state, random_legal_run, rebuild
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 QUIET = {"log": lambda message: None}
 TORCH = {"biaffine", "neural-transition", "joint"}
 """barley's entries that need PyTorch to train."""

@@ -43,6 +43,7 @@ def read_text(tmp_path, text: str | bytes, name: str = "in.conllu") -> list[conl
     return list(conllu.read(path))
 
 
+@pytest.mark.slow
 def test_every_shared_ud_file_round_trips_byte_for_byte(ud_path, tmp_path):
     out = tmp_path / "out.conllu"
     conllu.write(conllu.read(ud_path), out)
@@ -108,6 +109,7 @@ SENTENCE_TEXTS = st.lists(st.sampled_from([RICH, PLAIN, "# c\n" + PLAIN, PLAIN.r
                                            PLAIN.replace("\n", "\r\n"), "\n"]), min_size=1, max_size=6)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(texts=SENTENCE_TEXTS, chunk=st.integers(min_value=1, max_value=200))
 @pytest.mark.filterwarnings("ignore::barley.errors.BarleyWarning")  # mixed line ends: tested on their own
@@ -125,6 +127,7 @@ def test_any_chunk_size_reads_the_same_sentences(tmp_path_factory, texts, chunk)
     assert got == expected
 
 
+@pytest.mark.slow
 def test_stdin_and_stdout_through_the_command_line(tmp_path):
     result = subprocess.run([sys.executable, "-m", "barley", "convert", "-", "-"], input=(RICH + PLAIN).encode(),
                             capture_output=True, check=True)
@@ -200,6 +203,7 @@ def test_missing_file_unwritable_output_and_damaged_gzip_exit_2(tmp_path, capsys
     assert "damaged or truncated gzip" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_bad_input_through_a_subprocess_has_no_traceback(tmp_path):
     path = tmp_path / "bad.conllu"
     path.write_text(PLAIN + "1 A a DET _ _ 0 root _ _\n")
@@ -238,6 +242,7 @@ def test_convert_conllx_to_conllu_moves_phead_into_misc_and_keeps_conllu_unchang
     assert out.read_text() == RICH
 
 
+@pytest.mark.slow
 def test_conllx_round_trip_of_a_real_file_keeps_every_word(tmp_path):
     path = ud_file("cs_fictree-ud-dev.conllu")
     conllx = tmp_path / "fictree.conllx.gz"
@@ -272,6 +277,7 @@ def test_mixed_line_ends_are_written_like_the_first_line_with_a_warning(tmp_path
     assert "".join(s.to_text() for s in sentences) == (RICH + PLAIN).replace("\n", first)
 
 
+@pytest.mark.slow
 def test_mixed_line_ends_warn_once_in_one_line_through_the_command_line(tmp_path):
     (tmp_path / "in.conllu").write_bytes((RICH.replace("\n", "\r\n") + PLAIN * 3).encode())
     result = subprocess.run([sys.executable, "-m", "barley", "convert", str(tmp_path / "in.conllu"), "-"],

@@ -32,6 +32,8 @@ from barley.graph.model import GraphOptions, Scores
 from barley.systems import REGISTRY, get_system
 from barley.tree import check_tree, is_projective
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 GUIDED = sorted(name for name in REGISTRY if get_system(name).keeps_partial_gold)
 MAX_WORDS = {"covington-nonprojective": 5}
 

@@ -118,6 +118,7 @@ PRAGUE_LABELS = ["Coord", "Coord_Co", "Obj_Co", "Sb_Co", "AuxX", "AuxG", "AuxY",
 UD_LABELS = ["conj", "cc", "punct", "nsubj", "obj", "root"]
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(labelled_trees(PRAGUE_LABELS), st.sampled_from(Coordination.VARIANTS))
 def test_prague_transform_and_inverse_always_give_trees_without_marks(tree, variant):
@@ -132,6 +133,7 @@ def test_prague_transform_and_inverse_always_give_trees_without_marks(tree, vari
     assert check_tree(heads) is None
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(labelled_trees(UD_LABELS))
 def test_ud_transform_and_inverse_always_give_trees(tree):

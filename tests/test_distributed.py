@@ -18,6 +18,8 @@ from barley.errors import BarleyError  # noqa: E402
 from barley.kinds import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):

@@ -40,6 +40,8 @@ import pytest
 from conftest import SKIP_UD, UD_DIR
 import toy_language
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = {"bash", "sh", "console", "shell"}

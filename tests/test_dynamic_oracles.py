@@ -38,6 +38,8 @@ from barley.systems.stack_projective import RIGHT_ARC
 from barley.systems.swap import SWAP
 from barley.tree import is_projective
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 SYSTEMS = sorted(REGISTRY)
 EXACT = [name for name in SYSTEMS if get_system(name).dynamic_oracle]
 EXPLORING = [name for name in SYSTEMS if get_system(name).exploration_oracle]

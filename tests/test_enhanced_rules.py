@@ -162,6 +162,7 @@ RELATIONS = ["nsubj", "obj", "iobj", "obl", "nmod", "advcl", "acl", "acl:relcl",
              "case", "mark", "det", "amod", "advmod", "aux:pass", "nsubj:pass", "fixed", "parataxis", "punct"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(trees(max_words=14), st.data())
 def test_every_graph_is_valid_whatever_the_tree(heads, data):
@@ -202,6 +203,7 @@ def enhanced_copy(path, conventions: Conventions) -> list[conllu.Sentence]:
                                                    ("cs_fictree-ud-test.conllu", "cs", 98.0),
                                                    ("nl_alpino-ud-test.conllu", "nl", 98.5),
                                                    ("sv_talbanken-ud-test.conllu", "sv", 99.0)])
+@pytest.mark.slow
 def test_the_rules_on_gold_trees_score_and_are_valid(name, language, eulas):
     gold = ud_file(name)
     system = enhanced_copy(gold, conventions_for(language))

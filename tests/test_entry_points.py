@@ -16,6 +16,8 @@ from barley.errors import BarleyError
 from barley.kinds import train
 from test_parser import _toy_treebank
 
+pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
+
 UNTAGGED_SENTENCE = 3
 """The sentence of the untagged file whose UPOS column is emptied."""
 

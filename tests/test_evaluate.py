@@ -16,6 +16,8 @@ from barley.errors import InputError
 from barley.evaluation.attachment import evaluate, mcnemar
 from conftest import ud_file
 
+pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
+
 # Nivre (2009), Figure 1: arcs 2 -> 5 (on) and 4 -> 8 (today) are non-projective.
 HEARING = [("A", "DET", 2, "det"), ("hearing", "NOUN", 3, "nsubj"), ("is", "AUX", 0, "root"),
            ("scheduled", "VERB", 3, "vg"), ("on", "ADP", 2, "nmod"), ("the", "DET", 7, "det:def"),

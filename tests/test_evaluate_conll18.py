@@ -296,6 +296,7 @@ def sentences_of(text: str) -> list[conllu.Sentence]:
     return list(conllu.read_lines(text.splitlines()))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(treebanks())
 def test_gold_against_itself_is_100_everywhere(text):
@@ -305,6 +306,7 @@ def test_gold_against_itself_is_100_everywhere(text):
         assert s.correct == s.gold == s.system and s.f1 in (100.0, None), metric
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(treebanks(), st.data())
 def test_resplitting_sentences_changes_only_sentences(text, data):
@@ -326,6 +328,7 @@ def test_resplitting_sentences_changes_only_sentences(text, data):
     assert score(system, text)["Sentences"] == (kept, len(groups), gold_count, None)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(treebanks(multiword=False), st.data())
 def test_retokenizing_changes_tokens_and_words_alike(text, data):
@@ -353,6 +356,7 @@ def test_retokenizing_changes_tokens_and_words_alike(text, data):
         assert symmetric[metric] == (correct, system_total, gold, None)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(treebanks(), st.data())
 def test_any_resegmentation_counts_are_consistent(text, data):
@@ -509,6 +513,7 @@ def system_file(case: str, directory) -> str:
     return resegmented(gold, seed, edits, directory)
 
 
+@pytest.mark.slow
 @pytest.mark.ud
 @pytest.mark.parametrize("case", sorted(OFFICIAL))
 def test_all_thirteen_metrics_equal_the_official_scorer(case, tmp_path):

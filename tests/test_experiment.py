@@ -14,6 +14,8 @@ from barley.errors import BarleyError, InputError
 from barley.experiment import presets, spec
 from barley.experiment.runner import fold_bounds, plan
 
+pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
+
 UPOS = ("NOUN", "VERB", "ADJ", "DET", "ADP")
 
 

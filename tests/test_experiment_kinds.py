@@ -116,6 +116,7 @@ def test_the_neural_preset_is_bjorkelund_with_the_biaffine_scorer(tmp_path):
     assert all(t.dev is None for t in linear.treebanks)
 
 
+@pytest.mark.slow
 def test_a_biaffine_experiment_stops_early_on_the_dev_set(tmp_path):
     pytest.importorskip("torch", reason="the biaffine parser needs PyTorch (pip install -e '.[neural]' in barley's checkout)")
     path = _spec(tmp_path, '[[parsers]]\nname = "NPA"\nparser = "biaffine"\ndecoder = "eisner+npa"\nepochs = 4\n'

@@ -33,7 +33,8 @@ from barley.systems import get_system, system_names
 from random_trees import any_tree
 from conftest import ud_file
 
-pytestmark = pytest.mark.skipif(fast.loop_module() is None, reason="the compiled loop is not built here")
+pytestmark = [pytest.mark.skipif(fast.loop_module() is None, reason="the compiled loop is not built here"),
+              pytest.mark.slow]  # the fast loop, pytest -m 'not slow', leaves this file out
 
 FORMS = ["the", "dog", "runs", "fast", "a", "cat", "sees", "it", "and", "big", "old", "."]
 TAGS = ["DET", "NOUN", "VERB", "ADV", "ADJ", "PRON", "CCONJ", "PUNCT"]

@@ -22,7 +22,8 @@ from barley.transition.beam import parse_batch_beam
 from barley.transition.loop import ParseStats
 from test_fast import random_treebank, randomize
 
-pytestmark = pytest.mark.skipif(fast.loop_module() is None, reason="the compiled loop is not built here")
+pytestmark = [pytest.mark.skipif(fast.loop_module() is None, reason="the compiled loop is not built here"),
+              pytest.mark.slow]  # the fast loop, pytest -m 'not slow', leaves this file out
 
 WIDTHS = (1, 2, 8)
 

@@ -21,6 +21,8 @@ from barley import atomic, model_file
 from barley.kinds import train
 from test_parser import _toy_treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 BARLEY = [sys.executable, "-m", "barley"]
 PREVIOUS = b"the previous file, which must survive\n"
 

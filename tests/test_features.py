@@ -142,6 +142,7 @@ EVERY_ADDRESS = "\n".join([
 ])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 14), st.integers(0, 2**32 - 1))
 def test_the_compiled_extractor_agrees_with_the_interpreter(n, seed):
@@ -210,6 +211,7 @@ def test_keys_of_conjunctions_and_feats_atoms():
     assert other[0, 0] == index.size
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.integers(0, 500), min_size=1, max_size=60), st.integers(0, 2**32 - 1))
 def test_direct_tables_find_the_same_ids_as_binary_search(seen, seed):

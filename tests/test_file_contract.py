@@ -25,6 +25,8 @@ from barley.kinds import train
 from barley.pipeline import Pipeline
 from test_parser import _toy_treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 BARLEY = [sys.executable, "-m", "barley"]
 TEXT = "The dog barks.\n\nA cat sleeps here.\n"
 

@@ -22,6 +22,8 @@ from barley.neural.joint_model import JointModel  # noqa: E402
 from barley.neural.joint_training import UNKNOWN_ROWS, model_of  # noqa: E402
 from barley.neural.options import BiaffineOptions, EncoderOptions  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 TINY = dict(form_dim=16, char_dim=8, char_hidden=16, lstm_hidden=32, lstm_layers=1, arc_mlp=32, label_mlp=16,
             batch_words=150, dropout=0.1, learning_rate=5e-3)
 NEW = {"fox": "gnü", "walk": "zorb"}

@@ -28,6 +28,8 @@ import model_files  # noqa: E402
 import model_packages  # noqa: E402
 import targets  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 EXAMPLES = int(os.environ.get("BARLEY_FUZZ_EXAMPLES", "150"))
 REGRESSIONS = sorted((FUZZ / "regressions").glob("*/*"))
 

@@ -26,6 +26,8 @@ from barley.graph.k_best import eisner_k_best, spanning_trees_k_best
 from barley.graph.nonprojective_approx import _sibling_gains
 from barley.tree import check_tree, is_projective
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 
 @cache
 def _all_trees(n: int, projective: bool, single_root: bool) -> tuple[tuple[int, ...], ...]:

@@ -12,6 +12,8 @@ from barley.graph.parser import GraphParser
 from barley.conllu import read as read_conllu
 from barley.errors import BarleyError, ModelError
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 # A toy language: (POS of each word, head of each word 1..n, label of each word).
 PATTERNS = [
     (["DET", "NOUN", "VERB"], [2, 3, 0], ["det", "nsubj", "root"]),

@@ -19,6 +19,8 @@ from barley.errors import BarleyError, InputError, ModelError
 from barley.pipeline import Pipeline, check_options, ordered
 from barley.pipeline.describe import describe
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 torch = pytest.importorskip("torch", reason="training the joint network needs PyTorch")
 
 TINY = dict(form_dim=16, char_dim=8, char_hidden=16, lstm_hidden=32, lstm_layers=1, arc_mlp=32, label_mlp=16,

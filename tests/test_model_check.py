@@ -25,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
 import model_files  # noqa: E402  (the fuzzer's own rewriting of a model file)
 import toy_language  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "barley" / "models" / "en_ewt_linear.barley"
 """The shipped linear model: its compiled parser's tables are what a tampered file would aim at."""
 

@@ -261,6 +261,7 @@ def test_an_array_whose_header_is_not_what_the_manifest_declares_is_refused(tmp_
         model_file.read(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("declared", [True, False], ids=["declared", "a file of an earlier barley"])
 def test_a_file_that_would_unpack_to_more_than_its_limit_is_refused_before_anything_is_read(declared, tmp_path,
                                                                                             headers_read, monkeypatch):
@@ -310,6 +311,7 @@ def _lying(zipped: bytes, member: str, size: int) -> bytes:
     return bytes(data)
 
 
+@pytest.mark.slow
 def test_a_member_that_lies_about_its_size_is_never_inflated_beyond_it(tmp_path):
     """zipfile's one read() of a member inflates all of its data before cutting it to the declared size:
     barley reads a member a chunk at a time, so 256 MiB of data declared as 1 KB costs no more than that."""
@@ -331,6 +333,7 @@ def test_a_member_that_lies_about_its_size_is_never_inflated_beyond_it(tmp_path)
     assert peak < 16 << 20, peak
 
 
+@pytest.mark.slow
 def test_an_npy_header_that_claims_gigabytes_is_read_a_chunk_at_a_time(tmp_path):
     """A version 2 .npy header states its own length in 4 bytes; numpy asks for all of it in one read."""
     import tracemalloc

@@ -26,6 +26,8 @@ from barley.model_package import build, compatible_versions
 from barley.pipeline import Pipeline
 from barley.service.models import model_specs
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 SOURCE = Path(__file__).resolve().parents[1] / "src"
 
 

@@ -23,6 +23,8 @@ from barley.tree import check_tree, is_projective
 
 from toy_language import treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 ONE_WORD = "# text = Hi\n1\tHi\thi\tINTJ\tI\t_\t0\troot\t_\t_\n\n"
 """A sentence of one word, without sent_id: it has one tree, and is named by its line."""
 

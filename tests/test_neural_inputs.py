@@ -4,6 +4,7 @@ bounded, the same cut in training and parsing, so that one long word costs no mo
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import barley
 from barley.conllu import DEPREL, HEAD, UPOS, Sentence
@@ -38,6 +39,7 @@ def test_a_character_vocabulary_maps_a_long_form_to_the_ids_of_its_cut():
     assert np.array_equal(vocabularies.chars(long), vocabularies.chars(characters_read(long)))
 
 
+@pytest.mark.slow
 def test_the_shipped_model_analyses_a_million_character_word_as_it_analyses_its_cut():
     long = "w" * 500_000 + "ords" + "z" * 500_000
     by_long, by_cut = (list(barley.load("en_ewt").parse([_sentence(form)]))[0] for form in

@@ -28,6 +28,8 @@ from test_tokenizer import SMALL_NEURAL, quiet, write_treebank
 torch = pytest.importorskip("torch")
 from barley.tokenizer.neural_training import train_neural_tokenizer  # noqa: E402  (needs PyTorch)
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 TEXT = ("Juan vio la casa del rey, y Rosa's perro come. Ana lee al gato!\n\nPedro tiene un libro. "
         "Maria come con Luis? el rey lee sin la mesa. ") * 6 + "Fin del libro."
 

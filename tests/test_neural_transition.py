@@ -20,6 +20,8 @@ from barley.tree import check_tree
 
 from toy_language import treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 torch = pytest.importorskip("torch", reason="the neural transition parser needs PyTorch (pip install -e '.[neural]' in barley's checkout)")
 
 TINY = dict(form_dim=16, lemma_dim=8, upos_dim=8, xpos_dim=8, feats_dim=8, char_dim=8, char_hidden=8,

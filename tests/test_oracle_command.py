@@ -172,6 +172,7 @@ def test_several_roots_are_kept_when_the_file_has_them(tmp_path, capsys):
     assert report["single_root"] is True and report["reproduced"] == 0
 
 
+@pytest.mark.slow
 def test_plot_writes_a_png(treebank, capsys, tmp_path):
     pytest.importorskip("matplotlib")
     path, _ = treebank

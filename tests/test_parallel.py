@@ -17,6 +17,8 @@ from barley.kinds import train
 from barley.pipeline import loader
 from test_parser import _toy_treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):

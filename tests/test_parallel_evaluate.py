@@ -20,6 +20,8 @@ from resegment import resegment
 from test_evaluate_conll18 import sentences_of, treebanks
 from test_parser import _toy_treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 EDITS = ("split_token", "merge_tokens", "make_multiword", "undo_multiword")  # the sentences stay the gold's
 
 

@@ -16,6 +16,8 @@ from barley.errors import BarleyError, InputError, ModelError
 from barley.learners import SplitLearner
 from barley.kinds import evaluate_parser, train
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 # A toy language with a fixed grammar: a parser must learn it perfectly.
 NOUNS = ["dog", "cat", "bird", "fox", "cow", "owl"]
 VERBS = ["sees", "likes", "chases", "feeds"]

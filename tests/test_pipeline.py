@@ -15,6 +15,8 @@ from barley.transition.parser import Parser
 from barley.kinds import train
 from barley.pipeline import COMPONENTS, Pipeline, check_options, component_class, folds, ordered
 
+pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
+
 
 def quiet(_message: str) -> None:
     pass

@@ -47,6 +47,7 @@ def brute_projective(heads) -> bool:
 labels_text = st.text(st.characters(blacklist_characters=LIFTED + DOWN), min_size=1, max_size=8)
 
 
+@pytest.mark.slow
 @given(labels_text, st.booleans(), st.one_of(st.none(), labels_text), st.booleans())
 def test_label_encoding_and_decoding_are_inverses(base, lifted, head, down):
     label = Label(base, lifted, head if lifted else None, down)
@@ -151,6 +152,7 @@ def test_the_search_never_enters_the_lifted_words_own_subtree():
 
 # --- theorems on random trees -----------------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(labeled_trees(), st.sampled_from(ENCODINGS), st.sampled_from(["shortest", "deepest"]))
 def test_projectivize_gives_a_projective_tree_and_lowering_gives_a_tree(tree, encoding, lift):
@@ -170,6 +172,7 @@ def test_projectivize_gives_a_projective_tree_and_lowering_gives_a_tree(tree, en
         assert back.heads.tolist() == list(heads)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(labeled_trees(max_words=10))
 def test_a_single_lift_is_always_put_back_by_every_informative_encoding(tree):
@@ -215,6 +218,7 @@ def test_state_is_plain_json_and_restores_the_same_transform():
 
 # --- real treebanks ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_every_transformed_ud_tree_is_projective_and_encodings_never_leak(ud_path):
     transform = PseudoProjective("head+path")
     for sentence in conllu.read(ud_path):

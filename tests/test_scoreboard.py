@@ -30,6 +30,8 @@ from barley.scoreboard import cell, folders, page, peers, schedule
 from barley.tokenizer.treebank_text import paragraphs
 from conftest import SKIP_UD, UD_DIR
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 TREEBANKS = {  # folder: {part: (sentences, seed)}
     "UD_Toy-One": {"train": (40, 1), "dev": (10, 2), "test": (10, 3)},
     "UD_Toy-Two": {"train": (40, 4), "test": (10, 5)},

@@ -25,6 +25,8 @@ from barley.service.process import start_server  # noqa: E402
 from barley.kinds import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 LIMIT = 200_000  # --max-request-bytes of the test server
 
 

@@ -27,6 +27,8 @@ from barley.service.process import start_server  # noqa: E402
 from barley.kinds import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 LIMITS = {"--max-request-bytes": 100_000, "--max-sentence-words": 20, "--max-request-words": 100,
           "--max-word-pairs": 1500, "--max-word-chars": 50, "--max-request-chars": 2000, "--read-timeout": 1,
           "--body-timeout": 2, "--max-connections": 8}

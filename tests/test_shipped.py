@@ -21,6 +21,8 @@ from barley.tokenizer import spaces
 from barley.tokenizer.reading import guess_input, text_pieces
 from barley.tree import check_tree
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 FOX = "The quick brown fox jumps over the lazy dog."
 REPOSITORY = Path(__file__).resolve().parents[1]
 

@@ -83,6 +83,7 @@ def test_compare_with_other_words_is_refused(files, tmp_path, capsys):
     assert "word 2 is 'meeting' but the gold word is 'hearing'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_without_a_file_it_reads_standard_input_as_with_a_dash(files, tmp_path):
     """``barley parse ... | barley show``: the drawing of standard input is the drawing of the file;
     with nothing piped in (a terminal) it says how to give a file instead of waiting."""

@@ -17,6 +17,8 @@ from spacy.tokens import DocBin  # noqa: E402
 from conftest import ud_file  # noqa: E402
 from test_tokenizer import write_treebank  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 TEXT = "  Don't panic. It's fine,  I think.\n\nA second paragraph: 12.5 km away!\n"
 
 FRAME = """# newdoc id = d1

@@ -14,6 +14,8 @@ from barley.kinds import train
 from test_model_file import _repacked_as_before
 from toy_language import treebank
 
+pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
+
 
 def _modules_after(code: str) -> set[str]:
     """The modules a fresh interpreter has imported after running ``code``."""

@@ -17,6 +17,8 @@ from barley.kinds import train
 from barley.tokenlist import from_tokenlist, to_tokenlist
 from test_parser import _toy_treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 TEXTS = [
     "A hearing is scheduled on the issue today.",
     "",

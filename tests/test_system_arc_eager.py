@@ -55,6 +55,7 @@ def test_found_by_name_and_maltparser_alias():
     assert type(get_system("arc-eager")) is type(get_system("nivreeager")) is ArcEager
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 20), single_root=st.booleans())
 def test_rebuilds_every_projective_tree_in_2n_transitions(data, n, single_root):
@@ -62,6 +63,7 @@ def test_rebuilds_every_projective_tree_in_2n_transitions(data, n, single_root):
     assert len(rebuild(ArcEager(single_root=single_root), heads).actions) == 2 * n
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 15), single_root=st.booleans())
 def test_any_tree_gives_its_nearest_projective_tree(data, n, single_root):

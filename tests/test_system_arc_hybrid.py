@@ -64,6 +64,7 @@ def test_single_root_keeps_the_root_arc_for_last():
     assert not system.legal(system.initial(2))[system.move("LEFT-ARC")]  # 0 is never a dependent
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 20), single_root=st.booleans())
 def test_rebuilds_every_projective_tree_in_2n_transitions(data, n, single_root):
@@ -71,6 +72,7 @@ def test_rebuilds_every_projective_tree_in_2n_transitions(data, n, single_root):
     assert len(rebuild(ArcHybrid(single_root=single_root), heads).actions) == 2 * n
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 15), single_root=st.booleans())
 def test_any_tree_gives_its_nearest_projective_tree(data, n, single_root):

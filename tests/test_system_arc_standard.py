@@ -49,6 +49,7 @@ def test_found_by_name_and_maltparser_alias():
     assert type(get_system("arc-standard")) is type(get_system("nivrestandard")) is ArcStandard
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 20), single_root=st.booleans())
 def test_rebuilds_every_projective_tree_in_2n_transitions(data, n, single_root):
@@ -56,6 +57,7 @@ def test_rebuilds_every_projective_tree_in_2n_transitions(data, n, single_root):
     assert len(rebuild(ArcStandard(single_root=single_root), heads).actions) == 2 * n
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 15), single_root=st.booleans())
 def test_any_tree_gives_its_nearest_projective_tree(data, n, single_root):
@@ -84,6 +86,7 @@ def test_a_lost_arc_is_named():
     check_lost_arc_is_named(ArcStandard(), ENGLISH_HEADS, ("SHIFT", "SHIFT"), r"gold arc 2 → 1 \(word 1 of 9")
 
 
+@pytest.mark.slow
 @pytest.mark.ud
 def test_rebuilds_the_projective_sentences_of_a_treebank():
     sentences, projective, rebuilt, _ = treebank_oracle(ArcStandard(single_root=True))

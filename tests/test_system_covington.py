@@ -110,6 +110,7 @@ def test_left_arc_and_right_arc_never_close_a_cycle():
     assert system.legal(state) == [False, False, True, True]  # 2 → 4 would close a cycle
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", SYSTEMS)
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), n=st.integers(0, 20), single_root=st.booleans())
@@ -117,18 +118,21 @@ def test_rebuilds_every_projective_tree(cls, data, n, single_root):
     rebuild(cls(single_root=single_root), projective_tree(draw_ints(data), n, single_root))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data(), n=st.integers(0, 20), single_root=st.booleans())
 def test_nonprojective_rebuilds_every_tree(data, n, single_root):
     rebuild(CovingtonNonProjective(single_root=single_root), any_tree(draw_ints(data), n, single_root))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 15), single_root=st.booleans())
 def test_projective_gives_the_nearest_projective_tree(data, n, single_root):
     nearest_projective(CovingtonProjective(single_root=single_root), any_tree(draw_ints(data), n, single_root))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", SYSTEMS)
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(0, 15), seed=st.integers(0, 2**32 - 1), single_root=st.booleans())
@@ -142,6 +146,7 @@ def test_a_lost_arc_is_named(cls):
     check_lost_arc_is_named(cls(), ENGLISH_HEADS, ("SHIFT", "SHIFT"), r"gold arc 2 → 1 \(word 1 of 9")
 
 
+@pytest.mark.slow
 @pytest.mark.ud
 @pytest.mark.parametrize("cls", SYSTEMS)
 def test_rebuilds_the_sentences_of_its_class_in_a_treebank(cls):

@@ -106,6 +106,7 @@ def test_a_non_planar_tree_is_cut_down():
     assert run.heads == [-1, 0, 1, 0, 5, 3, 3, 6, 0]
 
 
+@pytest.mark.slow
 @pytest.mark.ud
 def test_rebuilds_the_planar_sentences_of_a_treebank():
     sentences, planar, rebuilt, _ = treebank_oracle(Planar(single_root=True))

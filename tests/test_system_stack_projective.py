@@ -61,6 +61,7 @@ def test_a_nonprojective_tree_gives_the_nearest_projective_tree():
     assert run.heads == [-1, 2, 3, 0, 3, 3, 7, 5, 3, 3]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 20), single_root=st.booleans())
 def test_rebuilds_every_projective_tree_in_2n_transitions(data, n, single_root):
@@ -68,6 +69,7 @@ def test_rebuilds_every_projective_tree_in_2n_transitions(data, n, single_root):
     assert len(rebuild(StackProjective(single_root=single_root), heads).actions) == 2 * n
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data(), n=st.integers(0, 15), single_root=st.booleans())
 def test_any_tree_gives_its_nearest_projective_tree_in_2n_transitions(data, n, single_root):
@@ -88,6 +90,7 @@ def test_a_lost_arc_is_named():
     check_lost_arc_is_named(StackProjective(), ENGLISH_HEADS, ("SHIFT", "SHIFT", "SHIFT"), r"gold arc")
 
 
+@pytest.mark.slow
 @pytest.mark.ud
 def test_rebuilds_the_projective_sentences_of_a_treebank():
     sentences, projective, rebuilt, _ = treebank_oracle(StackProjective(single_root=True))

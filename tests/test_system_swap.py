@@ -19,6 +19,8 @@ from barley.systems import get_system, run_oracle
 from barley.systems.swap import SWAP, SwapEager, SwapLazy, maximal_projective_components
 from barley.tree import check_tree, is_projective, projective_order
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 SYSTEMS = [SwapEager, SwapLazy]
 
 # Nivre 2009 Figure 3, the eager oracle on Figure 1: (transition, label, (σ, B) after it,

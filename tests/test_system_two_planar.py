@@ -87,6 +87,7 @@ def test_rebuilds_every_2_planar_tree_switching_only_when_needed(seed, n, single
     assert (switches == 0) == is_planar(heads), f"{switches} switches for {heads}"
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 12), single_root=st.booleans())
 def test_outside_the_class_the_nearest_2_planar_tree(seed, n, single_root):
@@ -141,6 +142,7 @@ def test_a_lost_arc_is_named():
     check_lost_arc_is_named(TwoPlanar(), CZECH_HEADS, ("SHIFT", "SHIFT"), r"gold arc 1 → 2 \(word 2 of 8")
 
 
+@pytest.mark.slow
 @pytest.mark.ud
 def test_rebuilds_the_2_planar_sentences_of_a_treebank():
     sentences, two_planar, rebuilt, actions = treebank_oracle(TwoPlanar(single_root=True))

@@ -29,6 +29,8 @@ from barley import conllu
 from barley.systems import REGISTRY, get_system, run_oracle
 from barley.tree import check_tree, is_projective, planarity
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 # What the papers prove each system complete for: pins the declarations, so a system
 # cannot pass by declaring (and building) less than its paper promises.
 PAPER_CLASS = {

@@ -12,6 +12,8 @@ from barley.pipeline.lemma_rules import apply_rule, edit_rule, replaces_whole
 from barley.pipeline.tagger import TAGS, TYPE_SLOTS, Tagger, WordFeatures, mix, shape, tag_dictionary
 from conftest import ud_file
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 PAIRS = [("walked", "walk"), ("Studies", "study"), ("went", "go"), ("is", "be"), ("The", "the"),
          ("unhappier", "unhappy"), ("Paris", "Paris"), ("dogs", "dog"), ("n't", "not"), ("a|b", "a|b"),
          ("İstanbul", "istanbul"), ("", "x"), ("x", ""), ("zum", "zu"), ("gegangen", "gehen"), ("_", "_")]

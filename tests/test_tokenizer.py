@@ -31,6 +31,8 @@ from barley.tokenizer.reading import text_pieces
 from barley.tokenizer.treebank_text import SENTENCE_END, TOKEN_END, paragraphs
 from conftest import ud_file
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 WORDS = ["casa", "perro", "gato", "rey", "libro", "mesa", "vio", "tiene", "come", "lee", "grande", "rojo",
          "la", "el", "un", "una", "Juan", "Maria", "Pedro", "Ana", "y", "con", "sin"]
 NAMES = ["Juan", "Maria", "Pedro", "Ana", "Luis", "Rosa"]

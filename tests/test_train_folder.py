@@ -11,6 +11,8 @@ from barley import cli, recipes
 from barley.pipeline import Pipeline
 from barley.treebank_folder import count_words
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 TINY = ["--form-dim", "16", "--char-dim", "8", "--char-hidden", "16", "--lstm-hidden", "32", "--lstm-layers", "1",
         "--arc-mlp", "32", "--label-mlp", "16", "--batch-words", "150", "--epochs", "2", "--threads", "1"]
 

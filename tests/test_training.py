@@ -21,6 +21,8 @@ from barley.transition.training import (AFTER_TWO_EPOCHS, EVERY_MISTAKE, Classes
 from random_trees import any_tree
 from test_parser import _toy_treebank
 
+pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
+
 EXPLORING = sorted(name for name in REGISTRY if get_system(name).exploration_oracle)
 STATIC_ONLY = sorted(name for name in REGISTRY if not get_system(name).exploration_oracle)
 

@@ -91,6 +91,7 @@ def walk_to_root(heads, node):
 
 @given(st.integers(0, 9).flatmap(lambda n: st.lists(st.integers(-1, n + 1), min_size=n, max_size=n)),
        st.booleans())
+@pytest.mark.slow
 @settings(max_examples=300)
 def test_check_tree_matches_definition(words, single_root):
     heads = [-1, *words]
@@ -142,6 +143,7 @@ def test_paper_projective_order():
     assert tree.projective_order(ENGLISH) == list(range(10))
 
 
+@pytest.mark.slow
 @given(trees())
 @settings(max_examples=300)
 def test_nonprojective_arcs_match_definition(heads):
@@ -150,6 +152,7 @@ def test_nonprojective_arcs_match_definition(heads):
     assert tree.is_projective(heads) == (not found)
 
 
+@pytest.mark.slow
 @given(trees())
 @settings(max_examples=200)
 def test_projective_order_is_the_inorder_and_makes_the_tree_projective(heads):
@@ -172,6 +175,7 @@ def test_paper_example_crossings():
     assert tree.is_planar(ENGLISH, include_root=True)
 
 
+@pytest.mark.slow
 @given(trees(), st.booleans())
 @settings(max_examples=300)
 def test_crossing_pairs_match_definition(heads, include_root):
@@ -180,6 +184,7 @@ def test_crossing_pairs_match_definition(heads, include_root):
     assert tree.is_planar(heads, include_root=include_root) == (not pairs)
 
 
+@pytest.mark.slow
 @given(trees())
 @settings(max_examples=300)
 def test_planar_with_root_arcs_iff_projective(heads):
@@ -187,6 +192,7 @@ def test_planar_with_root_arcs_iff_projective(heads):
     assert tree.is_planar(heads, include_root=True) == tree.is_projective(heads)
 
 
+@pytest.mark.slow
 @given(trees(max_words=10), st.booleans())
 @settings(max_examples=200)
 def test_planarity_is_minimal_and_planes_do_not_cross(heads, include_root):
@@ -225,12 +231,14 @@ def test_paper_example_nestedness_and_gaps():
     assert tree.is_well_nested(ENGLISH) and tree.gap_degree(ENGLISH) == 0
 
 
+@pytest.mark.slow
 @given(trees(max_words=10))
 @settings(max_examples=300, deadline=None)  # the brute-force definition is exponential: no time limit under load
 def test_well_nestedness_matches_definition(heads):
     assert tree.is_well_nested(heads) == brute_well_nested(heads)
 
 
+@pytest.mark.slow
 @given(trees())
 @settings(max_examples=300)
 def test_gaps_match_definition(heads):

@@ -133,6 +133,7 @@ def test_punctuation_heads_only_punctuation():
 
 # --- the reconciled labelling is the best valid one -----------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(60))
 def test_reconcile_is_the_best_valid_labelling(seed):
     rng = random.Random(seed)
@@ -350,6 +351,7 @@ def test_the_official_validator_finds_nothing_structural(tmp_path):
 
 # --- the shipped model ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_shipped_model_leaves_valid_trees_byte_for_byte():
     from barley.pipeline import Pipeline
     from barley.shipped import default_model_path
@@ -372,6 +374,7 @@ def test_shipped_model_leaves_valid_trees_byte_for_byte():
                                 after.words) == []
 
 
+@pytest.mark.slow
 def test_given_arcs_win_over_the_rules():
     """A given arc from a PUNCT word to a noun is kept (the rules' arc mask leaves it), and counted as a
     sentence the rules could not hold."""
@@ -393,6 +396,7 @@ KEEPING = ["arc-eager", "arc-hybrid", "arc-standard", "covington-nonprojective",
 REFUSING = ["arc-eager+pseudo-projective", "graph-mst"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KEEPING + REFUSING)
 def test_every_parser_keeps_the_rules_or_refuses_in_one_line(kind, tmp_path):
     """Trained on a toy language, every kind that keeps the rules parses trees that break none of them;
