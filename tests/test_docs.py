@@ -24,6 +24,7 @@ absent.
 from __future__ import annotations
 
 import gzip
+import html
 import os
 import re
 import shlex
@@ -106,7 +107,32 @@ def test_site_builds_strictly(tmp_path):
     build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
                            cwd=ROOT, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
-    assert (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8").count("Pipeline") > 1
+    api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
+    assert api.count("Pipeline") > 1
+    # the docstrings' reST is rendered (docs/griffe_rest.py): no raw role, no reST literal, and code blocks
+    # only where a docstring has one (a paragraph ending in "::")
+    text = html.unescape(re.sub(r"<[^>]+>", "", api))
+    assert not re.findall(r":(?:func|class|meth|mod|data|attr|exc):", text)
+    assert "``" not in text
+    assert all("``" not in block and ":class:" not in block
+               for block in re.findall(r"<pre><code>(.*?)</code></pre>", api, re.S))
+    assert not (tmp_path / "site" / "griffe_rest.py").exists()
+
+
+def test_the_docstrings_rest_becomes_markdown():
+    """docs/griffe_rest.py, the API pages' extension: roles and literals as code, literal blocks fenced."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        from griffe_rest import markdown
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    docstring = ("Reads :func:`barley.read`'s sentences as :class:`~barley.words.Word` views, see\n"
+                 ":meth:`the loader <barley.load>` and ``word.upos``. Example::\n\n    nlp = barley.load(\"en\")\n\n"
+                 "Fields:\n\n    ``rows``: every line.\n    ``words``: the words.\n\n```python\nx = ``y``\n```")
+    assert markdown(docstring).splitlines() == [
+        "Reads `barley.read`'s sentences as `Word` views, see", "`the loader` and `word.upos`. Example:", "",
+        "```", 'nlp = barley.load("en")', "```", "", "Fields:", "", "`rows`: every line.", "`words`: the words.", "",
+        "```python", "x = ``y``", "```"]
 
 
 # --- checking every block ---------------------------------------------------------------

@@ -71,7 +71,7 @@ class Sentence:
     ``words``: the rows with an integer ID; ``words[i - 1]`` is word ``i``. These are
     the same list objects as in ``rows``, so editing a word edits the row.
     ``line``: the 1-based line number of the sentence's first line in its source.
-    ``newline``: the line end it is written with, ``"\n"`` or ``"\r\n"`` (that of its file).
+    ``newline``: the line end it is written with, ``"\\n"`` or ``"\\r\\n"`` (that of its file).
     ``bom``: whether it is written after a UTF-8 byte-order mark (the first sentence
     of a file that had one).
     ``only_words``: the caller knows that every row is a word (no multiword token, no
