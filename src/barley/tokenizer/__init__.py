@@ -11,8 +11,10 @@ label of every non-space character from hashed character-window features
 Tokenizing (:meth:`Tokenizer.tokenize`): text arrives a piece at a time and is cut
 into blocks at paragraph breaks (a blank line), or at whitespace when a paragraph
 is longer than :data:`BLOCK_CHARS`; each block is scored with one sparse product.
-A character followed by whitespace always ends a token; the end of a paragraph
-always ends a sentence. Sentences are at most ``max_sentence_tokens`` tokens long
+A character followed by whitespace ends a token — except, in a tokenizer trained on a treebank
+whose tokens hold spaces (Vietnamese *Hà Nội*, :func:`.treebank_text.spaces_in_tokens`), one
+followed by a single space and then a character, where the classifier decides whether the token
+goes on across the space; the end of a paragraph always ends a sentence. Sentences are at most ``max_sentence_tokens`` tokens long
 (cut where the sentence-end score is highest in the second half of the limit) and
 tokens at most :data:`MAX_TOKEN_CHARS` characters, so any input — a
 200,000-character line without punctuation — gives bounded sentences in bounded
@@ -49,7 +51,8 @@ from barley.learners import rows_to_csr, weight_sums
 from barley.learners.linear import LinearLearner
 from barley.tokenizer import features, spaces
 from barley.tokenizer.multiword import MultiwordExpander
-from barley.tokenizer.treebank_text import INSIDE, SENTENCE_END, TOKEN_END, TextStatistics, paragraphs
+from barley.tokenizer.treebank_text import (INSIDE, SENTENCE_END, TOKEN_END, TextStatistics, paragraphs,
+                                            spaces_in_tokens)
 
 BLOCK_CHARS = 1 << 16
 MAX_TOKEN_CHARS = 500
@@ -102,9 +105,10 @@ class Segmenter:
 
     kind: str
 
-    def __init__(self, multiword: MultiwordExpander, sentence_threshold: float = 0.0):
+    def __init__(self, multiword: MultiwordExpander, sentence_threshold: float = 0.0, spaces_in_tokens: bool = False):
         self.multiword = multiword
         self.sentence_threshold = sentence_threshold  # subtracted from the sentence-end score
+        self.spaces_in_tokens = spaces_in_tokens  # a token may go on across a single space (see the module docstring)
 
     def _character_scores(self, text: str, encoded: tuple[np.ndarray, np.ndarray],
                           solid: np.ndarray) -> np.ndarray:
@@ -117,8 +121,9 @@ class Segmenter:
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Label and sentence-end margin (score of SENTENCE_END minus TOKEN_END) of every character.
 
-        Whitespace is INSIDE. A character before whitespace ends at least a token, one before a
-        paragraph break a sentence (with ``lines``, one before any line break, and no other); the
+        Whitespace is INSIDE. A character before whitespace ends at least a token (with
+        ``spaces_in_tokens``, not one before a single space and a character: the token may go on
+        across it), one before a paragraph break a sentence (with ``lines``, one before any line break, and no other); the
         last character ends a token, and a sentence when the text ``ends_paragraph``. Also returns
         the whitespace mask.
         """
@@ -134,7 +139,11 @@ class Segmenter:
         scores[:, SENTENCE_END] -= self.sentence_threshold
         if lines:  # the tokens as scored, the sentence ends from the line breaks alone
             scores[:, SENTENCE_END] = _IMPOSSIBLE
-        before_space = np.r_[space[1:], True][solid]
+        before_space = np.r_[space[1:], True]
+        if self.spaces_in_tokens:  # a single space between two characters may be inside a token
+            one_space = np.r_[np.frombuffer(text[1:].encode("utf-32-le"), dtype=np.uint32) == ord(" "), False]
+            before_space &= ~(one_space & ~np.r_[space[2:], True, True])
+        before_space = before_space[solid]
         scores[before_space, INSIDE] = _IMPOSSIBLE
         best = scores.argmax(axis=1).astype(np.int8)
         best[before_space & (best == INSIDE)] = TOKEN_END  # a model that never saw a token end
@@ -154,7 +163,8 @@ class Segmenter:
         sentence ends at each line's end and nowhere else."""
         labels, margin, space = self._labels(text, ends_paragraph, lines)
         boundary = labels != INSIDE
-        starts = np.flatnonzero(~space & np.r_[True, (space | boundary)[:-1]])
+        solid = np.flatnonzero(~space)  # a character starts a token when the character before it (spaces aside) ends one
+        starts = solid[np.r_[True, boundary[solid[:-1]]]] if len(solid) else solid
         ends = np.flatnonzero(boundary) + 1
         starts, ends = _bounded_tokens(starts, ends)
         sentence_cuts = np.flatnonzero(labels[ends - 1] == SENTENCE_END) + 1
@@ -321,8 +331,8 @@ class Tokenizer(Segmenter):
 
     def __init__(self, learner: LinearLearner, multiword: MultiwordExpander,
                  options: TokenizerOptions | None = None, training: dict | None = None,
-                 sentence_threshold: float = 0.0):
-        super().__init__(multiword, sentence_threshold)
+                 sentence_threshold: float = 0.0, spaces_in_tokens: bool = False):
+        super().__init__(multiword, sentence_threshold, spaces_in_tokens)
         self.learner = learner
         self.options = options or TokenizerOptions()
         self.training = training or {}
@@ -381,13 +391,16 @@ class Tokenizer(Segmenter):
         learner.fit(X, y, n_classes=3, seed=seed)
         del X
         multiword = MultiwordExpander.train(sentences)
+        spaced, with_space, tokens = spaces_in_tokens(sentences)
+        if spaced:
+            log(f"tokenizer: {with_space} of {tokens} tokens hold a space: a token may go on across a single space")
         log(f"tokenizer: trained in {time.perf_counter() - started:.1f} s; "
             f"{int(learner.used_features().sum())} features with weights; "
             f"{len(multiword.expansions)} multiword forms, {len(multiword.rules)} multiword suffix rules")
         training = {"sentences": stats.sentences, "characters": characters,
                     "rebuilt_without_text": stats.without_text, "rebuilt_mismatched_text": stats.mismatched_text,
                     "paragraph_marks": sorted(stats.marks)}
-        return cls(learner, multiword, options, training, threshold)
+        return cls(learner, multiword, options, training, threshold, spaced)
 
     def _character_scores(self, text: str, encoded: tuple[np.ndarray, np.ndarray],
                           solid: np.ndarray) -> np.ndarray:
@@ -405,7 +418,8 @@ class Tokenizer(Segmenter):
         params = {"options": asdict(self.options), "learner": learner_params,
                   "multiword": self.multiword.to_json(), "training": self.training,
                   "sentence_threshold": self.sentence_threshold,
-                  "feature_templates": features.N_TEMPLATES}
+                  "feature_templates": features.N_TEMPLATES,
+                  **({"spaces_in_tokens": True} if self.spaces_in_tokens else {})}
         return params, arrays
 
     @classmethod
@@ -420,7 +434,8 @@ class Tokenizer(Segmenter):
         learner = LinearLearner.from_arrays(params["learner"], arrays, n_classes=3, n_features=1 << options.bits)
         return cls(learner, MultiwordExpander.from_json(params["multiword"]), options,
                    check.mapping(params["training"], "the tokenizer's training"),
-                   check.number(params["sentence_threshold"], "the tokenizer's sentence_threshold"))
+                   check.number(params["sentence_threshold"], "the tokenizer's sentence_threshold"),
+                   check.boolean(params.get("spaces_in_tokens", False), "the tokenizer's spaces_in_tokens"))
 
 
 def _sentence_threshold(learner: LinearLearner, X, y: np.ndarray) -> tuple[float, float, float]:

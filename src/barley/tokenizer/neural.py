@@ -214,8 +214,8 @@ class NeuralTokenizer(Segmenter):
 
     def __init__(self, characters: np.ndarray, chunks: np.ndarray, network: CharacterNetwork,
                  multiword: MultiwordExpander, options: NeuralTokenizerOptions, training: dict | None = None,
-                 sentence_threshold: float = 0.0):
-        super().__init__(multiword, sentence_threshold)
+                 sentence_threshold: float = 0.0, spaces_in_tokens: bool = False):
+        super().__init__(multiword, sentence_threshold, spaces_in_tokens)
         self.characters = characters  # sorted lower-cased code points (uint32); character id = index + 1
         self.chunks = chunks  # sorted hashes of the known chunks (uint64); chunk id = index + 1
         self.network = network
@@ -230,7 +230,7 @@ class NeuralTokenizer(Segmenter):
     def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
         params = {"kind": self.kind, "options": asdict(self.options), "multiword": self.multiword.to_json(),
                   "training": self.training, "sentence_threshold": self.sentence_threshold,
-                  "classes": N_CLASSES}
+                  "classes": N_CLASSES, **({"spaces_in_tokens": True} if self.spaces_in_tokens else {})}
         return params, {"characters": self.characters, "chunks": self.chunks, **self.network.arrays}
 
     @classmethod
@@ -255,8 +255,11 @@ class NeuralTokenizer(Segmenter):
         threshold = params["sentence_threshold"]
         if not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
             raise ModelError(f"the neural tokenizer's sentence-end threshold is not a number: {threshold!r}")
+        spaced = params.get("spaces_in_tokens", False)
+        if not isinstance(spaced, bool):
+            raise ModelError(f"the neural tokenizer's spaces_in_tokens is not true or false: {spaced!r}")
         return cls(characters, chunks, CharacterNetwork(weights, options), MultiwordExpander.from_json(params["multiword"]),
-                   options, params["training"], float(threshold))
+                   options, params["training"], float(threshold), spaced)
 
 
 def _checked_vocabulary(values, what: str, dtype: type) -> np.ndarray:

@@ -31,7 +31,7 @@ from barley.tokenizer import best_threshold, features
 from barley.tokenizer.multiword import MultiwordExpander
 from barley.tokenizer.neural import (INPUTS, N_CLASSES, CharacterNetwork, NeuralTokenizer, NeuralTokenizerOptions,
                                      character_inputs, chunk_hashes)
-from barley.tokenizer.treebank_text import INSIDE, TextStatistics, paragraphs
+from barley.tokenizer.treebank_text import INSIDE, TextStatistics, paragraphs, spaces_in_tokens
 
 HELD_OUT = 0.1  # the share of the training sentences held out when there is no dev set
 CLIP = 5.0  # gradient norm clipping
@@ -129,6 +129,9 @@ def train_neural_tokenizer(sentences: Iterable[Sentence], options: NeuralTokeniz
     inputs, dev_inputs = train.inputs(characters, chunks), held_out.inputs(characters, chunks)
     targets = np.where(train.solid, train.labels, IGNORED).astype(np.int64)
     multiword = MultiwordExpander.train(sentences)
+    spaced, with_space, tokens = spaces_in_tokens(sentences)
+    if spaced:
+        log(f"neural tokenizer: {with_space} of {tokens} tokens hold a space: a token may go on across a single space")
     stats = train.stats
     log(f"neural tokenizer: {stats.sentences} sentences, {len(train.text)} characters "
         f"({np.count_nonzero(train.solid)} non-space), {len(characters)} known characters, {len(chunks)} known "
@@ -146,8 +149,8 @@ def train_neural_tokenizer(sentences: Iterable[Sentence], options: NeuralTokeniz
             f"Tokens F1 + Sentences F1 after {options.patience} without a better one; {options.threads} threads; "
             f"Ctrl-C stops training and keeps the best epoch so far")
         history = _fit(model, inputs, targets, options, rng, log,
-                       lambda network: _scored(NeuralTokenizer(characters, chunks, network, multiword, options),
-                                               held_out, dev_inputs))
+                       lambda network: _scored(NeuralTokenizer(characters, chunks, network, multiword, options,
+                                                               spaces_in_tokens=spaced), held_out, dev_inputs))
     best = history.pop("best")
     log(f"neural tokenizer: kept epoch {history['best_epoch']} (dev Tokens F1 {best['Tokens']:.2f}, Sentences F1 "
         f"{best['Sentences']:.2f}, sentence-end threshold {best['threshold']:+.3f}); trained in "
@@ -156,7 +159,7 @@ def train_neural_tokenizer(sentences: Iterable[Sentence], options: NeuralTokeniz
     training = {"sentences": stats.sentences, "characters": len(train.text),
                 "rebuilt_without_text": stats.without_text, "rebuilt_mismatched_text": stats.mismatched_text,
                 "paragraph_marks": sorted(stats.marks), "dev": dev_source, "seed": seed, **history}
-    return NeuralTokenizer(characters, chunks, best["network"], multiword, options, training, best["threshold"])
+    return NeuralTokenizer(characters, chunks, best["network"], multiword, options, training, best["threshold"], spaced)
 
 
 def _fit(model: CharacterBiLSTM, inputs: np.ndarray, targets: np.ndarray,

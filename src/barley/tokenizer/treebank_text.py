@@ -60,6 +60,21 @@ def comment_value(sentence: Sentence, key: str) -> str | None:
     return None
 
 
+SPACES_IN_TOKENS = 0.01
+"""The share of a treebank's tokens with a space inside (Vietnamese *Hà Nội*: 12,111 of VTB's word
+forms; English *10 000*: a handful) from which a tokenizer learns to keep a space inside a token
+(:func:`spaces_in_tokens`)."""
+
+
+def spaces_in_tokens(sentences: Iterable[Sentence]) -> tuple[bool, int, int]:
+    """Whether a tokenizer trained on ``sentences`` decides, at each single space between two
+    characters, if a token goes on across it (:data:`SPACES_IN_TOKENS`); the tokens with a space
+    inside and all tokens."""
+    tokens = [form for sentence in sentences for form, _ in surface_tokens(sentence)]
+    spaced = sum(1 for form in tokens if " " in form)
+    return spaced >= SPACES_IN_TOKENS * len(tokens) and spaced > 0, spaced, len(tokens)
+
+
 def surface_tokens(sentence: Sentence) -> list[tuple[str, bool]]:
     """``(form, space_after)`` of every token: multiword tokens once, their words not at all."""
     return [(row[FORM], "SpaceAfter=No" not in row[MISC].split("|")) for row in token_rows(sentence)]
