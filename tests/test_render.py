@@ -210,3 +210,35 @@ def test_html_page_is_self_contained():
     stripped = page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert "http:" not in stripped and "https:" not in stripped and "url(" not in stripped
     assert "<script" not in page
+
+
+ENHANCED = """# text = Apples and pears were sold to the man who left.
+1	Apples	apple	NOUN	_	_	5	nsubj:pass	5:nsubj:pass	_
+2	and	and	CCONJ	_	_	3	cc	3:cc	_
+3	pears	pear	NOUN	_	_	1	conj	1:conj:and|5:nsubj:pass	_
+4	were	be	AUX	_	_	5	aux:pass	5:aux:pass	_
+5	sold	sell	VERB	_	_	0	root	0:root	_
+6	to	to	ADP	_	_	8	case	8:case	_
+7	the	the	DET	_	_	8	det	8:det	_
+8	man	man	NOUN	_	_	5	obl	5:obl:to|10:nsubj|10.1:nsubj	_
+9	who	who	PRON	_	_	10	nsubj	8:ref	_
+10	left	leave	VERB	_	_	8	acl:relcl	8:acl:relcl	_
+"""
+
+
+def test_the_enhanced_arcs_the_tree_lacks_hang_below_the_words():
+    """barley show / the service's drawings: each arc of DEPS whose head is not the word's head in the tree
+    is drawn under the words (an empty node's, and a relabelled tree arc, are not)."""
+    sentence = next(read_lines(ENHANCED.splitlines(keepends=True)))
+    drawing = render.from_sentence(sentence)
+    assert drawing.enhanced == [(5, 3, "nsubj:pass"), (10, 8, "nsubj"), (8, 9, "ref")]
+    root = ElementTree.fromstring(svg.draw(drawing))
+    groups = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if "enhanced" in g.get("class", "").split()]
+    assert [(g.get("data-head"), g.get("data-dependent")) for g in groups] == [("5", "3"), ("10", "8"), ("8", "9")]
+    words = [float(t.get("y")) for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "word"]
+    for group in groups:  # under the words, inside the picture
+        (path, _), height = group.iter("{http://www.w3.org/2000/svg}path"), float(root.get("height"))
+        ys = [float(point.split(",")[1]) for point in path.get("d").replace("M", " ").replace("L", " ").split()]
+        assert min(ys) > max(words) and max(ys) < height
+    plain = render.from_sentence(next(read_lines(SENTENCE.splitlines(keepends=True))))
+    assert plain.enhanced == [] and 'class="arc enhanced"' not in svg.draw(plain)

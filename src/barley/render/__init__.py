@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from barley.confidence import read_head_prob
-from barley.conllu import FORM, MISC, UPOS, Sentence
+from barley.conllu import DEPS, FORM, MISC, UPOS, Sentence
 
 
 @dataclass
@@ -33,7 +33,9 @@ class Drawing:
     tree (see :func:`compare`); ``gold``: per node, the gold ``(head, label)`` to
     show beside a wrong one. ``title``: a line above the tree (sent_id, text).
     ``head_prob``: per node, the word's ``HeadProb`` (``barley parse --confidence``), None where
-    the file gives none; the arc diagram shades a word the less sure its head is.
+    the file gives none; the arc diagram shades a word the less sure its head is. ``enhanced``: the
+    arcs of the enhanced graph (DEPS) that the tree lacks, ``(head, dependent, relation)``; the arc
+    diagram draws them below the words.
     """
 
     forms: list[str]
@@ -46,6 +48,7 @@ class Drawing:
     gold: list[tuple[int, str]] = field(default_factory=list)
     new: set[int] = field(default_factory=set)  # dependents whose arc was just added (drawn highlighted)
     head_prob: list[float | None] = field(default_factory=list)
+    enhanced: list[tuple[int, int, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         size = len(self.heads)
@@ -79,10 +82,25 @@ def title_of(sentence: Sentence, fallback: str = "") -> str:
 def from_sentence(sentence: Sentence, title: str | None = None) -> Drawing:
     """The drawing of a sentence's HEAD and DEPREL columns (multiword tokens and empty nodes left out)."""
     head_prob = [None, *(read_head_prob(misc) for misc in sentence.column(MISC))]
+    heads = sentence.heads().tolist()
     return Drawing(forms=["ROOT", *sentence.column(FORM)], tags=["", *sentence.column(UPOS)],
-                   heads=sentence.heads().tolist(), labels=sentence.deprels(),
+                   heads=heads, labels=sentence.deprels(),
                    title=title_of(sentence) if title is None else title,
-                   head_prob=[None if p is None or p != p else p for p in head_prob])  # NaN: malformed, not drawn
+                   head_prob=[None if p is None or p != p else p for p in head_prob],  # NaN: malformed, not drawn
+                   enhanced=enhanced_arcs(sentence.column(DEPS), heads))
+
+
+def enhanced_arcs(deps: list[str], heads: list[int]) -> list[tuple[int, int, str]]:
+    """The arcs of the enhanced graph (each word's DEPS, ``head:relation|...``) between words or from
+    the root whose head is not the word's head in the tree: ``(head, dependent, relation)``. Arcs from
+    or to an empty node (``5.1``) are not drawn, nor is a DEPS that does not parse."""
+    arcs = []
+    for dependent, value in enumerate(deps, 1):
+        for arc in ([] if value in ("_", "") else value.split("|")):
+            head, colon, relation = arc.partition(":")
+            if colon and head.isdigit() and int(head) < len(heads) and int(head) != heads[dependent]:
+                arcs.append((int(head), dependent, relation))
+    return arcs
 
 
 def compare(gold: Sentence, system: Sentence, title: str | None = None) -> Drawing:

@@ -8,6 +8,10 @@ top line, and an arc that is crossed by another (a non-projective arc) is seen
 crossing it. Where several arcs meet at a word they leave it side by side, ordered
 by where their other ends lie, so that arcs on the same side never cross there.
 
+The arcs of the enhanced graph that the tree lacks (:attr:`barley.render.Drawing.enhanced`: a
+controlled subject, a shared dependent of conjuncts, a relative clause's antecedent) hang below the
+words, stacked the same way, in purple with their relation below them.
+
 The SVG is self-contained: system fonts, no scripts, no external references.
 Marked arcs (:func:`barley.render.compare`) are drawn red (wrong head) or their
 label orange (wrong label).
@@ -25,6 +29,7 @@ FONT = 13
 LEVEL = 20  # vertical distance between stacked arc tops
 GAP = 18  # horizontal space between words
 MARGIN = 12
+ENHANCED = "#7d3c98"  # the enhanced graph's arcs (below the words)
 STYLE = ("font-family: system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', sans-serif; "
          "font-size: 13px;")
 
@@ -33,11 +38,14 @@ def levels(heads: list[int]) -> dict[tuple[int, int], int]:
     """The level (1 = lowest) of every arc between words (root arcs apart), shortest first:
     one above every placed arc it overlaps, that is, that shares a gap between two words
     with it (gap k lies between words k and k + 1). O(n log n) (:class:`Stack`)."""
-    arcs = sorted(((head, dependent) for dependent, head in enumerate(heads) if dependent and head > 0),
-                  key=lambda arc: (abs(arc[0] - arc[1]), min(arc)))
+    return stacked([(head, dependent) for dependent, head in enumerate(heads) if dependent and head > 0], len(heads))
+
+
+def stacked(arcs: list[tuple[int, int]], nodes: int) -> dict[tuple[int, int], int]:
+    """:func:`levels` of any arcs between words 1..nodes-1 (several heads per word allowed)."""
     level: dict[tuple[int, int], int] = {}
-    stack = Stack(len(heads))
-    for arc in arcs:
+    stack = Stack(nodes)
+    for arc in sorted(arcs, key=lambda arc: (abs(arc[0] - arc[1]), min(arc))):
         low, high = sorted(arc)
         level[arc] = stack.highest_over(low, high - 1) + 1
         stack.place(low, high - 1, level[arc])
@@ -78,7 +86,9 @@ def _layout(drawing: Drawing) -> tuple[float, float, str]:
     arc_level = levels(drawing.heads)
     top_level = max(arc_level.values(), default=0) + 1  # root arcs come down from above every other arc
     baseline = MARGIN + (top_level + 1) * LEVEL + (FONT + 4 if drawing.title else 0)
-    height = baseline + 2 * FONT + 2 * MARGIN
+    below = stacked([(head, dependent) for head, dependent, _ in drawing.enhanced if head], n + 1)
+    below_top = max(below.values(), default=0) + 1  # the enhanced graph's root arcs come from below every other
+    height = baseline + 2 * FONT + 2 * MARGIN + (below_top + 1) * LEVEL * bool(drawing.enhanced)
     anchors = _anchors(drawing, widths, centres)
     parts = [f"<title>{escape(drawing.title or 'dependency tree')}</title>"]
     if drawing.title:
@@ -99,7 +109,37 @@ def _layout(drawing: Drawing) -> tuple[float, float, str]:
             continue
         level = top_level if head == 0 else arc_level[(head, dependent)]
         parts.append(_arc(drawing, head, dependent, anchors, baseline - 2, baseline - 2 - level * LEVEL))
+    under = baseline + 2 * FONT + 6  # below the tags
+    for head, dependent, relation in drawing.enhanced:
+        level = below_top if head == 0 else below[(head, dependent)]
+        parts.append(_enhanced_arc(drawing, head, dependent, relation, centres, under, under + level * LEVEL))
     return total_width, height, "\n".join(parts)
+
+
+def _enhanced_arc(drawing: Drawing, head: int, dependent: int, relation: str, centres: list[float],
+                  top: float, bottom: float) -> str:
+    """An arc of the enhanced graph under the words: down from the head, across, up to the dependent
+    (an arrowhead there); from the root, straight up to the dependent."""
+    x_dependent = centres[dependent] + 3  # beside the middle, where no tree arc ends
+    if head == 0:
+        path, label_x = f"M{x_dependent:.1f},{bottom:.1f} L{x_dependent:.1f},{top:.1f}", x_dependent
+    else:
+        x_head = centres[head] + 3
+        path = (f"M{x_head:.1f},{top:.1f} L{x_head:.1f},{bottom:.1f} L{x_dependent:.1f},{bottom:.1f} "
+                f"L{x_dependent:.1f},{top:.1f}")
+        label_x = (x_head + x_dependent) / 2
+    arrow = (f"M{x_dependent - 3.5:.1f},{top + 6:.1f} L{x_dependent + 3.5:.1f},{top + 6:.1f} "
+             f"L{x_dependent:.1f},{top:.1f} Z")
+    text_width = len(relation) * 6.4 + 4
+    return (f'<g class="arc enhanced" data-head="{head}" data-dependent="{dependent}">'
+            f"<title>enhanced: {escape(drawing.forms[head])} → {escape(drawing.forms[dependent])}: "
+            f"{escape(relation)}</title>"
+            f'<path d="{path}" fill="none" stroke="{ENHANCED}" stroke-width="1.1" stroke-dasharray="4 2"/>'
+            f'<path d="{arrow}" fill="{ENHANCED}"/>'
+            f'<rect x="{label_x - text_width / 2:.1f}" y="{bottom - 6:.1f}" width="{text_width:.1f}" height="13" '
+            f'fill="white" fill-opacity="0.85"/>'
+            f'<text x="{label_x:.1f}" y="{bottom + 5:.1f}" text-anchor="middle" font-size="11" '
+            f'fill="{ENHANCED}">{escape(relation)}</text></g>')
 
 
 def _anchors(drawing: Drawing, widths: list[float], centres: list[float]) -> dict[tuple[int, int], float]:
