@@ -334,7 +334,7 @@ def test_max_words_limits_the_joint_parser_and_a_model_without_a_limit_is_refuse
     with pytest.raises(InputError, match=r"test\.conllu:\d+: a sentence of \d+ words: this joint parser "
                                          r"parses at most 3 \(--max-words\)"):
         list(pipeline.parse(read(str(toy / "test.conllu"))))
-    with pytest.raises(BarleyError, match="this model has no parser"):
+    with pytest.raises(BarleyError, match=r"this model \(no parser\) has no such limit"):
         pipeline.only(["tokenize"]).limit_words(3)
 
 

@@ -48,6 +48,7 @@ class TrainedGraphParser:
     """A graph-based parser with its vocabularies, labels and transforms."""
 
     kind = "graph"
+    capabilities = frozenset({"max_words", "nbest"})  # barley.capabilities
 
     def __init__(self, graph: GraphParser, labels: list[str], upos: Vocabulary, xpos: Vocabulary,
                  transforms: Sequence = (), manifest: dict | None = None):

@@ -34,6 +34,7 @@ class TrainedBiaffineParser(NeuralParser):
     """A biaffine parser with its vocabularies, labels, decoder and transforms."""
 
     kind = "biaffine"
+    capabilities = frozenset({"max_words", "nbest", "valid_ud"})  # barley.capabilities
 
     def __init__(self, encoder: EncoderOptions, biaffine: BiaffineOptions, vocabularies: EncoderVocabularies,
                  labels: list[str], weights: dict[str, np.ndarray], decoding: GraphOptions, transforms: Sequence = (),

@@ -308,6 +308,9 @@ class JointParser:
     """A network (anything with ``outputs(padded) -> JointOutputs``: :class:`NumpyJoint`, or the
     PyTorch model in training) with its vocabularies and :class:`Annotator`."""
 
+    kind = "joint"
+    capabilities = frozenset({"max_words", "nbest", "valid_ud"})  # barley.capabilities
+
     valid_ud_by_default = True
     """UD's rules are kept unless told not to (:func:`barley.valid_ud.by_default`): on EWT test from raw
     text they cost about 0.1 LAS (the shipped model: 85.21 without, 85.09 with) and a few percent of

@@ -134,6 +134,7 @@ class NeuralTransitionParser(NeuralParser):
     """A greedy (or beam) transition-based parser scored by :class:`NumpyTransitionScorer`."""
 
     kind = "neural-transition"
+    capabilities = frozenset({"valid_ud", "beam"})  # barley.capabilities
 
     def __init__(self, encoder: EncoderOptions, scorer: TransitionOptions, vocabularies: EncoderVocabularies,
                  system: TransitionSystem, positions: PositionModel, labels: list[str], root_label: int,

@@ -80,6 +80,7 @@ import numpy as np
 
 from barley import __version__, model_check as check, model_file
 from barley.conllu import COLUMNS, Sentence, read
+from barley.capabilities import CAPABILITIES, has, require
 from barley.errors import BarleyError, InputError, ModelError
 from barley.pipeline.stream import PIPE_BATCH
 from barley.registry import Registry
@@ -277,13 +278,8 @@ class Pipeline:
         """Refuse sentences longer than ``max_words`` (``barley parse --max-words``): a limit of the
         parsers whose cost grows faster than the sentence, graph-based, biaffine and joint
         (:mod:`barley.graph.decoding`); other parsers have none to set."""
-        parser = None if self._parser is None else self._parser.parser
-        if not hasattr(parser, "max_words"):
-            raise BarleyError("--max-words limits graph-based and biaffine parsers, whose time and memory grow "
-                              "faster than the sentence; this model has "
-                              + ("another kind of parser" if parser is not None else "no parser"),
-                              fix="leave --max-words out")
-        parser.max_words = max_words
+        require(self._trained_parser, "max_words")
+        self._trained_parser.max_words = max_words
 
     def with_confidence(self, confidence) -> None:
         """Have the parser write each word's head and label probabilities and each sentence's
@@ -304,18 +300,9 @@ class Pipeline:
         """Parse into the ``k`` best trees of each sentence (None: the best tree only), for parsers
         with k-best decoding (first-order graph-based and biaffine, :mod:`barley.nbest`) or a beam
         (transition-based, :mod:`barley.transition.beam`); any other is refused in one line."""
-        parser = self._parser
-        inner = getattr(parser, "parser", parser)
         if k is not None and not 1 <= k:
             raise BarleyError(f"nbest must be at least 1, not {k}", fix="e.g. --nbest 5")
-        if not hasattr(inner, "set_nbest"):
-            if k is None:
-                return
-            kind = getattr(inner, "kind", None) or {"parse": "transition-based", "joint": "joint"}.get(parser.name)
-            raise BarleyError(f"--nbest: {f'the {kind} parser of this model' if parser is not None else 'this model (no parser)'} "
-                              f"has no k-best decoding; first-order graph-based, biaffine and transition-based "
-                              f"parsers have", fix="leave --nbest out, or parse with another model")
-        inner.set_nbest(k)
+        self._capable("nbest", k)
 
     def set_valid_ud(self, on: bool | None) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
@@ -324,31 +311,31 @@ class Pipeline:
         the model's own). A parser that cannot is refused in one line when asked."""
         from barley.valid_ud import by_default
 
-        parser = self._parser
-        inner = getattr(parser, "parser", parser)
-        if not hasattr(inner, "set_valid_ud"):
-            if on:
-                kind = getattr(inner, "kind", None) or "graph-based"
-                which = f"the {kind} parser of this model" if parser is not None else "this model (no parser)"
-                raise BarleyError(f"--valid-ud: {which} does not keep UD's rules yet; joint, biaffine and "
-                                  "transition-based parsers do",
-                                  fix="leave --valid-ud out, or parse with a joint, biaffine or transition-based model")
-            return
-        inner.set_valid_ud(by_default(inner) if on is None else on)
+        parser = self._trained_parser
+        self._capable("valid_ud", (by_default(parser) if has(parser, "valid_ud") else None) if on is None else on,
+                      unasked=(None, False))
 
     def set_beam(self, width: int | None) -> None:
         """Parse with a beam of ``width`` configurations per sentence (``barley parse --beam``,
         :mod:`barley.transition.beam`; None: the width the model was trained at); transition-based parsers
         (linear and neural) only, any other refuses a width in one line."""
-        parser = self._parser
-        inner = getattr(parser, "parser", parser)
-        if not hasattr(inner, "set_beam"):
-            if width is None:
+        self._capable("beam", width)
+
+    @property
+    def _trained_parser(self):
+        """The trained parser (of any kind: :mod:`barley.capabilities`) of the component that writes the
+        trees, or None."""
+        return None if self._parser is None else self._parser.parser
+
+    def _capable(self, capability: str, value, unasked: tuple = (None,)) -> None:
+        """Set ``capability`` to ``value`` on the trained parser; a parser without it is refused
+        (:func:`barley.capabilities.require`) unless ``value`` is one of ``unasked`` (the default)."""
+        parser = self._trained_parser
+        if not has(parser, capability):
+            if value in unasked:
                 return
-            raise BarleyError("--beam: only a transition-based parser searches with a beam; this model has "
-                              + ("another kind of parser" if parser is not None else "no parser"),
-                              fix="leave --beam out")
-        inner.set_beam(width)
+            require(parser, capability)
+        getattr(parser, CAPABILITIES[capability].setter)(value)
 
     # --- running ---------------------------------------------------------------------
 

@@ -57,6 +57,9 @@ MIN_FEATURE_COUNT = 1
 class Parser:
     """A trained parser. ``parse`` fills HEAD and DEPREL; everything else is kept."""
 
+    kind = "transition"
+    capabilities = frozenset({"nbest", "valid_ud", "beam"})  # barley.capabilities
+
     def __init__(self, system: TransitionSystem, features: FeatureModel, vocabularies: dict[str, Vocabulary],
                  labels: list[str], root_label: int, classes: np.ndarray, index: FeatureIndex, learner,
                  split_feature: str | None = None, transforms: Sequence = (), manifest: dict | None = None):
