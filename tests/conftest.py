@@ -42,12 +42,29 @@ def _needs_torch(error: BaseException) -> bool:
             or (isinstance(error, BarleyError) and "PyTorch, which is not installed" in str(error)))
 
 
+CLI_NAMES = frozenset({"main", "BARLEY", "run_barley"})
+"""Names a test that runs the command line calls: ``cli.main([...])`` (or ``main`` imported from
+:mod:`barley.cli`), ``BARLEY + [...]`` or ``run_barley`` in a subprocess; ``python -m barley`` and
+``subprocess`` running ``barley`` are found from the constants (the ``cli`` marker)."""
+
+
+def runs_the_command_line(code) -> bool:
+    """Whether a test's code object (or one nested in it: a lambda, a comprehension) runs the command line."""
+    names, consts = set(code.co_names), set(code.co_consts)
+    if CLI_NAMES & names or {"-m", "barley"} <= consts or ("barley" in consts and "subprocess" in names):
+        return True
+    return any(runs_the_command_line(const) for const in code.co_consts if hasattr(const, "co_names"))
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``torch`` skip without PyTorch (those that run it in a subprocess: the CLI's trainings)."""
-    if TORCH_MISSING:
-        for item in items:
-            if "torch" in item.keywords:
-                item.add_marker(pytest.mark.skip(reason=SKIP_TORCH))
+    """Tests marked ``torch`` skip without PyTorch (those that run it in a subprocess: the CLI's trainings);
+    a test whose code runs the command line (:func:`runs_the_command_line`) is marked ``cli``."""
+    for item in items:
+        function = getattr(item, "function", None)
+        if function is not None and runs_the_command_line(function.__code__):
+            item.add_marker(pytest.mark.cli)
+        if TORCH_MISSING and "torch" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason=SKIP_TORCH))
 
 
 @pytest.hookimpl(hookwrapper=True)
