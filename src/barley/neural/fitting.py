@@ -285,8 +285,8 @@ def on_snapshots(evaluate: Callable, model: torch.nn.Module) -> Callable:
 
 
 def weight_arrays(model: torch.nn.Module) -> dict[str, np.ndarray]:
-    """The model's weights as numpy arrays for its model file (``weights.NAME``)."""
-    return {f"weights.{name}": value.detach().cpu().numpy() for name, value in model.state_dict().items()}
+    """The model's weights as numpy arrays for its model file (``weights.NAME``): :func:`network_weights`."""
+    return {f"weights.{name}": value for name, value in network_weights(model).items()}
 
 
 def carry_over(model: torch.nn.Module, arrays: dict[str, np.ndarray], unknown_rows: Sequence[str] = ()) -> dict:
