@@ -32,7 +32,6 @@ from barley.runtime import parallel
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 
-INPUTS = ("text", "sentences", "tokenized")
 MAX_TEXT_CHARS = 10_000_000
 """The most characters of one text that :func:`pipe` takes unless given ``max_chars``."""
 
@@ -52,6 +51,8 @@ def pipe(pipeline, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_proc
     enhanced graph (:meth:`barley.pipeline.Pipeline.parse`). Bad arguments are BarleyErrors, raised
     before any text is read; a text over the limit, a BarleyError when it is reached.
     """
+    from barley.tokenizer import INPUTS  # the tokenizer's input modes (loaded with the pipeline's tokenizer)
+
     if "tokenize" not in pipeline:
         raise BarleyError("pipe reads texts, and this model has no tokenizer",
                           fix="use a model trained with --components tokenize,..., or give sentences to parse()")
