@@ -21,8 +21,9 @@ The neural model takes about two hours and a quarter on a 2-core CPU. ``--traine
 finishes a model trained before by the same recipe instead of training it again (the
 command that trains it is printed by ``--recipe``), e.g. after ``barley train --resume``; a
 joint network trained without its warm restart (``--restart-epochs``) gets it here, to the
-bytes the whole training gives, and one trained before barley kept the tag combinations of its
-training data (for consistent tags) gets them from the training file.
+bytes the whole training gives, one trained before barley kept the tag combinations of its
+training data (for consistent tags) gets them from the training file, and one trained before
+the enhanced head (``--enhanced-epochs``) gets its head, trained on the finished network.
 
     python scripts/build_default_model.py                        # both, into src/barley/models/
     python scripts/build_default_model.py --only en_ewt_linear --output-dir /tmp
@@ -84,6 +85,7 @@ def build(name: str, folder: Path, output: Path, trained: str | None) -> None:
     from barley.commands.calibrate import calibrate
     from barley.conllu import read
     from barley.pipeline import Pipeline
+    from barley.pipeline.joint import OPTIONS
 
     recipe = RECIPES[SHIPPED_RECIPES[name]].for_words(count_words(str(folder / TRAIN)))  # as barley train FOLDER
     if trained is not None:
@@ -99,6 +101,11 @@ def build(name: str, folder: Path, output: Path, trained: str | None) -> None:
             pipeline.components[pipeline.names.index("joint")] = pipeline["joint"].restarted(
                 list(read(folder / TRAIN)), list(read(folder / DEV)), restart,
                 recipe.options["joint"]["restart_learning_rate"], seed=SEED, log=print)
+        joint_options = {**OPTIONS, **recipe.options["joint"]}
+        if pipeline["joint"].enhancer is None and joint_options["enhanced_epochs"]:  # trained before the head was
+            pipeline.components[pipeline.names.index("joint")] = pipeline["joint"].with_enhanced_head(
+                list(read(folder / TRAIN)), list(read(folder / DEV)), joint_options["enhanced_epochs"], seed=SEED,
+                threads=joint_options["threads"], log=print)
     else:
         options = recipe.pipeline_options()
         if "joint" in options:

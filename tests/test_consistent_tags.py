@@ -22,7 +22,7 @@ def _outputs(rng: np.random.Generator, words: int) -> JointOutputs:
     """Random tagging layers over random word vectors (the parser's outputs are not read)."""
     layers = {name: (rng.normal(size=(len(VALUES[name]), 5)), rng.normal(size=len(VALUES[name])))
               for name in VALUES}
-    return JointOutputs(rng.normal(size=(words, 5)), layers, *(np.zeros(1),) * 4)
+    return JointOutputs(rng.normal(size=(words, 5)), layers, *(np.zeros(1),) * 5)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -55,7 +55,7 @@ def test_the_tables_keep_their_combinations_and_a_model_without_them_decodes_eac
     assert JointTables.from_json(older).tag_sets is None
     annotator = Annotator(JointTables.from_json(older), GraphOptions(decoder="mst"))
     outputs = JointOutputs(np.ones((2, 1)), {name: (np.ones((len(values), 1)), np.arange(len(values), dtype=float))
-                                              for name, values in tables.values.items()}, *(np.zeros(1),) * 4)
+                                              for name, values in tables.values.items()}, *(np.zeros(1),) * 5)
     assert {name: column.tolist() for name, column in annotator._tags(outputs).items()} == \
         {"upos": [1, 1], "xpos": [1, 1], "feats": [1, 1]}
 

@@ -266,7 +266,7 @@ def test_known_pairs_take_their_lemma_and_a_rule_that_does_not_apply_gives_way()
     rows = [("cats", "NOUN"), ("berries", "NOUN"), ("dog", "NOUN"), ("was", "AUX"), ("was", "NOUN")]
     words = [["1", form, "_", upos, "_", "_", "_", "_", "_", "_"] for form, upos in rows]
     outputs = JointOutputs(np.zeros((len(words), 1)), {"lemma": (np.zeros((3, 1)), np.array([3.0, 2.0, 1.0]))},
-                           *(np.zeros(1),) * 4)
+                           *(np.zeros(1),) * 5)
     annotator._lemmas(words, outputs)
     assert [word[COLUMNS.index("LEMMA")] for word in words] == ["cat", "berry", "dog", "be", "wa"]
 

@@ -160,6 +160,9 @@ OPTIONS: tuple[Option, ...] = (
             "Loshchilov & Hutter 2017; the neural recipe's: 20); 0: none", "component:joint", metavar="N"),
     declare("restart_learning_rate", float, 1e-3, "the learning rate a warm restart (--restart-epochs) starts from",
             "component:joint", metavar="RATE"),
+    declare("enhanced_epochs", int, 30, "where the training data has enhanced graphs (DEPS), train the enhanced "
+            "head on the finished network for up to N epochs (barley parse --enhanced then predicts the graphs); "
+            "0: none (the rules make them)", "component:joint", metavar="N"),
     declare("characters", str, None, "how the character BiLSTM's final states join the form embedding: add "
             "(projected to its size; the parsers') or concat (--components joint, its default)",
             "component:joint", choices=CHARACTERS),

@@ -2,8 +2,9 @@
 
 The DEPS column of every word is filled from the tree the parser predicted. Who fills it
 is the model's choice: a component of the pipeline that carries its own enhancer (an
-``enhancer`` attribute with the :class:`Enhancer` method; a learned head is to come)
-fills it; otherwise :class:`RuleEnhancer` does, with the rules of
+``enhancer`` attribute with the :class:`Enhancer` method: the joint network's learned head,
+:mod:`barley.enhanced.head`, switched on by :func:`switched`) fills it; otherwise
+:class:`RuleEnhancer` does, with the rules of
 :mod:`barley.enhanced.rules` and the conventions of the model's language
 (:func:`barley.enhanced.rules.conventions_for`, the language the model states or was
 trained on).
@@ -21,7 +22,7 @@ from typing import Protocol
 
 from barley.conllu import DEPS, ID, Sentence
 from barley.enhanced.rules import DEFAULT, Conventions, enhance
-from barley.errors import BarleyWarning
+from barley.errors import BarleyError, BarleyWarning
 
 
 class Enhancer(Protocol):
@@ -43,13 +44,29 @@ class RuleEnhancer:
         return enhance(sentence, self.conventions)
 
 
+def _own(pipeline):
+    return next((c.enhancer for c in pipeline.components if getattr(c, "enhancer", None) is not None), None)
+
+
 def enhancer_for(pipeline) -> Enhancer:
     """The enhancer of a pipeline: a component's own, else the rules with its language's conventions."""
     from barley.catalog import language_code
     from barley.enhanced.rules import conventions_for
 
-    own = next((c.enhancer for c in pipeline.components if getattr(c, "enhancer", None) is not None), None)
-    return own or RuleEnhancer(conventions_for(language_code(pipeline.manifest)))
+    return _own(pipeline) or RuleEnhancer(conventions_for(language_code(pipeline.manifest)))
+
+
+def switched(pipeline, enhanced: bool, nbest: int | None) -> Enhancer | None:
+    """The enhancer of a parse (None without ``enhanced``), a component's own switched on for it (and off
+    for a parse without); a learned head makes the graph of the best tree as it parses, so it is
+    refused with the k best trees in one line."""
+    own = _own(pipeline)
+    if own is not None:
+        if enhanced and nbest is not None:
+            raise BarleyError("the learned enhanced head makes the graph of the best tree only, not of the k best "
+                              "trees (nbest)", fix="ask for the k best trees or for enhanced graphs, not both")
+        own.active = enhanced
+    return enhancer_for(pipeline) if enhanced else None
 
 
 def with_enhanced_graphs(sentences: Iterable[Sentence], enhancer: Enhancer) -> Iterator[Sentence]:

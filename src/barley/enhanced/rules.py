@@ -88,8 +88,8 @@ def conventions_for(language: str | None) -> Conventions:
     return CONVENTIONS.get((language or "").lower(), DEFAULT)
 
 
-class _Tree:
-    """The basic tree of one sentence, as the rules read it."""
+class BasicTree:
+    """The basic tree of one sentence, as the rules read it (and the learned head, :mod:`barley.enhanced.head`)."""
 
     def __init__(self, sentence: Sentence):
         words = sentence.words
@@ -140,7 +140,7 @@ def _lexical(lemma: str) -> str:
     return "".join(c for c in lemma.lower() if unicodedata.category(c) in ("Ll", "Lm", "Lo", "Mn", "Mc", "Me"))
 
 
-def _marker(tree: _Tree, word: int) -> str:
+def _marker(tree: BasicTree, word: int) -> str:
     """A marker with its fixed dependents (``because_of``); a verb as a marker is written as it is, not as its
     lemma (``according_to``, ``including``)."""
     parts = [_lexical(tree.form[w] if tree.upos[w] == "VERB" else tree.lemma[w])
@@ -148,11 +148,11 @@ def _marker(tree: _Tree, word: int) -> str:
     return "_".join(part for part in parts if part)
 
 
-def _lexical_part(tree: _Tree, markers: list[int]) -> str:
+def _lexical_part(tree: BasicTree, markers: list[int]) -> str:
     return "_".join(part for part in (_marker(tree, m) for m in markers) if part)
 
 
-def _markers(tree: _Tree, universal: str, marked: int) -> list[int]:
+def _markers(tree: BasicTree, universal: str, marked: int) -> list[int]:
     """The marker that lexicalises the relation of ``marked``: its marker nearest to it (``for him to go``:
     *to*), or for an advcl without one a wh-adverb (``when I left``); for conj, every cc."""
     if universal == "conj":
@@ -163,7 +163,7 @@ def _markers(tree: _Tree, universal: str, marked: int) -> list[int]:
     return sorted(markers, key=lambda m: (abs(m - marked), m))[:1]
 
 
-def _label(tree: _Tree, relation: str, marked: int, conventions: Conventions) -> str:
+def lexicalised(tree: BasicTree, relation: str, marked: int, conventions: Conventions) -> str:
     """``relation`` lexicalised with the markers of the word ``marked``."""
     universal, _, subtype = relation.partition(":")
     if subtype in SUBTYPES_WITHOUT_MARKER:
@@ -190,11 +190,11 @@ def _label(tree: _Tree, relation: str, marked: int, conventions: Conventions) ->
     return ":".join(parts)
 
 
-def enhanced_arcs(sentence: Sentence, conventions: Conventions = DEFAULT) -> list[set[tuple[int, str]]]:
+def enhanced_arcs(sentence: Sentence | BasicTree, conventions: Conventions = DEFAULT) -> list[set[tuple[int, str]]]:
     """The enhanced arcs of every word: ``arcs[d]`` is the set of (head, relation) of word d (entry 0 empty)."""
-    tree = _Tree(sentence)
+    tree = sentence if isinstance(sentence, BasicTree) else BasicTree(sentence)
     n = tree.n
-    arcs: list[set[tuple[int, str]]] = [set()] + [{(tree.head[d], _label(tree, tree.relation[d], d, conventions))}
+    arcs: list[set[tuple[int, str]]] = [set()] + [{(tree.head[d], lexicalised(tree, tree.relation[d], d, conventions))}
                                                   for d in range(1, n + 1)]
     _relative_clauses(tree, arcs, conventions)
     _shared_heads(tree, arcs, conventions)
@@ -210,7 +210,7 @@ def enhance(sentence: Sentence, conventions: Conventions = DEFAULT) -> list[str]
     return [format_deps(arcs) for arcs in enhanced_arcs(sentence, conventions)[1:]]
 
 
-def _relative_pronoun(tree: _Tree, clause: int) -> int | None:
+def _relative_pronoun(tree: BasicTree, clause: int) -> int | None:
     """The first word with PronType=Rel in the clause headed by ``clause``, not inside a clause within it."""
     found, stack = [], [clause]
     while stack:
@@ -221,7 +221,7 @@ def _relative_pronoun(tree: _Tree, clause: int) -> int | None:
     return min(found) if found else None
 
 
-def _relative_clauses(tree: _Tree, arcs: list[set[tuple[int, str]]], conventions: Conventions) -> None:
+def _relative_clauses(tree: BasicTree, arcs: list[set[tuple[int, str]]], conventions: Conventions) -> None:
     for clause in range(1, tree.n + 1):
         if tree.relation[clause] != "acl:relcl":
             continue
@@ -237,7 +237,7 @@ def _relative_clauses(tree: _Tree, arcs: list[set[tuple[int, str]]], conventions
         arcs[antecedent] |= {(head, relation) for head, relation in role if head != antecedent}
 
 
-def _shared_heads(tree: _Tree, arcs: list[set[tuple[int, str]]], conventions: Conventions) -> None:
+def _shared_heads(tree: BasicTree, arcs: list[set[tuple[int, str]]], conventions: Conventions) -> None:
     for d in range(1, tree.n + 1):
         if tree.universal[d] != "conj":
             continue
@@ -252,10 +252,10 @@ def _shared_heads(tree: _Tree, arcs: list[set[tuple[int, str]]], conventions: Co
             universal = relation.partition(":")[0]
             own = universal in MARKERS and tree.dependents(d, *MARKERS[universal])
             basic = tree.relation[first] if head == tree.head[first] else relation.partition(":")[0]
-            arcs[d].add((head, _label(tree, basic, d, conventions) if own else relation))
+            arcs[d].add((head, lexicalised(tree, basic, d, conventions) if own else relation))
 
 
-def _voiced(tree: _Tree, relation: str, word: int) -> str:
+def _voiced(tree: BasicTree, relation: str, word: int) -> str:
     """A subject relation as the voice of ``word`` has it: passive where it has an aux:pass, active where it
     has another aux or cop or is not a participle; a bare participle shares the voice of the first conjunct
     (``was arrested and charged``)."""
@@ -270,7 +270,7 @@ def _voiced(tree: _Tree, relation: str, word: int) -> str:
     return relation
 
 
-def _shared_dependents(tree: _Tree, arcs: list[set[tuple[int, str]]]) -> None:
+def _shared_dependents(tree: BasicTree, arcs: list[set[tuple[int, str]]]) -> None:
     subjects = _dependents_by_relation(tree, arcs, SUBJECTS)
     for d in range(1, tree.n + 1):
         if tree.universal[d] != "conj":
@@ -286,7 +286,7 @@ def _shared_dependents(tree: _Tree, arcs: list[set[tuple[int, str]]]) -> None:
                     arcs[obj].add((d, tree.relation[obj]))
 
 
-def _dependents_by_relation(tree: _Tree, arcs: list[set[tuple[int, str]]], universal: frozenset[str]
+def _dependents_by_relation(tree: BasicTree, arcs: list[set[tuple[int, str]]], universal: frozenset[str]
                             ) -> list[list[tuple[int, str]]]:
     """For every word, its dependents in the enhanced graph by one of the ``universal`` relations."""
     found: list[list[tuple[int, str]]] = [[] for _ in range(tree.n + 1)]
@@ -297,7 +297,7 @@ def _dependents_by_relation(tree: _Tree, arcs: list[set[tuple[int, str]]], unive
     return found
 
 
-def _controlled_subjects(tree: _Tree, arcs: list[set[tuple[int, str]]], conventions: Conventions) -> None:
+def _controlled_subjects(tree: BasicTree, arcs: list[set[tuple[int, str]]], conventions: Conventions) -> None:
     """Controllers first: an xcomp's subject may be the controlled subject of its controller."""
     for complement in sorted(range(1, tree.n + 1), key=lambda word: _depth(tree.head, word)):
         controllers = [head for head, relation in arcs[complement] if relation.partition(":")[0] == "xcomp"]

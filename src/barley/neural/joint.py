@@ -28,8 +28,9 @@ import numpy as np
 
 from barley import model_check as check
 from barley.confidence import Calibrated, Confidence
-from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
+from barley.conllu import DEPS, FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
+from barley.enhanced.head import EnhancedHead
 from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
 from barley.features.vocabulary import extended
@@ -153,6 +154,7 @@ class JointOutputs:
     label_dep: np.ndarray        # [B, T, label MLP]: each node as a dependent
     label_head: np.ndarray       # [B, T, label MLP]: each node as a head
     label_weight: np.ndarray     # the label biaffine's weight [labels, MLP + 1, MLP + 1]
+    parser_vectors: np.ndarray   # [B, T, 2H]: the vectors the parser reads (the enhanced head's too)
 
 
 @dataclass
@@ -170,6 +172,7 @@ class Annotator:
     consistent_tags: bool = True  # UPOS, XPOS and FEATS a combination of training (where the tables have them)
     valid_ud: UDRules | None = None  # barley parse --valid-ud: the rules every tree keeps (barley.valid_ud)
     analyses: dict[int, list[Sentence]] = field(default_factory=dict)  # with nbest: each sentence's, by id()
+    enhancer: LearnedEnhancer | None = None  # the learned enhanced head, where the network has one
 
     def annotate(self, sentences: Sequence[Sentence], outputs: JointOutputs, arcs: ArcOptions | None = None,
                  confidence: Confidence | None = None) -> None:
@@ -216,6 +219,8 @@ class Annotator:
                 write_tree(sentence, *labelled[0][1:], self.transforms, sentence_arcs, self.decoding.single_root)
             else:
                 self.analyses[id(sentence)] = analyses(sentence, labelled, self.set_tree)
+        if self.enhancer is not None and self.enhancer.active:  # without nbest (Pipeline.parse refuses both)
+            self.enhancer.head.write(sentences, outputs.parser_vectors)
         if confidence is not None:  # without nbest (Pipeline.parse refuses both): the best tree's labels alone
             heads = [trees[0][1] for trees in ranked]
             confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arc_scores,
@@ -304,6 +309,21 @@ class Annotator:
         return lemma
 
 
+@dataclass
+class LearnedEnhancer:
+    """The enhanced head of a joint network (:mod:`barley.enhanced.head`) as the enhancer of its model
+    (:func:`barley.enhanced.enhancer.enhancer_for`): while ``active`` (``barley parse --enhanced``), the
+    annotator fills DEPS with the head's graphs as it parses, from the vectors of the batch, and
+    :meth:`enhance` reads them back."""
+
+    head: EnhancedHead
+    active: bool = False
+    name: str = "learned"
+
+    def enhance(self, sentence: Sentence) -> list[str]:
+        return [word[DEPS] for word in sentence.words]
+
+
 class JointParser:
     """A network (anything with ``outputs(padded) -> JointOutputs``: :class:`NumpyJoint`, or the
     PyTorch model in training) with its vocabularies and :class:`Annotator`."""
@@ -325,7 +345,7 @@ class JointParser:
         """Annotate ``sentences`` in place, in batches of similar length; yield them in input order
         (with ``nbest`` set, each followed by its other analyses, :mod:`barley.nbest`). ``arcs``: keep
         the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
-        annotated = by_length(sentences, lambda batch: self._annotate(batch, arcs), PARSE_BATCH_WORDS)
+        annotated = by_length(sentences, lambda batch: self.annotate_batch(batch, arcs), PARSE_BATCH_WORDS)
         if self.annotator.nbest is None:
             return annotated
         return expanded(annotated, self.annotator.analyses, self.annotator.set_tree)
@@ -343,7 +363,8 @@ class JointParser:
             require_valid_ud("joint parser", self.annotator.transforms)
         self.annotator.valid_ud = UDRules(self.annotator.tables.labels) if on else None
 
-    def _annotate(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
+    def annotate_batch(self, batch: list[Sentence], arcs: ArcOptions | None = None) -> None:
+        """Annotate one batch of sentences in place (:meth:`process` makes the batches)."""
         for sentence in batch:
             check_length(sentence, self.max_words, "joint parser")
         padded = pad([self.vocabularies.encode(sentence) for sentence in batch])
@@ -384,4 +405,4 @@ class NumpyJoint:
         arc_dep, arc_head, label_dep, label_head = (ops.mlp(parser, *self.mlps[name]) for name in MLPS)
         arcs = ops.biaffine(arc_dep, ops.with_bias(arc_head), self.arc_weight)[..., 0]
         return JointOutputs(vectors[:, 1:][padded.mask[:, 1:]], self.tags, arcs, label_dep, label_head,
-                            self.label_weight)
+                            self.label_weight, parser)

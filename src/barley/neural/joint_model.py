@@ -61,4 +61,4 @@ class JointModel(BiaffineModel):
         return JointOutputs(array(vectors[:, 1:][batch.mask[:, 1:]]),
                             {name: (array(layer.weight), array(layer.bias)) for name, layer in self.tags.items()},
                             array(self._arc_scores(parser, batch.mask)), array(self.label_dep(parser)),
-                            array(self.label_head(parser)), array(self.label_attention.weight))
+                            array(self.label_head(parser)), array(self.label_attention.weight), array(parser))

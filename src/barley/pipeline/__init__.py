@@ -369,7 +369,8 @@ class Pipeline:
         UD's structural rules in every tree or not (:meth:`set_valid_ud`; None: the parser's default;
         not with ``nbest``, which turns the default off). ``beam``: the width of a transition-based
         parser's beam (:meth:`set_beam`; None: the model's own). ``enhanced``: fill DEPS with the
-        enhanced graph of each tree (:mod:`barley.enhanced.enhancer`: the model's enhancer, else rules).
+        enhanced graph of each tree (:mod:`barley.enhanced.enhancer`: the model's learned head, else rules;
+        the learned head is not combined with ``nbest``).
         """
         if arcs is not None and nbest is not None:
             raise BarleyError("the k best trees (nbest) are not yet parsed around given or forbidden arcs "
@@ -386,6 +387,9 @@ class Pipeline:
         sentences = self.tokenize(data) if isinstance(data, str) else [data] if isinstance(data, Sentence) else data
         if enhanced:
             self.check_enhanced()
+        from barley.enhanced.enhancer import switched, with_enhanced_graphs
+
+        enhancer = switched(self, enhanced, nbest)
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",
                               fix="leave out --keep-arcs and --forbid, or use a model with a parser")
@@ -408,10 +412,8 @@ class Pipeline:
             else:
                 sentences = component.process(sentences)
             written.update(component.writes)
-        if enhanced:
-            from barley.enhanced.enhancer import enhancer_for, with_enhanced_graphs
-
-            sentences = with_enhanced_graphs(sentences, enhancer_for(self))
+        if enhancer is not None:
+            sentences = with_enhanced_graphs(sentences, enhancer)
         return limited(iter(sentences), self.blas_threads)
 
     def pipe(self, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,

@@ -74,6 +74,12 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                    f"{tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept; new entries: "
                    + ", ".join(f"{name} {count}" for name, count in tuning.get("added", {}).items()))
                   for tuning in joint.get("fine_tuning", ())]
+        head = joint.get("enhanced")
+        lines.append("enhanced:    " + ("the rules (barley.enhanced.rules) from the predicted tree" if head is None else
+                                      f"a learned head (edge MLP {head.get('options', {}).get('edge_mlp')}, label MLP "
+                                      f"{head.get('options', {}).get('label_mlp')}, {len(head.get('classes', []))} "
+                                      f"label classes); epoch {head.get('training', {}).get('best_epoch')} of "
+                                      f"{head.get('training', {}).get('epochs_run')} kept (best dev ELAS)"))
     if "parse" in components:
         parser = {"format_version": manifest.get("format_version"), **components["parse"]}
         lines += ["", "[parse]", describe_parser(parser)]

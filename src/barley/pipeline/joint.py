@@ -19,7 +19,7 @@ on one's own treebank, its vocabularies extended (:meth:`JointComponent.fine_tun
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 
@@ -30,7 +30,8 @@ from barley.errors import BarleyError
 from barley.graph.model import GraphOptions
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.neural.inputs import EncoderVocabularies
-from barley.neural.joint import Annotator, JointParser, JointTables, NumpyJoint, expected_shapes
+from barley.enhanced.head import EnhancedHead, HeadOptions, HeadTable, head_shapes
+from barley.neural.joint import Annotator, JointParser, JointTables, LearnedEnhancer, NumpyJoint, expected_shapes
 from barley.neural.numpy_encoder import checked_weights
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.transforms import of_manifest
@@ -48,7 +49,7 @@ TRAINING = Training(batch_words=500)
 needs more steps (on EWT dev, LAS 75.86 after 3 epochs against 72.60 with 1,000 words)."""
 OPTIONS = {**{name: getattr(ENCODER, name) for name in ENCODER_OPTIONS}, **asdict(BiaffineOptions()),
            **asdict(TRAINING), "parser_layers": 1, "decoder": "mst", "transforms": (), "holdout": 0.1, "device": "cpu", "threads": 1,
-           "resume": False, "restart_epochs": 0, "restart_learning_rate": 1e-3}
+           "resume": False, "restart_epochs": 0, "restart_learning_rate": 1e-3, "enhanced_epochs": 30}
 """Training options and their defaults: the encoder's and the biaffine scorer's sizes, training
 (epochs, patience, batch words, learning rate, clipping), the parser's own BiLSTM layers
 (``parser_layers``, on the shared ``lstm_layers``; 2 + 1 of 200 cost what 2 of 256 do), the decoder, tree transforms (objects of
@@ -61,10 +62,14 @@ a word-vector file to initialise the form embeddings, and the checkpoint file.""
 FINE_TUNING = ("epochs", "patience", "batch_words", "learning_rate", "lr_schedule", "clip", "holdout", "device", "threads")
 """The options of fine-tuning (:meth:`JointComponent.fine_tune`): training's, not the network's."""
 NOT_FINGERPRINTED = ("resume", "checkpoint", "threads", "device", "epochs", "patience", "restart_epochs",
-                     "restart_learning_rate")
+                     "restart_learning_rate", "enhanced_epochs")
 """Options a resumed training may change: where it runs (threads are fingerprinted apart, being part
 of what makes it deterministic), when it stops (an epoch does not depend on how many follow) and
 the warm restart after it."""
+
+
+HEAD_PREFIX = "enhanced."
+"""The enhanced head's arrays in the model file: ``weights.enhanced.NAME``."""
 
 
 class JointComponent:
@@ -79,6 +84,11 @@ class JointComponent:
 
     def __init__(self, parser: JointParser, manifest: dict, arrays: dict[str, np.ndarray]):
         self.parser, self.manifest, self.arrays = parser, manifest, arrays
+
+    @property
+    def enhancer(self) -> LearnedEnhancer | None:
+        """The learned enhanced head (:func:`barley.enhanced.enhancer.enhancer_for`), if the network has one."""
+        return self.parser.annotator.enhancer
 
     @property
     def stats(self):
@@ -133,6 +143,8 @@ class JointComponent:
             raise BarleyError("resume needs a checkpoint file", fix="give checkpoint=FILE (barley train sets it)")
         if "npa_threshold" in options and options["decoder"] != "eisner+npa":
             raise BarleyError("--npa-threshold applies to --decoder eisner+npa only", fix="leave it out")
+        if options["enhanced_epochs"] < 0:
+            raise BarleyError(f"--enhanced-epochs must be at least 0, not {options['enhanced_epochs']}")
         if options["restart_epochs"] < 0 or not options["restart_learning_rate"] > 0:
             raise BarleyError(f"--restart-epochs must be at least 0 and --restart-learning-rate positive, not "
                               f"{options['restart_epochs']} and {options['restart_learning_rate']}")
@@ -166,13 +178,30 @@ class JointComponent:
                     "options": _jsonable({k: v for k, v in options.items() if k not in ("resume", "checkpoint")}),
                     "training": {**history, "seed": seed}}
         trained = cls.from_files(manifest, network_arrays(model), "<trained>")
-        if not options["restart_epochs"]:
-            return trained
         if history.get("interrupted"):  # stopped by hand: the user wants the model now, not 20 more epochs
-            log(f"training interrupted: no warm restart (--restart-epochs {options['restart_epochs']})")
+            log(f"training interrupted: no warm restart (--restart-epochs {options['restart_epochs']}) and no "
+                "enhanced head")
             return trained
-        return trained.restarted(sentences, dev, options["restart_epochs"], options["restart_learning_rate"],
-                                 seed=seed, log=log)
+        if options["restart_epochs"]:
+            trained = trained.restarted(sentences, dev, options["restart_epochs"], options["restart_learning_rate"],
+                                        seed=seed, log=log)
+        return trained._with_head_for(sentences, dev, options, seed, log)
+
+    def _with_head_for(self, sentences: list[Sentence], dev: list[Sentence] | None, options: dict, seed: int,
+                       log: Callable[[str], None]) -> JointComponent:
+        """This component, with an enhanced head (:meth:`with_enhanced_head`) if the training data has
+        enhanced graphs and ``enhanced_epochs`` is not 0."""
+        from barley.enhanced.head_training import enhanced_share
+
+        share = enhanced_share(sentences)
+        if not share:
+            return self
+        if not options["enhanced_epochs"]:
+            log(f"the training data has enhanced graphs ({share:.0%} of the words), but --enhanced-epochs 0: "
+                "no enhanced head (barley parse --enhanced will use the rules)")
+            return self
+        return self.with_enhanced_head(sentences, dev, options["enhanced_epochs"], seed=seed,
+                                       threads=options["threads"], log=log)
 
     def restarted(self, sentences: list[Sentence], dev: list[Sentence] | None, epochs: int, learning_rate: float, *,
                   seed: int, log: Callable[[str], None]) -> JointComponent:
@@ -236,6 +265,9 @@ class JointComponent:
         manifest = {**self.manifest, "vocabularies": vocabularies.to_json(), "tables": tables.to_json(),
                     "fine_tuning": [*self.manifest.get("fine_tuning", ()), {**history, "seed": seed}]}
         manifest.pop("confidence", None)
+        if manifest.pop("enhanced", None) is not None:
+            log("the enhanced head was trained on the network before fine-tuning: it is left out (train it again "
+                "with --enhanced-epochs on data with enhanced graphs)")
         return type(self).from_files(manifest, network_arrays(model), "<fine-tuned>")
 
     def _refuse_for_fine_tuning(self, options: dict) -> None:
@@ -252,6 +284,23 @@ class JointComponent:
         if unknown:
             raise BarleyError(f"fine-tuning the joint network takes no option {', '.join(map(repr, unknown))}",
                               fix=f"its options are: {', '.join(FINE_TUNING)}")
+
+    def with_enhanced_head(self, sentences: list[Sentence], dev: list[Sentence] | None, epochs: int, *, seed: int,
+                           threads: int, log: Callable[[str], None]) -> JointComponent:
+        """A new component: this network with an enhanced head (:mod:`barley.enhanced.head`) trained for up
+        to ``epochs`` epochs on the gold DEPS of ``sentences``, the network itself unchanged
+        (:func:`barley.enhanced.head_training.train_head`)."""
+        from barley.enhanced.head_training import TRAINING as HEAD_TRAINING, train_head
+
+        training = replace(HEAD_TRAINING, epochs=epochs, patience=min(epochs, HEAD_TRAINING.patience))
+        options = HeadOptions()
+        table, weights, history = train_head(self.parser, sentences, dev, training, options=options, seed=seed,
+                                             threads=threads, log=log)
+        manifest = {**self.manifest, "enhanced": {**table.to_json(), "options": asdict(options),
+                                                  "training": {**history, "seed": seed}}}
+        arrays = {name: array for name, array in self.arrays.items() if not name.startswith(f"weights.{HEAD_PREFIX}")}
+        arrays.update({f"weights.{HEAD_PREFIX}{name}": array.astype(np.float32) for name, array in weights.items()})
+        return type(self).from_files(manifest, arrays, "<trained>")
 
     # --- model files -----------------------------------------------------------------
 
@@ -277,11 +326,18 @@ class JointComponent:
                 raise ValueError(f"parser_layers {parser_layers!r}")
             shapes = expected_shapes(encoder, biaffine, vocabularies.sizes(), tables.sizes(), len(tables.labels),
                                      parser_layers)
+            head = manifest.get("enhanced")
+            if head is not None:
+                head_table, head_options = HeadTable.from_json(head), HeadOptions(**head["options"])
+                head_options.check()
+                shapes.update(head_shapes(encoder.output_dim, head_options, len(head_table.classes)))
             weights = checked_weights(arrays, shapes, path, "joint network")
             network = NumpyJoint(encoder, vocabularies, weights, parser_layers)
+            enhancer = None if head is None else LearnedEnhancer(EnhancedHead(head_table, {
+                name[len(HEAD_PREFIX):]: array for name, array in weights.items() if name.startswith(HEAD_PREFIX)}))
             calibrated = calibration_of(manifest)
-        return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms, calibrated=calibrated)),
-                   manifest, arrays)
+        return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms, calibrated=calibrated,
+                                                                enhancer=enhancer)), manifest, arrays)
 
 
 def _jsonable(options: dict) -> dict:
