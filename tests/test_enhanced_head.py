@@ -52,14 +52,7 @@ def test_decoded_graphs_give_every_word_a_head_and_reach_it_from_the_root(seed):
     chosen = {(d, h) for d in range(1, size) for h in heads[d]}
     assert all(heads[d] for d in range(1, size)) and all(d != h for d, h in chosen)
     assert {(d, h) for d in range(1, size) for h in range(size) if h != d and scores[d, h] > 0} <= chosen
-    reached, frontier = {0}, [0]
-    while frontier:
-        node = frontier.pop()
-        for d, h in chosen:
-            if h == node and d not in reached:
-                reached.add(d)
-                frontier.append(d)
-    assert reached == set(range(size))
+    assert _reaches_all(chosen, size)
     # minimal: every arc is over 0, a word's only (best) head, or needed to reach a word
     for d, h in chosen:
         assert scores[d, h] > 0 or len(heads[d]) == 1 or not _reaches_all(chosen - {(d, h)}, size)
