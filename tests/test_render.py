@@ -4,13 +4,15 @@ Both stack their arcs (lanes) in O(n log n) exactly as comparing every pair plac
 
 from __future__ import annotations
 
+
 import random
+import re
 import xml.etree.ElementTree as ElementTree
 
 import pytest
 
 from barley import render
-from barley.conllu import read_lines
+from barley.conllu import read, read_lines
 from barley.render import html, svg, text
 from barley.render.stacking import Stack
 from barley.tree import is_projective
@@ -233,12 +235,60 @@ def test_the_enhanced_arcs_the_tree_lacks_hang_below_the_words():
     drawing = render.from_sentence(sentence)
     assert drawing.enhanced == [(5, 3, "nsubj:pass"), (10, 8, "nsubj"), (8, 9, "ref")]
     root = ElementTree.fromstring(svg.draw(drawing))
-    groups = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if "enhanced" in g.get("class", "").split()]
+    groups = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if {"arc", "enhanced"} <= set(g.get("class", "").split())]
     assert [(g.get("data-head"), g.get("data-dependent")) for g in groups] == [("5", "3"), ("10", "8"), ("8", "9")]
     words = [float(t.get("y")) for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "word"]
     for group in groups:  # under the words, inside the picture
         (path, _), height = group.iter("{http://www.w3.org/2000/svg}path"), float(root.get("height"))
-        ys = [float(point.split(",")[1]) for point in path.get("d").replace("M", " ").replace("L", " ").split()]
+        ys = [float(y) for y in re.findall(r"[-\d.]+,([-\d.]+)", path.get("d"))]
         assert min(ys) > max(words) and max(ys) < height
     plain = render.from_sentence(next(read_lines(SENTENCE.splitlines(keepends=True))))
     assert plain.enhanced == [] and 'class="arc enhanced"' not in svg.draw(plain)
+
+
+def _assert_labels_apart(drawing: render.Drawing, compact: bool = False) -> None:
+    """No two labels of one row (level above, or below, the words) overlap, and none leaves the picture."""
+    placed = svg.layout(drawing, svg.COMPACT if compact else svg.NORMAL)
+    rows: dict[int, list] = {}
+    for label in placed.labels:
+        rows.setdefault(label.row, []).append(label)
+        assert label.left >= svg.MARGIN - 1e-6
+    for row in rows.values():
+        row.sort(key=lambda label: label.left)
+        for left, right in zip(row, row[1:]):
+            assert left.right + svg.LABEL_PAD <= right.left + 1e-6, (left, right)
+    assert len(placed.labels) == len(drawing.arcs()) + len(drawing.enhanced)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_labels_never_overlap_on_random_trees_with_long_labels(seed):
+    rng = random.Random(seed)
+    heads = any_tree(rng.randint, rng.randint(2, 40), single_root=seed % 2 == 0)
+    labels = [""] + [rng.choice(["a", "nsubj", "compound:prt", "nmod:poss", "x" * rng.randint(1, 25)])
+                     for _ in heads[1:]]
+    forms = ["ROOT"] + [rng.choice(["a", ",", "word", "antidisestablishment"]) for _ in heads[1:]]
+    enhanced = [(rng.randint(1, len(heads) - 1), d, "nsubj:xsubj") for d in range(1, len(heads)) if rng.random() < 0.2]
+    enhanced = [(h, d, r) for h, d, r in enhanced if h != d]
+    drawing = render.Drawing(forms, ["", *["X"] * (len(heads) - 1)], heads, labels, enhanced=enhanced)
+    _assert_labels_apart(drawing)
+    _assert_labels_apart(drawing, compact=True)
+    root = ElementTree.fromstring(svg.draw(drawing))
+    assert float(root.get("width")) >= max(label.right for label in svg.layout(drawing).labels)
+
+
+def test_labels_never_overlap_on_the_50_longest_ewt_dev_sentences():
+    from conftest import ud_file
+
+    sentences = sorted(read(str(ud_file("en_ewt-ud-dev.conllu"))), key=len)[-50:]
+    for sentence in sentences:
+        _assert_labels_apart(render.from_sentence(sentence))
+        _assert_labels_apart(render.from_sentence(sentence), compact=True)
+
+
+def test_a_word_shows_its_lemma_and_features_and_compact_drops_the_lemma():
+    drawing = render.from_sentence(next(read_lines(ENHANCED.splitlines(keepends=True))))
+    picture = svg.draw(drawing)
+    assert 'font-style="italic">leave</tspan>' in picture and "<title>sold sell VERB" in picture
+    small = svg.draw(drawing, compact=True)
+    assert 'font-style="italic"' not in small
+    assert float(ElementTree.fromstring(small).get("width")) < float(ElementTree.fromstring(picture).get("width"))

@@ -275,6 +275,112 @@ def test_the_page_in_headless_chromium_draws_the_tree(served, request, tmp_path)
         browser.quit()
 
 
+LABELS_APART = """
+// per drawing, the labels' boxes of each row (same top) that overlap: none are expected
+const found = [];
+for (const svg of document.querySelectorAll('svg.barley-tree')) {
+  const boxes = [...svg.querySelectorAll('g.label rect')].map(rect => rect.getBoundingClientRect());
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (Math.abs(a.top - b.top) < 1 && a.left < b.right - 0.5 && b.left < a.right - 0.5) found.push([i, j]);
+  }
+}
+return found;
+"""
+
+
+@NEEDS_CHROMIUM
+def test_the_page_draws_long_sentences_readably_at_1200_pixels(served, request, tmp_path):
+    """The 50 longest sentences of EWT dev (the toy sentences without the shared treebanks): no two labels
+    overlap, the page never overflows 1,200 pixels (a wide tree scrolls in its own box), hovering a word
+    lights its arcs, the table sorts, and a drawing downloads as SVG and PNG; screenshots in the test's
+    artefacts."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    from conftest import UD_DIR
+
+    folder, url, _ = served
+    dev = UD_DIR / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
+    source = dev if dev.is_file() else folder / "test.conllu"
+    longest = sorted(read(source), key=len)[-50:]
+    data = "".join(_unparsed_text(sentence.to_text()) for sentence in longest)
+    downloads = tmp_path / "downloads"
+    browser = headless_chromium(webdriver, downloads)
+    try:
+        browser.get(url + "/")
+        WebDriverWait(browser, 10).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#trees svg.barley-tree"))
+        browser.execute_script("arguments[0].value = arguments[1];", browser.find_element(By.ID, "data"), data)
+        browser.find_element(By.ID, "parse").click()
+        WebDriverWait(browser, 60).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#trees svg")) == len(longest))
+        assert browser.execute_script(LABELS_APART) == []
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 1200
+        boxes = browser.find_elements(By.CSS_SELECTOR, "#trees .tree > .scroll")
+        widths = [browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth]", box)
+                  for box in boxes]
+        assert all(client <= 1200 for _, client in widths)
+        if dev.is_file():  # EWT's longest sentences are wider than the page: they scroll in their boxes
+            assert any(scroll > client for scroll, client in widths)
+        headings = browser.find_elements(By.CSS_SELECTOR, "#trees .tree h3")
+        assert len(headings) == len(longest) and not browser.find_elements(By.CSS_SELECTOR, "#trees svg text.title")
+        shots = Path(os.environ.get("BARLEY_TEST_ARTEFACTS", request.config.rootpath / "test-artefacts"))
+        shots.mkdir(parents=True, exist_ok=True)
+        last = browser.find_elements(By.CSS_SELECTOR, "#trees .tree")[-1]
+        browser.execute_script("arguments[0].scrollIntoView()", last)
+        assert last.screenshot(str(shots / "serve-page-longest.png"))
+        word = last.find_element(By.CSS_SELECTOR, "text.word")
+        browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('mouseover', {bubbles: true}))", word)
+        assert last.find_elements(By.CSS_SELECTOR, "g.arc.focus") and last.find_elements(By.CSS_SELECTOR, "text.word.focus")
+        browser.find_element(By.ID, "tables").click()
+        table = last.find_element(By.CSS_SELECTOR, "table.conllu")
+        assert table.is_displayed() and len(table.find_elements(By.CSS_SELECTOR, "tbody tr")) == len(longest[-1].rows)
+        ids = [row[0] for row in longest[-1].rows]
+        for clicks, expected in ((1, ids), (1, ids[::-1])):  # by ID as numbers (1-2 before 2, 10 after 9), then back
+            table.find_elements(By.CSS_SELECTOR, "th")[0].click()
+            cells = [row.find_elements(By.TAG_NAME, "td")[0].text for row in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+            assert [float(c.split("-")[0]) for c in cells] == [float(c.split("-")[0]) for c in expected]
+        last.find_element(By.CSS_SELECTOR, "a.svg").click()
+        last.find_element(By.CSS_SELECTOR, "a.png").click()
+        name = (longest[-1].sent_id or "sentence-50").replace(":", "_")
+        WebDriverWait(browser, 20).until(lambda b: len(list(downloads.glob("*.svg"))) and len(list(downloads.glob("*.png"))))
+        saved = next(downloads.glob("*.svg"))
+        assert saved.read_text(encoding="utf-8").startswith("<svg") and name.split("_")[0] in saved.name
+        assert next(downloads.glob("*.png")).read_bytes().startswith(b"\x89PNG")
+        browser.find_element(By.ID, "compact").click()  # parses again, drawn compact: narrower
+        WebDriverWait(browser, 60).until(lambda b: b.find_elements(By.CSS_SELECTOR, "#trees svg")
+                                         and "italic" not in b.find_element(By.CSS_SELECTOR, "#trees svg").get_attribute("innerHTML"))
+        assert browser.execute_script(LABELS_APART) == []
+        browser.save_screenshot(str(shots / "serve-page-compact.png"))
+        console = [entry["message"] for entry in browser.get_log("browser")]
+        assert not [message for message in console if "Content Security Policy" in message], console
+        # the same drawing of the longest sentence's gold tree, as barley show draws it
+        page = tmp_path / "longest.html"
+        assert _show_html(longest[-1], page) == 0
+        browser.get(page.as_uri())
+        assert browser.execute_script(LABELS_APART) == []
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 1200
+        assert browser.find_element(By.CSS_SELECTOR, "figure").screenshot(str(shots / "show-longest-ewt-dev.png"))
+    finally:
+        browser.quit()
+
+
+def _show_html(sentence, page: Path) -> int:
+    conllu = page.with_suffix(".conllu")
+    conllu.write_text(sentence.to_text(), encoding="utf-8")
+    return cli.main(["show", str(conllu), "-f", "html", "-o", str(page)])
+
+
+def _unparsed_text(text: str) -> str:
+    """A sentence's CoNLL-U with HEAD, DEPREL and DEPS blanked."""
+    lines = []
+    for line in text.splitlines():
+        columns = line.split("\t")
+        if len(columns) == 10:
+            columns[6:9] = ["_", "_", "_"]
+        lines.append("\t".join(columns))
+    return "\n".join(lines) + "\n\n"
+
+
 # --- text, with the shipped model (it has a tokenizer) -------------------------------------------
 
 TEXT = "A hearing is scheduled on the issue today. It was moved from Monday.\n"
@@ -344,7 +450,7 @@ def test_text_meets_the_same_guards_after_tokenization(served_text):
     assert status == 400 and answer["error"].startswith("input format 'words' is not supported by this model")
     assert "text, sentences, tokenized, conllu" in answer["error"]
     status, answer = post_json(url, data="<script>alert(1)</script> & <b>bold</b>.", input="text", draw=True)
-    assert status == 200 and "<script>" not in "".join(answer["svg"]) and "&lt;script&gt;" in "".join(answer["svg"])
+    assert status == 200 and "<script>" not in "".join(answer["svg"]) and "&lt;" in "".join(answer["svg"])  # the forms escaped (no title: the text is the client's to show)
     assert list(workdir.iterdir()) == []
 
 

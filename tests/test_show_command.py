@@ -58,7 +58,7 @@ def test_svg_needs_one_sentence_and_is_written_to_a_file(files, tmp_path, capsys
     out = tmp_path / "tree.svg"
     assert cli.main(["show", str(gold), "-s", "s1", "-f", "svg", "-o", str(out)]) == 0
     root = ElementTree.parse(out).getroot()
-    assert len([g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("data-dependent")]) == 9
+    assert len([g for g in root.iter("{http://www.w3.org/2000/svg}g") if "arc" in g.get("class", "").split()]) == 9
 
 
 def test_compare_marks_wrong_heads_and_labels(files, capsys):

@@ -38,6 +38,8 @@ def register(subparsers) -> None:
                         help="text (default), svg (one sentence) or html (a page of all)")
     parser.add_argument("--compare", metavar="SYSTEM",
                         help="parser output for the same words: draw it under each gold tree, errors marked")
+    parser.add_argument("--compact", action="store_true",
+                        help="svg and html: lower arcs, narrower gaps and no lemmas, to fit more of a long sentence")
     parser.add_argument("--width", type=int, metavar="COLUMNS",
                         help="text width (default: the terminal's, or 80 when not a terminal)")
     parser.add_argument("--output", "-o", default="-", metavar="OUT", help="output file (default: stdout)")
@@ -56,6 +58,9 @@ def run(args) -> int:
     if args.format == "svg" and len(pairs) != 1:
         raise BarleyError(f"--format svg draws one sentence, and {len(pairs)} are selected",
                           fix="pick one with --sentence ID|N, or use --format html for a page of them")
+    if args.compact and args.format == "text":
+        raise BarleyError("--compact draws arc diagrams (--format svg or html); the terminal drawing is compact "
+                          "already", fix="leave --compact out, or add --format html")
     to_terminal = args.output == "-" and sys.stdout.isatty()
     width = args.width or (shutil.get_terminal_size().columns if to_terminal else 80)
     colour = args.format == "text" and args.output == "-" and text.use_colour(sys.stdout)
@@ -63,14 +68,14 @@ def run(args) -> int:
     if args.format == "text":
         output = "\n".join(_text_block(group, width, colour) for group in drawings)
     elif args.format == "svg":
-        output = svg.stack([drawing for _, drawing in drawings[0]]) + "\n"
+        output = svg.stack([drawing for _, drawing in drawings[0]], args.compact) + "\n"
     else:
         title = f"{args.file} compared with {args.compare}" if args.compare else args.file
         figures = [html.Figure(render.title_of(gold, f"sentence {number}"),
                                [(heading, replace(drawing, title="")) for heading, drawing in group],
                                conllu=(system or gold).to_text())
                    for (number, gold, system), group in zip(pairs, drawings)]
-        output = html.page(title, figures, legend=bool(args.compare))
+        output = html.page(title, figures, legend=bool(args.compare), compact=args.compact)
     with atomic_writer(args.output) as handle:
         handle.write(output)
     return 0

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from barley.confidence import read_head_prob
-from barley.conllu import DEPS, FORM, MISC, UPOS, Sentence
+from barley.conllu import DEPS, FEATS, FORM, LEMMA, MISC, UPOS, Sentence
 
 
 @dataclass
@@ -35,7 +35,8 @@ class Drawing:
     ``head_prob``: per node, the word's ``HeadProb`` (``barley parse --confidence``), None where
     the file gives none; the arc diagram shades a word the less sure its head is. ``enhanced``: the
     arcs of the enhanced graph (DEPS) that the tree lacks, ``(head, dependent, relation)``; the arc
-    diagram draws them below the words.
+    diagram draws them below the words. ``lemmas`` and ``feats``: per node, the LEMMA and FEATS
+    columns (empty lists where there are none to draw).
     """
 
     forms: list[str]
@@ -49,6 +50,8 @@ class Drawing:
     new: set[int] = field(default_factory=set)  # dependents whose arc was just added (drawn highlighted)
     head_prob: list[float | None] = field(default_factory=list)
     enhanced: list[tuple[int, int, str]] = field(default_factory=list)
+    lemmas: list[str] = field(default_factory=list)  # per node ("" for the root), drawn under the UPOS
+    feats: list[str] = field(default_factory=list)  # per node, in each word's tooltip
 
     def __post_init__(self) -> None:
         size = len(self.heads)
@@ -87,7 +90,8 @@ def from_sentence(sentence: Sentence, title: str | None = None) -> Drawing:
                    heads=heads, labels=sentence.deprels(),
                    title=title_of(sentence) if title is None else title,
                    head_prob=[None if p is None or p != p else p for p in head_prob],  # NaN: malformed, not drawn
-                   enhanced=enhanced_arcs(sentence.column(DEPS), heads))
+                   enhanced=enhanced_arcs(sentence.column(DEPS), heads),
+                   lemmas=["", *sentence.column(LEMMA)], feats=["", *sentence.column(FEATS)])
 
 
 def enhanced_arcs(deps: list[str], heads: list[int]) -> list[tuple[int, int, str]]:

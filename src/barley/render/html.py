@@ -6,7 +6,7 @@ sentence, its CoNLL-U, a caption); long sentences scroll sideways in their box.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 
 from barley.render import Drawing, svg
@@ -35,23 +35,26 @@ class Figure:
     notes: list[str] = field(default_factory=list)
 
 
-def figure(item: Figure) -> str:
+def figure(item: Figure, compact: bool = False) -> str:
     parts = [f"<figure><figcaption>{escape(item.caption)}</figcaption>"]
     parts.extend(f"<p>{escape(note)}</p>" for note in item.notes)
     for heading, drawing in item.drawings:
+        # the figure's caption names the sentence: its drawings carry no title of their own
         parts.append('<div class="drawing">' + (f"<h3>{escape(heading)}</h3>" if heading else "")
-                     + svg.draw(drawing) + "</div>")
+                     + svg.draw(replace(drawing, title=""), compact) + "</div>")
     if item.conllu:
         parts.append(f"<details><summary>CoNLL-U</summary><pre>{escape(item.conllu)}</pre></details>")
     parts.append("</figure>")
     return "\n".join(parts)
 
 
-def page(title: str, figures: list[Figure], intro: str = "", legend: bool = False, script: str = "") -> str:
-    """A whole HTML document. ``intro`` is trusted HTML; ``script`` inline JavaScript."""
+def page(title: str, figures: list[Figure], intro: str = "", legend: bool = False, script: str = "",
+         compact: bool = False) -> str:
+    """A whole HTML document. ``intro`` is trusted HTML; ``script`` inline JavaScript; ``compact``: the
+    drawings' compact spacing (:func:`barley.render.svg.draw`)."""
     key = ('<p class="legend"><span class="wrong-head-key">red: wrong head</span>'
            '<span class="wrong-label-key">orange label: wrong label</span></p>') if legend else ""
-    body = "\n".join(figure(item) for item in figures)
+    body = "\n".join(figure(item, compact) for item in figures)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{escape(title)}</title><style>{CSS}</style></head>\n"

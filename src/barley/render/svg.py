@@ -1,12 +1,17 @@
 """The arc diagram of a tree as SVG: words on a line, labelled arcs above them.
 
-An arc is drawn as a bracket: up from one word, across, down to the other, with
-the label on its top and an arrowhead at the dependent (the convention of
-displaCy and of the papers' figures). Arcs are stacked by length: an arc's top
-lies one level above every shorter arc it overlaps, so two arcs never share a
-top line, and an arc that is crossed by another (a non-projective arc) is seen
-crossing it. Where several arcs meet at a word they leave it side by side, ordered
-by where their other ends lie, so that arcs on the same side never cross there.
+An arc is a curve from the head up and over to the dependent, an arrowhead at the dependent
+(displaCy's convention, and the papers' figures'), its label at the top of the curve. Arcs
+are stacked by length: an arc's top lies one level above every shorter arc it overlaps, so
+two arcs never share a top, and an arc that is crossed by another (a non-projective arc) is
+seen crossing it. Where several arcs meet at a word they leave it side by side, ordered by
+where their other ends lie, so that arcs on the same side never cross there.
+
+Labels stay readable: they are drawn over every curve, on a white ground, and the space
+between two words grows until no two labels of one level overlap (:func:`layout`; two
+levels are further apart than a label is high). Under each word: its UPOS and its lemma,
+with its features in the word's tooltip. ``compact`` draws the same with less room: lower
+levels, narrower gaps, no lemma.
 
 The arcs of the enhanced graph that the tree lacks (:attr:`barley.render.Drawing.enhanced`: a
 controlled subject, a shared dependent of conjuncts, a relative clause's antecedent) hang below the
@@ -19,19 +24,32 @@ label orange (wrong label).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 
 from barley.render import Drawing
 from barley.render.stacking import Stack
 
 CHAR = 7.6  # average width of a character at FONT px, for the column widths
+LABEL_CHAR = 6.4  # the same for the labels (11 px)
 FONT = 13
-LEVEL = 20  # vertical distance between stacked arc tops
-GAP = 18  # horizontal space between words
 MARGIN = 12
+LABEL_HEIGHT = 13
+LABEL_PAD = 4  # the least room between two labels of one level
 ENHANCED = "#7d3c98"  # the enhanced graph's arcs (below the words)
 STYLE = ("font-family: system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', sans-serif; "
          "font-size: 13px;")
+
+
+@dataclass(frozen=True)
+class Spacing:
+    level: float  # vertical distance between stacked arc tops
+    gap: float    # the least horizontal space between two words
+    lemmas: bool  # a line for the lemma under the UPOS
+
+
+NORMAL = Spacing(level=22, gap=18, lemmas=True)
+COMPACT = Spacing(level=16, gap=8, lemmas=False)
 
 
 def levels(heads: list[int]) -> dict[tuple[int, int], int]:
@@ -52,17 +70,17 @@ def stacked(arcs: list[tuple[int, int]], nodes: int) -> dict[tuple[int, int], in
     return level
 
 
-def draw(drawing: Drawing) -> str:
+def draw(drawing: Drawing, compact: bool = False) -> str:
     """The SVG element (a string) of one tree."""
-    width, height, body = _layout(drawing)
+    width, height, body = _svg_body(drawing, COMPACT if compact else NORMAL)
     return _svg(width, height, body)
 
 
-def stack(drawings: list[Drawing]) -> str:
+def stack(drawings: list[Drawing], compact: bool = False) -> str:
     """One SVG element holding several trees, one below the other (a gold and a system tree)."""
     parts, y, widest = [], 0.0, 0.0
     for drawing in drawings:
-        width, height, body = _layout(drawing)
+        width, height, body = _svg_body(drawing, COMPACT if compact else NORMAL)
         parts.append(f'<svg y="{y:.0f}" width="{width:.0f}" height="{height:.0f}">{body}</svg>')
         y, widest = y + height, max(widest, width)
     return _svg(widest, y, "\n".join(parts))
@@ -74,72 +92,210 @@ def _svg(width: float, height: float, body: str) -> str:
             f"{body}\n</svg>")
 
 
-def _layout(drawing: Drawing) -> tuple[float, float, str]:
+@dataclass
+class Label:
+    """An arc's label: its arc, its row (a level above the words, or minus a level below them),
+    its text and where its box lies (``centre``, ``width``)."""
+
+    head: int
+    dependent: int
+    row: int
+    text: str
+    centre: float = 0.0
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """The first and last word of the arc (the word itself for an arc from the root)."""
+        return (self.dependent, self.dependent) if self.head == 0 else \
+            (min(self.head, self.dependent), max(self.head, self.dependent))
+
+    @property
+    def width(self) -> float:
+        return len(self.text) * LABEL_CHAR + 4
+
+    @property
+    def left(self) -> float:
+        return self.centre - self.width / 2
+
+    @property
+    def right(self) -> float:
+        return self.centre + self.width / 2
+
+
+@dataclass
+class Layout:
+    """Where everything of one drawing lies: word centres and widths, the anchors of the tree's arcs
+    at their words, the levels of the arcs above and below, and every label."""
+
+    centres: list[float]
+    widths: list[float]
+    anchors: dict[tuple[int, int], float]
+    above: dict[tuple[int, int], int]
+    top_level: int
+    below: dict[tuple[int, int], int]
+    below_top: int
+    labels: list[Label]
+
+
+def layout(drawing: Drawing, spacing: Spacing = NORMAL) -> Layout:
+    """The layout of a drawing, the gap after a word widened until no two labels of a row overlap.
+
+    Two labels of one row belong to arcs that share no gap between words (that is how arcs are
+    stacked; an arc from the root is alone in its row but for other arcs from the root), so the
+    second one's arc starts where the first one's ends or later: widening the first gap the second
+    spans (for an arc from the root, the gap before its word) moves the second label at least half
+    as far as the first, and the two apart by at least half the widening."""
+    n = drawing.n
+    lines = [drawing.forms, drawing.tags] + ([drawing.lemmas] if spacing.lemmas and drawing.lemmas else [])
+    widths = [max(max((len(line[w]) for line in lines), default=0), 3) * CHAR for w in range(n + 1)]
+    gaps = [spacing.gap] * (n + 1)  # gaps[w]: the room after word w
+    above = levels(drawing.heads)
+    top_level = max(above.values(), default=0) + 1  # root arcs come down from above every other arc
+    below = stacked([(head, dependent) for head, dependent, _ in drawing.enhanced if head], n + 1)
+    below_top = max(below.values(), default=0) + 1
+    labels = [Label(head, dependent, top_level if head == 0 else above[(head, dependent)], drawing.labels[dependent])
+              for head, dependent in drawing.arcs()]
+    labels += [Label(head, dependent, -(below_top if head == 0 else below[(head, dependent)]), relation)
+               for head, dependent, relation in drawing.enhanced]
+    for _ in range(4 * len(labels) + 1):
+        centres, x = [0.0] * (n + 1), MARGIN
+        for w in range(1, n + 1):
+            centres[w] = x + widths[w] / 2
+            x += widths[w] + gaps[w]
+        anchors = _anchors(drawing, widths, centres)
+        for label in labels:
+            label.centre = _label_centre(label, anchors, centres)
+        overlap = _first_overlap(labels)
+        if overlap is None:
+            break
+        first, second = sorted(overlap, key=lambda label: label.span)
+        gaps[second.span[0] if second.span[0] < second.span[1] else second.span[0] - 1] += \
+            2 * (first.right + LABEL_PAD - second.left)
+    shift = max(0.0, MARGIN - min((label.left for label in labels), default=MARGIN))
+    if shift:  # a label wider than the words under it at the left edge
+        centres = [c + shift for c in centres]
+        anchors = {key: x + shift for key, x in anchors.items()}
+        for label in labels:
+            label.centre += shift
+    return Layout(centres, widths, anchors, above, top_level, below, below_top, labels)
+
+
+def _label_centre(label: Label, anchors: dict[tuple[int, int], float], centres: list[float]) -> float:
+    if label.row > 0:  # a tree arc: between its anchors, or over the word of a root arc
+        x_dependent = anchors[(label.dependent, label.head if label.head else label.dependent)]
+        return x_dependent if label.head == 0 else (anchors[(label.head, label.dependent)] + x_dependent) / 2
+    x_dependent = centres[label.dependent] + 3  # an enhanced arc: beside the middle, where no tree arc ends
+    return x_dependent if label.head == 0 else (centres[label.head] + 3 + x_dependent) / 2
+
+
+def _first_overlap(labels: list[Label]) -> tuple[Label, Label] | None:
+    """The first two labels of one row, left to right, closer than :data:`LABEL_PAD`."""
+    rows: dict[int, list[Label]] = {}
+    for label in labels:
+        rows.setdefault(label.row, []).append(label)
+    for row in rows.values():
+        row.sort(key=lambda label: label.left)
+        for left, right in zip(row, row[1:]):
+            if left.right + LABEL_PAD > right.left + 1e-6:
+                return left, right
+    return None
+
+
+def _svg_body(drawing: Drawing, spacing: Spacing) -> tuple[float, float, str]:
     """Width, height and the SVG elements of one tree."""
     n = drawing.n
-    widths = [max(len(drawing.forms[w]), len(drawing.tags[w]), 3) * CHAR for w in range(n + 1)]
-    centres, x = [0.0] * (n + 1), MARGIN
-    for w in range(1, n + 1):
-        centres[w] = x + widths[w] / 2
-        x += widths[w] + GAP
-    total_width = max(x - GAP + MARGIN, 200)
-    arc_level = levels(drawing.heads)
-    top_level = max(arc_level.values(), default=0) + 1  # root arcs come down from above every other arc
-    baseline = MARGIN + (top_level + 1) * LEVEL + (FONT + 4 if drawing.title else 0)
-    below = stacked([(head, dependent) for head, dependent, _ in drawing.enhanced if head], n + 1)
-    below_top = max(below.values(), default=0) + 1  # the enhanced graph's root arcs come from below every other
-    height = baseline + 2 * FONT + 2 * MARGIN + (below_top + 1) * LEVEL * bool(drawing.enhanced)
-    anchors = _anchors(drawing, widths, centres)
+    placed = layout(drawing, spacing)
+    centres, widths, level = placed.centres, placed.widths, spacing.level
+    right = max([centres[w] + widths[w] / 2 for w in range(1, n + 1)] + [label.right for label in placed.labels],
+                default=0.0)
+    total_width = max(right + MARGIN, 200)
+    baseline = MARGIN + (placed.top_level + 1) * level + (FONT + 4 if drawing.title else 0)
+    lines = 3 if spacing.lemmas and drawing.lemmas else 2
+    under = baseline + lines * FONT + 6  # below the words' lines
+    height = under + MARGIN + (placed.below_top + 1) * level * bool(drawing.enhanced)
     parts = [f"<title>{escape(drawing.title or 'dependency tree')}</title>"]
     if drawing.title:
         parts.append(f'<text x="{MARGIN}" y="{MARGIN + FONT}" class="title" font-weight="bold">'
                      f"{escape(drawing.title)}</text>")
     for w in range(1, n + 1):
-        if drawing.head_prob[w] is not None:  # the less sure the head, the redder the word's ground
-            parts.append(f'<rect class="confidence" x="{centres[w] - widths[w] / 2 - 2:.1f}" y="{baseline:.1f}" '
-                         f'width="{widths[w] + 4:.1f}" height="{2 * FONT + 6}" fill="#d62728" '
-                         f'fill-opacity="{0.6 * (1 - drawing.head_prob[w]):.2f}">'
-                         f"<title>HeadProb {drawing.head_prob[w]:.4f}</title></rect>")
-        parts.append(f'<text class="word" data-id="{w}" x="{centres[w]:.1f}" y="{baseline + FONT:.1f}" '
-                     f'text-anchor="middle">{escape(drawing.forms[w])}'
-                     f'<tspan x="{centres[w]:.1f}" dy="{FONT + 2}" fill="#777" font-size="11">'
-                     f"{escape(drawing.tags[w])}</tspan></text>")
-    for dependent, head in enumerate(drawing.heads):
-        if not dependent or head < 0:
-            continue
-        level = top_level if head == 0 else arc_level[(head, dependent)]
-        parts.append(_arc(drawing, head, dependent, anchors, baseline - 2, baseline - 2 - level * LEVEL))
-    under = baseline + 2 * FONT + 6  # below the tags
+        parts.append(_word(drawing, w, centres[w], widths[w], baseline, lines))
+    tops = {}
+    for head, dependent in drawing.arcs():
+        arc_level = placed.top_level if head == 0 else placed.above[(head, dependent)]
+        tops[(head, dependent)] = baseline - 2 - arc_level * level
+        parts.append(_arc(drawing, head, dependent, placed.anchors, baseline - 2, tops[(head, dependent)]))
+    bottoms = {}
     for head, dependent, relation in drawing.enhanced:
-        level = below_top if head == 0 else below[(head, dependent)]
-        parts.append(_enhanced_arc(drawing, head, dependent, relation, centres, under, under + level * LEVEL))
+        arc_level = placed.below_top if head == 0 else placed.below[(head, dependent)]
+        bottoms[(head, dependent, relation)] = under + arc_level * level
+        parts.append(_enhanced_arc(drawing, head, dependent, relation, centres, under,
+                                   bottoms[(head, dependent, relation)]))
+    labels = iter(placed.labels)  # over every curve: the tree's labels, then the enhanced graph's
+    for (head, dependent), label in zip(drawing.arcs(), labels):
+        parts.append(_label(label, tops[(head, dependent)], _label_colour(drawing, dependent), "label"))
+    for arc, label in zip(drawing.enhanced, labels):
+        parts.append(_label(label, bottoms[arc], ENHANCED, "label enhanced"))
     return total_width, height, "\n".join(parts)
+
+
+def _word(drawing: Drawing, w: int, centre: float, width: float, baseline: float, lines: int) -> str:
+    """A word's form, UPOS and (with ``lines`` 3) lemma, its features in its tooltip; with a HeadProb,
+    a ground the redder the less sure its head is."""
+    parts = []
+    if drawing.head_prob[w] is not None:
+        parts.append(f'<rect class="confidence" x="{centre - width / 2 - 2:.1f}" y="{baseline:.1f}" '
+                     f'width="{width + 4:.1f}" height="{lines * FONT + 6}" fill="#d62728" '
+                     f'fill-opacity="{0.6 * (1 - drawing.head_prob[w]):.2f}">'
+                     f"<title>HeadProb {drawing.head_prob[w]:.4f}</title></rect>")
+    tip = " ".join(part for part in (drawing.forms[w], drawing.lemmas[w] if drawing.lemmas else "",
+                                     drawing.tags[w], drawing.feats[w] if drawing.feats else "")
+                   if part and part != "_")
+    lemma = (f'<tspan x="{centre:.1f}" dy="{FONT}" fill="#777" font-size="11" font-style="italic">'
+             f"{escape(drawing.lemmas[w] if drawing.lemmas[w] != '_' else '')}</tspan>") if lines == 3 else ""
+    parts.append(f'<text class="word" data-id="{w}" x="{centre:.1f}" y="{baseline + FONT:.1f}" '
+                 f'text-anchor="middle">{escape(drawing.forms[w])}<title>{escape(tip)}</title>'
+                 f'<tspan x="{centre:.1f}" dy="{FONT + 2}" fill="#777" font-size="11">'
+                 f"{escape(drawing.tags[w])}</tspan>{lemma}</text>")
+    return "".join(parts)
+
+
+def _label_colour(drawing: Drawing, dependent: int) -> str:
+    return "#c0392b" if drawing.wrong_head[dependent] else "#d35400" if drawing.wrong_label[dependent] \
+        else "#1f5f8b"
+
+
+def _label(label: Label, y: float, colour: str, classes: str) -> str:
+    """A label centred at ``y`` on a white ground."""
+    return (f'<g class="{classes}" data-head="{label.head}" data-dependent="{label.dependent}">'
+            f'<rect x="{label.left:.1f}" y="{y - 7:.1f}" width="{label.width:.1f}" height="{LABEL_HEIGHT}" '
+            f'fill="white" fill-opacity="0.9"/>'
+            f'<text x="{label.centre:.1f}" y="{y + 4:.1f}" text-anchor="middle" font-size="11" '
+            f'fill="{colour}">{escape(label.text)}</text></g>')
+
+
+def _curve(x_from: float, x_to: float, base: float, apex: float) -> str:
+    """A cubic Bézier from ``(x_from, base)`` to ``(x_to, base)`` whose middle reaches ``apex``
+    (the control points 4/3 as far from the base: a cubic's midpoint lies 3/4 of the way to them)."""
+    control = base + (apex - base) * 4 / 3
+    return f"M{x_from:.1f},{base:.1f} C{x_from:.1f},{control:.1f} {x_to:.1f},{control:.1f} {x_to:.1f},{base:.1f}"
 
 
 def _enhanced_arc(drawing: Drawing, head: int, dependent: int, relation: str, centres: list[float],
                   top: float, bottom: float) -> str:
-    """An arc of the enhanced graph under the words: down from the head, across, up to the dependent
-    (an arrowhead there); from the root, straight up to the dependent."""
+    """An arc of the enhanced graph under the words: a curve down from the head and up to the
+    dependent (an arrowhead there); from the root, straight up to the dependent."""
     x_dependent = centres[dependent] + 3  # beside the middle, where no tree arc ends
     if head == 0:
-        path, label_x = f"M{x_dependent:.1f},{bottom:.1f} L{x_dependent:.1f},{top:.1f}", x_dependent
+        path = f"M{x_dependent:.1f},{bottom:.1f} L{x_dependent:.1f},{top:.1f}"
     else:
-        x_head = centres[head] + 3
-        path = (f"M{x_head:.1f},{top:.1f} L{x_head:.1f},{bottom:.1f} L{x_dependent:.1f},{bottom:.1f} "
-                f"L{x_dependent:.1f},{top:.1f}")
-        label_x = (x_head + x_dependent) / 2
+        path = _curve(centres[head] + 3, x_dependent, top, bottom)
     arrow = (f"M{x_dependent - 3.5:.1f},{top + 6:.1f} L{x_dependent + 3.5:.1f},{top + 6:.1f} "
              f"L{x_dependent:.1f},{top:.1f} Z")
-    text_width = len(relation) * 6.4 + 4
     return (f'<g class="arc enhanced" data-head="{head}" data-dependent="{dependent}">'
             f"<title>enhanced: {escape(drawing.forms[head])} → {escape(drawing.forms[dependent])}: "
             f"{escape(relation)}</title>"
             f'<path d="{path}" fill="none" stroke="{ENHANCED}" stroke-width="1.1" stroke-dasharray="4 2"/>'
-            f'<path d="{arrow}" fill="{ENHANCED}"/>'
-            f'<rect x="{label_x - text_width / 2:.1f}" y="{bottom - 6:.1f}" width="{text_width:.1f}" height="13" '
-            f'fill="white" fill-opacity="0.85"/>'
-            f'<text x="{label_x:.1f}" y="{bottom + 5:.1f}" text-anchor="middle" font-size="11" '
-            f'fill="{ENHANCED}">{escape(relation)}</text></g>')
+            f'<path d="{arrow}" fill="{ENHANCED}"/></g>')
 
 
 def _anchors(drawing: Drawing, widths: list[float], centres: list[float]) -> dict[tuple[int, int], float]:
@@ -160,29 +316,18 @@ def _anchors(drawing: Drawing, widths: list[float], centres: list[float]) -> dic
 
 
 def _arc(drawing: Drawing, head: int, dependent: int, anchors, bottom: float, top: float) -> str:
+    """A tree arc's curve and arrowhead (its label is drawn later, over every curve: :func:`_label`)."""
     label = drawing.labels[dependent]
     x_dependent = anchors[(dependent, head if head else dependent)]
     classes = ["arc"] + (["wrong-head"] if drawing.wrong_head[dependent] else []) \
         + (["wrong-label"] if drawing.wrong_label[dependent] else []) + (["new"] if dependent in drawing.new else [])
     colour = "#c0392b" if drawing.wrong_head[dependent] else "#1e8449" if dependent in drawing.new else "#333"
-    label_colour = "#c0392b" if drawing.wrong_head[dependent] else "#d35400" if drawing.wrong_label[dependent] \
-        else "#1f5f8b"
     if head == 0:
         path = f"M{x_dependent:.1f},{top:.1f} L{x_dependent:.1f},{bottom:.1f}"
-        label_x = x_dependent
     else:
-        x_head = anchors[(head, dependent)]
-        radius = min(5.0, abs(x_head - x_dependent) / 2)
-        sign = 1 if x_head > x_dependent else -1
-        path = (f"M{x_head:.1f},{bottom:.1f} L{x_head:.1f},{top + radius:.1f} "
-                f"Q{x_head:.1f},{top:.1f} {x_head - sign * radius:.1f},{top:.1f} "
-                f"L{x_dependent + sign * radius:.1f},{top:.1f} "
-                f"Q{x_dependent:.1f},{top:.1f} {x_dependent:.1f},{top + radius:.1f} "
-                f"L{x_dependent:.1f},{bottom:.1f}")
-        label_x = (x_head + x_dependent) / 2
+        path = _curve(anchors[(head, dependent)], x_dependent, bottom, top)
     arrow = (f"M{x_dependent - 3.5:.1f},{bottom - 6:.1f} L{x_dependent + 3.5:.1f},{bottom - 6:.1f} "
              f"L{x_dependent:.1f},{bottom:.1f} Z")
-    text_width = len(label) * 6.4 + 4
     gold = ""
     if drawing.gold and (drawing.wrong_head[dependent] or drawing.wrong_label[dependent]):
         gold_head, gold_label = drawing.gold[dependent]
@@ -191,11 +336,7 @@ def _arc(drawing: Drawing, head: int, dependent: int, anchors, bottom: float, to
             f"<title>{escape(drawing.forms[head])} → {escape(drawing.forms[dependent])}: {escape(label)}"
             f"{escape(gold)}</title>"
             f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="1.3"/>'
-            f'<path d="{arrow}" fill="{colour}"/>'
-            f'<rect x="{label_x - text_width / 2:.1f}" y="{top - 7:.1f}" width="{text_width:.1f}" height="13" '
-            f'fill="white" fill-opacity="0.85"/>'
-            f'<text x="{label_x:.1f}" y="{top + 4:.1f}" text-anchor="middle" font-size="11" '
-            f'fill="{label_colour}">{escape(label)}</text></g>')
+            f'<path d="{arrow}" fill="{colour}"/></g>')
 
 
 def reliability(bins: list[dict], ece: float, auroc: float | None) -> str:

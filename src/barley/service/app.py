@@ -173,5 +173,6 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}
                             for sentence in sentences]}
     if fields["draw"]:
-        answer["svg"] = [svg.draw(render.from_sentence(sentence)) for sentence in sentences]
+        # no title inside the drawing: a client shows the sentence's text and sent_id once, as it likes
+        answer["svg"] = [svg.draw(render.from_sentence(sentence, title=""), fields["compact"]) for sentence in sentences]
     return orjson.dumps(answer)  # several times quicker than json on large answers

@@ -54,6 +54,8 @@ class ParseRequest(BaseModel):
     model: str | None = Field(None, max_length=MAX_NAME_CHARS,
                               description="a model name from GET /models (default: the default model)")
     draw: bool = Field(False, description="also return an SVG arc diagram of each sentence")
+    compact: bool = Field(False, description="with draw: compact diagrams (lower arcs, narrower gaps, no lemmas; "
+                                             "barley show --compact)")
     nbest: int | None = Field(None, ge=1, le=MAX_NBEST,
                               description=f"the K best analyses of each sentence (1 to {MAX_NBEST}; barley parse "
                                           "--nbest: graph-based, biaffine, joint and transition models)")
