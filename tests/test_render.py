@@ -292,3 +292,11 @@ def test_a_word_shows_its_lemma_and_features_and_compact_drops_the_lemma():
     small = svg.draw(drawing, compact=True)
     assert 'font-style="italic"' not in small
     assert float(ElementTree.fromstring(small).get("width")) < float(ElementTree.fromstring(picture).get("width"))
+
+
+def test_the_terminal_drawing_lists_the_enhanced_arcs_after_each_word():
+    drawing = render.from_sentence(next(read_lines(ENHANCED.splitlines(keepends=True))))
+    lines = text.draw(drawing, width=200).splitlines()
+    assert any(line.endswith("pears NOUN conj +nsubj:pass ← 5 sold") for line in lines), lines
+    assert any(line.endswith("who PRON nsubj +ref ← 8 man") for line in lines), lines
+    assert "\x1b[35m+ref ← 8 man\x1b[0m" in text.draw(drawing, width=200, colour=True)

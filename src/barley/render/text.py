@@ -31,7 +31,8 @@ DEPENDENT_GLYPH = {(True, True, False): "├", (False, True, False): "╭", (Tru
                    (True, True, True): "┼", (False, True, True): "┬", (True, False, True): "┴"}
 HEAD_GLYPH = {(True, True, False): "┝", (False, True, False): "┍", (True, False, False): "┕",
               (True, True, True): "┿", (False, True, True): "┯", (True, False, True): "┷"}
-RED, YELLOW, CYAN, DIM, BOLD, RESET = "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
+RED, YELLOW, CYAN, MAGENTA = "\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[35m"
+DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ def draw(drawing: Drawing, width: int = 80, colour: bool = False) -> str:
 
 
 def _node_text(drawing: Drawing, row: int, colour: bool) -> tuple[str, str]:
-    """The text after the lanes: FORM UPOS DEPREL and the marks of a wrong arc (plain and painted)."""
+    """The text after the lanes: FORM UPOS DEPREL, the marks of a wrong arc, and each arc of the enhanced
+    graph into the word that the tree lacks (``+nsubj:xsubj ← 4 leave``), plain and painted."""
     if row == 0:
         return "(root)", _paint("(root)", DIM) if colour else "(root)"
     form, tag, label = drawing.forms[row], drawing.tags[row], drawing.labels[row]
@@ -151,6 +153,9 @@ def _node_text(drawing: Drawing, row: int, colour: bool) -> tuple[str, str]:
         parts.append((f"✗head (gold {head} {drawing.forms[head] if 0 <= head <= drawing.n else '?'})", RED))
     if drawing.wrong_label[row]:
         parts.append((f"✗label (gold {drawing.gold[row][1]})", YELLOW))
+    for head, dependent, relation in drawing.enhanced:  # the enhanced graph's arcs the tree lacks
+        if dependent == row:
+            parts.append((f"+{relation} ← {head} {drawing.forms[head] if head else '(root)'}", MAGENTA))
     plain = " ".join(text for text, _ in parts if text)
     painted = " ".join(_paint(text, style) for text, style in parts if text) if colour else plain
     return plain, painted
