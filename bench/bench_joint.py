@@ -94,7 +94,7 @@ def main() -> int:
           f"{time.perf_counter() - started:.2f} s; components {', '.join(pipeline.names)}")
     profile: dict[str, list[float]] = {}
     network = pipeline["joint"].parser.network
-    network._characters = timed(profile, "character model", network._characters)
+    network.encoder._characters = timed(profile, "character model", network.encoder._characters)
     numpy_ops.bilstm = timed(profile, "BiLSTM", numpy_ops.bilstm)
     network.outputs = timed(profile, "network (all)", network.outputs)
     annotator = pipeline["joint"].parser.annotator

@@ -66,3 +66,42 @@ def test_the_pages_print_the_scores_and_size_the_shipped_model_records(page, mod
                 size = os.path.getsize(MODELS[model]) / 2 ** 20
                 assert cell == f"{size:.1f} MiB", f"{page}: {model}'s size is {cell}, the file is {size:.1f} MiB"
     assert checked, f"{page}: no score of {model} checked"
+
+
+SPEED_PAGE = "docs/results/pipeline.md"
+"""Where the shipped models' speeds are measured: its section "Speed, one core", the row of the whole
+``barley parse`` process; every other page that gives the speed rounds that figure to hundreds."""
+
+
+def measured_speeds() -> dict[str, int]:
+    """Each shipped model's whole-process words/s, from :data:`SPEED_PAGE`."""
+    section = (ROOT / SPEED_PAGE).read_text(encoding="utf-8").split("## Speed, one core", 1)[1]
+    header, rows = tables(section)[0]
+    row = next(row for row in rows if row[0].startswith("`barley parse` of EWT test's raw text"))
+    speeds = {}
+    for column, cell in zip(header[1:], row[1:]):
+        name = re.match(r"`(\w+)`", column)
+        if name and name.group(1) in MODELS:
+            speeds[name.group(1)] = int(NUMBER.match(cell.replace(",", "")).group())
+    return speeds
+
+
+def test_every_shipped_model_s_speed_is_measured_on_the_results_page():
+    assert set(measured_speeds()) == set(MODELS)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/models.md"])
+@pytest.mark.parametrize("model", MODELS)
+def test_the_speed_tables_print_the_measured_speed(page, model):
+    expected = f"{round(measured_speeds()[model], -2):,}"
+    rows = [(header, row) for header, row in current_rows(page, model) if "words/s" in header]
+    assert rows, f"{page}: no row of {model}'s speed"
+    for header, row in rows:
+        assert row[header.index("words/s")] == expected, f"{page}: {model} at {row[header.index('words/s')]} words/s, " \
+            f"{SPEED_PAGE} measured {measured_speeds()[model]:,} (rounded: {expected})"
+
+
+def test_the_spacy_page_compares_with_the_measured_speed():
+    text = (ROOT / "docs/spacy.md").read_text(encoding="utf-8")
+    stated = re.findall(r"([\d,]+) words per CPU second: \[results/pipeline\.md\]", text)
+    assert stated == [f"{round(measured_speeds()['en_ewt'], -2):,}"]

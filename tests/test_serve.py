@@ -468,6 +468,18 @@ def drawn_words(browser) -> list[str]:
                                   ".map(word => word.firstChild.textContent)")
 
 
+def test_confidence_is_written_for_one_request_and_shaded_in_its_drawings(served_text):
+    url, _ = served_text
+    status, answer = post_json(url, data=TEXT, input="text", draw=True, confidence=True)
+    assert status == 200, answer
+    assert all("HeadProb=" in row[9] for sentence in answer["sentences"] for row in sentence["tokens"])
+    assert 'class="confidence"' in "".join(answer["svg"])
+    status, plain = post_json(url, data=TEXT, input="text", draw=True)  # the next request without it
+    assert status == 200 and "HeadProb" not in plain["result"] and 'class="confidence"' not in "".join(plain["svg"])
+    status, refused = post_json(url, data=TEXT, input="text", confidence=True, nbest=2)
+    assert status == 400 and "--confidence" in refused["error"]
+
+
 @NEEDS_CHROMIUM
 def test_the_page_opens_on_text_and_draws_the_tree_of_a_typed_sentence(served_text, tmp_path):
     webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")

@@ -167,7 +167,7 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     detected = fields["input"] == "auto"
     input_format = detected_format(fields["data"], model.pipeline, fields["keep_arcs"]) if detected else fields["input"]
     sentences = model.parse(fields["data"], input_format, limits, fields["arcs"], fields["nbest"], fields["valid_ud"],
-                            fields["enhanced"])
+                            fields["enhanced"], fields["confidence"])
     answer = {"model": model.name, "input": input_format, "input_detected": detected,
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from barley import model_file
 from barley.catalog import resolve
+from barley.confidence import Confidence
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
@@ -82,16 +83,23 @@ class ServedModel:
         list(self.pipeline.parse([WARM_UP.copy()], retag=True))
 
     def parse(self, data: bytes, input_format: str, limits: Limits, arcs=None, nbest: int | None = None,
-              valid_ud: bool | None = None, enhanced: bool = False) -> list[Sentence]:
+              valid_ud: bool | None = None, enhanced: bool = False, confidence: bool = False) -> list[Sentence]:
         """The sentences of a request's ``data`` in ``input_format``, analysed; ``arcs``: given and
         forbidden arcs (:class:`barley.constraints.ArcOptions`); ``nbest``: the k best analyses of
         each sentence; ``valid_ud``: UD's rules kept or not, None: the model's default; ``enhanced``:
-        DEPS filled with the enhanced graphs (:meth:`Pipeline.parse`)."""
+        DEPS filled with the enhanced graphs (:meth:`Pipeline.parse`); ``confidence``: the probabilities
+        of heads and labels written (:meth:`Pipeline.with_confidence`, for this request only)."""
         sentences = read_input(data, input_format, limits, self.pipeline)  # read and tokenized before any turn
         parsed = []
         for turn in _turns(sentences):
             with self.lock:
-                parsed += self.pipeline.parse(turn, arcs=arcs, nbest=nbest, valid_ud=valid_ud, enhanced=enhanced)
+                if confidence:
+                    self.pipeline.with_confidence(Confidence())
+                try:
+                    parsed += self.pipeline.parse(turn, arcs=arcs, nbest=nbest, valid_ud=valid_ud, enhanced=enhanced)
+                finally:
+                    if confidence:
+                        self.pipeline.with_confidence(None)
         return parsed
 
     def describe(self) -> dict:

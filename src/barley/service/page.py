@@ -68,6 +68,7 @@ BODY = f"""<h1>barley: parse and see the trees</h1>
 <p class="bar"><label><input type="checkbox" id="compact"> compact</label>
 <label><input type="checkbox" id="tables"> tables</label>
 <label><input type="checkbox" id="enhanced"> enhanced graph</label>
+<label><input type="checkbox" id="confidence"> confidence</label>
 <span id="hint">hover a word to see its head and dependents; click a table's heading to sort it</span></p>
 </form>
 <div id="error"></div>
@@ -235,7 +236,7 @@ $('trees').addEventListener('mouseout', event => {{
   const word = event.target.closest('text.word'); if (word) focus(word, false);
 }});
 $('tables').onchange = () => $('trees').classList.toggle('tables', $('tables').checked);
-$('compact').onchange = $('enhanced').onchange = () => $('form').requestSubmit();
+$('compact').onchange = $('enhanced').onchange = $('confidence').onchange = () => $('form').requestSubmit();
 let asked = 0;  // the parses asked for: only the answer to the last one is shown
 $('form').onsubmit = async event => {{
   event.preventDefault();
@@ -246,7 +247,8 @@ $('form').onsubmit = async event => {{
   let response, answer;
   try {{
     const fields = {{data: $('data').value, input: $('input').value, model: $('model').value, draw: true,
-                    compact: $('compact').checked, enhanced: $('enhanced').checked}};
+                    compact: $('compact').checked, enhanced: $('enhanced').checked,
+                    confidence: $('confidence').checked}};
     response = await fetch('/parse', {{method: 'POST', headers: {{'Content-Type': 'application/json'}},
       body: JSON.stringify(fields)}});
     answer = await response.json();

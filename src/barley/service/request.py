@@ -69,6 +69,9 @@ class ParseRequest(BaseModel):
                                                     "--valid-ud; null: the model's default)")
     enhanced: bool = Field(False, description="fill DEPS with each tree's enhanced UD graph (barley parse "
                                               "--enhanced: the model's enhancer, else barley's rules)")
+    confidence: bool = Field(False, description="write each word's head and label probabilities in MISC and each "
+                                                "sentence's score (barley parse --confidence); a drawing shades "
+                                                "the words whose heads are unsure")
 
 
 FIELDS = ParseRequest.model_fields
