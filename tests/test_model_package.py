@@ -434,3 +434,14 @@ def test_a_name_too_long_for_a_file_is_one_line_and_a_package_of_one_is_skipped(
     monkeypatch.syspath_prepend(str(tmp_path))
     assert catalog.find(long_name).distribution == "xx_long"
     assert cli.main(["models"]) == 0 and "\n" + long_name + "\n" in capsys.readouterr().out
+
+
+def test_a_card_names_the_language_of_the_treebank_folder_beside_its_code():
+    from barley.model_package import model_card
+
+    manifest = {"package": {"language": "la", "barley_versions": ">=0.1"},
+                "pipeline": {"components": ["tokenize", "tag", "parse"],
+                             "training": {"data": "/home/me/ud/UD_Latin-Perseus/la_perseus-ud-train.conllu"}},
+                "components": {}}
+    card = model_card("la_perseus", "1.0", manifest, "CC BY-NC-SA 2.5")
+    assert "(language: Latin (la); licence: CC BY-NC-SA 2.5)" in card and "/home/me" not in card

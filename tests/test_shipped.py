@@ -128,3 +128,14 @@ def test_the_models_are_package_data():
     assert "models/en_ewt.barley" in files and "models/en_ewt_linear.barley" in files
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in globs), name
+
+
+@pytest.mark.parametrize("data, name", [
+    ("/data/ud/UD_Latin-Perseus/la_perseus-ud-train.conllu", "Latin"),
+    ("UD_Old_Church_Slavonic-PROIEL/cu_proiel-ud-train.conllu", "Old Church Slavonic"),
+    ("mine/train.conllu", None)])
+def test_a_model_s_language_is_named_by_its_treebank_folder(data, name):
+    from barley.catalog import language_name
+
+    assert language_name({"pipeline": {"training": {"data": data}}}) == name
+    assert language_name({"training": {"data": data}}) == name

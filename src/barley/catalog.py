@@ -56,6 +56,8 @@ LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
 """A language code, as UD and spaCy write them (ISO 639-1 or 639-3): a name of this form always
 names a language, never a package."""
 UD_FILE = re.compile(r"^([a-z]{2,3})_[a-z0-9]+-ud-")
+UD_FOLDER = re.compile(r"^UD_([A-Z][A-Za-z_]*)-")
+"""A UD treebank's folder, which names its language (``UD_Latin-Perseus``, ``UD_Old_Church_Slavonic-PROIEL``)."""
 """A UD treebank file name (``en_ewt-ud-train.conllu``), whose prefix is the language's code."""
 
 
@@ -101,6 +103,7 @@ class CatalogModel:
                 "package": None if self.origin == "shipped" else f"{self.distribution} {self.version}",
                 "language_code": language_code(manifest),
                 **{key: shipped.get(key) for key in ("language", "treebank", "treebank_version")},
+                **({} if shipped.get("language") else {"language": language_name(manifest)}),
                 "licence": package.get("licence") or shipped.get("licence"),
                 "barley_versions": package.get("barley_versions"),
                 "components": components,
@@ -126,6 +129,21 @@ class CatalogModel:
                                   "(barley package)")
 
 
+def _training_data(manifest: dict) -> str | None:
+    source = manifest.get("pipeline") if "pipeline" in manifest else manifest
+    training = source.get("training") if isinstance(source, dict) else None
+    data = training.get("data") if isinstance(training, dict) else None
+    return data if isinstance(data, str) else None
+
+
+def language_name(manifest: dict) -> str | None:
+    """The model's language as the UD treebank folder it was trained from names it (``.../UD_Latin-Perseus/
+    la_perseus-ud-train.conllu`` → ``Latin``), else None."""
+    data = _training_data(manifest)
+    found = UD_FOLDER.match(os.path.basename(os.path.dirname(data.replace("\\", "/")))) if data else None
+    return found[1].replace("_", " ") if found else None
+
+
 def language_code(manifest: dict) -> str | None:
     """The model's language code (:data:`LANGUAGE_CODE`): as its package states it, else the prefix of
     the UD file it was trained on (``en_ewt-ud-train.conllu`` → ``en``), else None (also when what
@@ -134,10 +152,8 @@ def language_code(manifest: dict) -> str | None:
     stated = package.get("language") if isinstance(package, dict) else None
     if stated is not None:
         return stated if isinstance(stated, str) and LANGUAGE_CODE.match(stated) else None
-    source = manifest.get("pipeline") if "pipeline" in manifest else manifest
-    training = source.get("training") if isinstance(source, dict) else None
-    data = training.get("data") if isinstance(training, dict) else None
-    found = UD_FILE.match(os.path.basename(data)) if isinstance(data, str) else None
+    data = _training_data(manifest)
+    found = UD_FILE.match(os.path.basename(data)) if data else None
     return found[1] if found else None
 
 

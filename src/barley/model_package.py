@@ -41,7 +41,7 @@ from pathlib import Path
 
 from barley import __version__, model_file
 from barley.atomic import atomic_output, check_output_folder
-from barley.catalog import ENTRY_POINTS, LANGUAGE_CODE, MODEL_FILE, NAME, language_code
+from barley.catalog import ENTRY_POINTS, LANGUAGE_CODE, MODEL_FILE, NAME, language_code, language_name
 from barley.conllu import read_text
 from barley.errors import BarleyError
 from barley.shipped import MODELS_DIR, shipped_models
@@ -102,8 +102,10 @@ def model_card(name: str, version: str, manifest: dict, licence: str) -> str:
 
     package = manifest["package"]
     reads_text = "tokenize" in component_names(manifest)
+    named = (manifest.get("shipped") or {}).get("language") or language_name(manifest)
+    language = " ".join(part for part in (named, package.get("language") and f"({package['language']})") if part)
     lines = [f"# {name} {version}", "",
-             f"A barley model (language: {package.get('language') or 'not stated'}; licence: {licence}), "
+             f"A barley model (language: {language or 'not stated'}; licence: {licence}), "
              f"for barley {package['barley_versions']}.", "",
              "```", f"pip install --no-index {name}-{version}-py3-none-any.whl",
              f"barley parse -m {name} input.txt" if reads_text else f"barley parse -m {name} input.conllu",
