@@ -16,8 +16,7 @@ enhanced arcs are basic arcs, and the others are near them):
   label's score.
 
 The labels are learned without their lexical part (:func:`label_class`: ``obl:with`` is the
-class ``obl``) and lexicalised from the lemmas of the basic tree as the rules do (the issue's
-"labels with their case and conjunction information built from the lemmas"): the rules' own
+class ``obl``) and lexicalised from the lemmas of the basic tree as the rules do: the rules' own
 label where they make the same arc with a label of that class, else the class lexicalised with
 the dependent's markers (:func:`barley.enhanced.rules.lexicalised`).
 
