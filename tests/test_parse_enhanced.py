@@ -82,3 +82,26 @@ def test_empty_nodes_of_the_input_are_left_out_with_a_warning(toy):
         [parsed] = list(pipeline.parse(conllu.read_lines(with_empty.splitlines()), enhanced=True))
     assert [row[ID] for row in parsed.rows] == [str(i) for i in range(1, len(words) + 1)]
     assert_valid(parsed, parsed.column(DEPS))
+
+
+def test_a_kept_graph_beside_new_trees_is_flagged_once(toy, tmp_path):
+    """Parsed without --enhanced, a file's DEPS stays as it was (nothing is altered), with one warning: it is
+    the graph of the trees the file had. With --enhanced, or with its arcs kept, nothing to flag."""
+    sentences = list(conllu.read(toy / "test.conllu"))
+    for sentence in sentences:
+        for word, value in zip(sentence.words, enhance(sentence)):
+            word[DEPS] = value
+    conllu.write(sentences, str(tmp_path / "with-deps.conllu"))
+    pipeline = Pipeline.load(str(toy / "model.barley"))
+    with pytest.warns(BarleyWarning, match="DEPS column .* kept as it was") as caught:
+        parsed = list(pipeline.parse(conllu.read(tmp_path / "with-deps.conllu")))
+    assert len([w for w in caught if issubclass(w.category, BarleyWarning)]) == 1
+    assert [s.column(DEPS) for s in parsed] == [s.column(DEPS) for s in sentences]
+    import warnings
+
+    from barley.constraints import ArcOptions
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BarleyWarning)
+        list(pipeline.parse(conllu.read(tmp_path / "with-deps.conllu"), enhanced=True))
+        list(pipeline.parse(conllu.read(tmp_path / "with-deps.conllu"), arcs=ArcOptions(keep=True)))

@@ -84,3 +84,18 @@ def with_enhanced_graphs(sentences: Iterable[Sentence], enhancer: Enhancer) -> I
         for word, value in zip(sentence.words, enhancer.enhance(sentence)):
             word[DEPS] = value
         yield sentence
+
+
+def flagged_if_kept(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+    """``sentences`` as they are, with one warning per stream if one of them came with an enhanced graph (a
+    DEPS column): parsed without ``--enhanced``, it keeps that graph, made for the trees it had, beside
+    the trees the parser predicts."""
+    warned = False
+    for sentence in sentences:
+        if not warned and any(word[DEPS] not in ("_", "") and not word[DEPS].isdigit() for word in sentence.words):
+            warnings.warn(BarleyWarning(
+                f"{sentence.source}:{sentence.line}: the input's DEPS column (an enhanced graph) is kept as it was, "
+                "while the trees are parsed anew: it may contradict them (this sentence is the first with one; "
+                "--enhanced makes the graphs of the new trees)"), stacklevel=2)
+            warned = True
+        yield sentence

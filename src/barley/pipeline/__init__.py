@@ -387,7 +387,7 @@ class Pipeline:
         sentences = self.tokenize(data) if isinstance(data, str) else [data] if isinstance(data, Sentence) else data
         if enhanced:
             self.check_enhanced()
-        from barley.enhanced.enhancer import switched, with_enhanced_graphs
+        from barley.enhanced.enhancer import flagged_if_kept, switched, with_enhanced_graphs
 
         enhancer = switched(self, enhanced, nbest)
         if arcs is not None and self._parser is None:
@@ -414,6 +414,8 @@ class Pipeline:
             written.update(component.writes)
         if enhancer is not None:
             sentences = with_enhanced_graphs(sentences, enhancer)
+        elif self._parser is not None and not (arcs is not None and arcs.keep):
+            sentences = flagged_if_kept(sentences)  # a graph of other trees beside the new ones
         return limited(iter(sentences), self.blas_threads)
 
     def pipe(self, texts: Iterable[str], *, batch_size: int = PIPE_BATCH, n_process: int = 1,
