@@ -22,7 +22,7 @@ import numpy as np
 
 from barley.conllu import DEPREL, HEAD, Sentence
 from barley.errors import InputError
-from barley.evaluation.attachment import Evaluation, Source, _name, _sentences, _show, evaluate
+from barley.evaluation.attachment import Evaluation, Source, source_name, sentences_of, formatted, evaluate
 
 EMPTY_TREE = (0.0, [-1], [""])
 """The one analysis of a sentence without words: (score, heads, deprels)."""
@@ -94,23 +94,23 @@ class OracleEvaluation:
         first, oracle = self.first.as_dict(), self.oracle.as_dict()
         return (f"k-best file: {self.analyses} analyses of {self.sentences} sentences (at most {self.most}, "
                 f"{self.analyses / max(self.sentences, 1):.2f} on average)\n"
-                f"first analyses: LAS {_show(first['LAS'])}, UAS {_show(first['UAS'])}\n"
-                f"oracle (the best analysis of each sentence by LAS): LAS {_show(oracle['LAS'])}, "
-                f"UAS {_show(oracle['UAS'])}")
+                f"first analyses: LAS {formatted(first['LAS'])}, UAS {formatted(first['UAS'])}\n"
+                f"oracle (the best analysis of each sentence by LAS): LAS {formatted(oracle['LAS'])}, "
+                f"UAS {formatted(oracle['UAS'])}")
 
 
 def is_k_best(system: Source) -> bool:
     """Whether ``system`` (a path or sentences) is a k-best file: its first sentence is an analysis."""
-    return next((group_name(sentence) is not None for sentence in _sentences(system)), False)
+    return next((group_name(sentence) is not None for sentence in sentences_of(system)), False)
 
 
 def evaluate_oracle(gold: Source, system: Source, exclude_punct: bool | str = False) -> OracleEvaluation:
     """Score a k-best file (``system``, as ``barley parse --nbest`` writes it) against ``gold``."""
-    gold = list(_sentences(gold))
+    gold = list(sentences_of(gold))
     groups = _groups(system)
     if len(groups) != len(gold):
         raise InputError(f"the k-best file has analyses of {len(groups)} sentences and the gold has {len(gold)}",
-                         path=_name(system), fix="evaluate against the gold file that was parsed")
+                         path=source_name(system), fix="evaluate against the gold file that was parsed")
     every = evaluate([g for g, group in zip(gold, groups) for _ in group],
                      [analysis for group in groups for analysis in group], exclude_punct)
     errors = np.bincount(every.sentence_of_word[~every.correct], minlength=every.sentences)
@@ -127,7 +127,7 @@ def _groups(system: Source) -> list[list[Sentence]]:
     """The analyses of a k-best file, those of each sentence together (consecutive, same group name)."""
     groups: list[list[Sentence]] = []
     last = None
-    for sentence in _sentences(system):
+    for sentence in sentences_of(system):
         name = group_name(sentence)
         if name is None:
             raise InputError("this sentence is not an analysis of a k-best file (it lacks '# nbest' or a sent_id "

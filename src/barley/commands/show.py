@@ -16,7 +16,7 @@ from barley.atomic import check_output
 from barley.commands import add_force
 from barley.conllu import Sentence, atomic_writer, read
 from barley.errors import BarleyError
-from barley.evaluation.attachment import _aligned as aligned
+from barley.evaluation.attachment import aligned_pairs
 from barley.render import html, svg, text
 
 FORMATS = ("text", "svg", "html")
@@ -84,7 +84,7 @@ def run(args) -> int:
 def _pairs(path: str, compare: str | None) -> Iterator[tuple[Sentence, Sentence | None]]:
     if compare is None:
         return ((sentence, None) for sentence in read(path))
-    return aligned(path, compare)
+    return aligned_pairs(path, compare)
 
 
 def select(pairs: Iterable, wanted: list[str] | None, path: str) -> Iterator[tuple[int, Sentence, Sentence | None]]:

@@ -101,14 +101,14 @@ class Evaluation:
         las_errors = np.bincount(self.sentence_of_word[~correct], minlength=self.sentences)
         gold_np, system_np = self.gold_nonprojective, self.system_nonprojective
         return {
-            "UAS": _percent(self.head_correct.sum(), words),
-            "LAS": _percent(correct.sum(), words),
-            "LASu": _percent((self.head_correct & self.universal_label_correct).sum(), words),
-            "LA": _percent(self.label_correct.sum(), words),
-            "UEM": _percent((uas_errors == 0).sum(), self.sentences),
-            "LEM": _percent((las_errors == 0).sum(), self.sentences),
-            "NP_recall": _percent(correct[gold_np].sum(), gold_np.sum()),
-            "NP_precision": _percent(correct[system_np].sum(), system_np.sum()),
+            "UAS": percent(self.head_correct.sum(), words),
+            "LAS": percent(correct.sum(), words),
+            "LASu": percent((self.head_correct & self.universal_label_correct).sum(), words),
+            "LA": percent(self.label_correct.sum(), words),
+            "UEM": percent((uas_errors == 0).sum(), self.sentences),
+            "LEM": percent((las_errors == 0).sum(), self.sentences),
+            "NP_recall": percent(correct[gold_np].sum(), gold_np.sum()),
+            "NP_precision": percent(correct[system_np].sum(), system_np.sum()),
             "NP_gold": int(gold_np.sum()),
             "NP_system": int(system_np.sum()),
             "NP_gold_correct": int(correct[gold_np].sum()),
@@ -129,9 +129,9 @@ class Evaluation:
         bins.append(("root", self.gold_length == 0))
         for name, members in bins:
             count = int(members.sum())
-            rows[name] = {"words": count, "share": _percent(count, len(members)),
-                          "UAS": _percent(self.head_correct[members].sum(), count),
-                          "LAS": _percent(self.correct[members].sum(), count)}
+            rows[name] = {"words": count, "share": percent(count, len(members)),
+                          "UAS": percent(self.head_correct[members].sum(), count),
+                          "LAS": percent(self.correct[members].sum(), count)}
         return rows
 
     def _by_relation(self) -> dict:
@@ -144,7 +144,7 @@ class Evaluation:
         # A correct word has the same label in both files, so one count serves recall and precision.
         right = np.bincount(gold[correct], minlength=len(labels))
         return {label: {"gold": int(in_gold[i]), "system": int(in_system[i]),
-                        "recall": _percent(right[i], in_gold[i]), "precision": _percent(right[i], in_system[i])}
+                        "recall": percent(right[i], in_gold[i]), "precision": percent(right[i], in_system[i])}
                 for i, label in enumerate(labels)}
 
     def as_dict(self) -> dict:
@@ -188,7 +188,7 @@ def evaluate(gold: Source, system: Source, exclude_punct: bool | str = False) ->
     head_confidence: list[float] = []
     gold_not_trees = system_not_trees = 0
     sentences = 0
-    for index, (gold_sentence, system_sentence) in enumerate(_aligned(gold, system)):
+    for index, (gold_sentence, system_sentence) in enumerate(aligned_pairs(gold, system)):
         sentences += 1
         gold_heads, system_heads = gold_sentence.heads(), system_sentence.heads()
         if (gold_heads[1:] < 0).any():
@@ -292,14 +292,14 @@ def format_report(evaluation: Evaluation, gold: str, system: str, conll18_las: f
                       ("UEM", "sentences with all heads correct"),
                       ("LEM", "sentences with all heads and DEPRELs correct")):
         if key == "LAS" and conll18_las is not None:  # like with like: published figures give the shared task's LAS
-            what += (f"; LAS (CoNLL 2018) {_show(conll18_las)}: universal DEPREL, every word, "
+            what += (f"; LAS (CoNLL 2018) {formatted(conll18_las)}: universal DEPREL, every word, "
                      "as published figures")
-        lines.append(f"{key:<13}{_show(scores[key]):>7}  {what}")
+        lines.append(f"{key:<13}{formatted(scores[key]):>7}  {what}")
     if "calibration" in scores:
         lines += _calibration_lines(scores["calibration"])
-    lines.append(f"{'NP recall':<13}{_show(scores['NP_recall']):>7}  {scores['NP_gold_correct']} of "
+    lines.append(f"{'NP recall':<13}{formatted(scores['NP_recall']):>7}  {scores['NP_gold_correct']} of "
                  f"{scores['NP_gold']} gold non-projective arcs get the correct head and DEPREL")
-    lines.append(f"{'NP precision':<13}{_show(scores['NP_precision']):>7}  {scores['NP_system_correct']} of "
+    lines.append(f"{'NP precision':<13}{formatted(scores['NP_precision']):>7}  {scores['NP_system_correct']} of "
                  f"{scores['NP_system']} system non-projective arcs have the correct head and DEPREL")
     for key, side, score in (("gold_not_trees", "gold", "NP recall"), ("system_not_trees", "system", "NP precision")):
         if scores[key]:
@@ -308,13 +308,13 @@ def format_report(evaluation: Evaluation, gold: str, system: str, conll18_las: f
     lines += ["", "by length of the gold arc (Nilsson, Nivre and Hall 2006, Table 4)",
               f"{'length':<8}{'words':>8}{'share':>8}{'UAS':>8}{'LAS':>8}"]
     for name, row in scores["by_length"].items():
-        lines.append(f"{name:<8}{row['words']:>8}{_show(row['share']):>8}{_show(row['UAS']):>8}{_show(row['LAS']):>8}")
+        lines.append(f"{name:<8}{row['words']:>8}{formatted(row['share']):>8}{formatted(row['UAS']):>8}{formatted(row['LAS']):>8}")
     width = max([len("DEPREL"), *map(len, scores["by_relation"])]) + 2
     lines += ["", "by DEPREL (recall: LAS over gold words with it; precision: over system words with it)",
               f"{'DEPREL':<{width}}{'gold':>8}{'system':>8}{'recall':>8}{'prec.':>8}"]
     for name, row in scores["by_relation"].items():
-        lines.append(f"{name:<{width}}{row['gold']:>8}{row['system']:>8}{_show(row['recall']):>8}"
-                     f"{_show(row['precision']):>8}")
+        lines.append(f"{name:<{width}}{row['gold']:>8}{row['system']:>8}{formatted(row['recall']):>8}"
+                     f"{formatted(row['precision']):>8}")
     return "\n".join(lines)
 
 
@@ -323,7 +323,7 @@ def _calibration_lines(found: dict) -> list[str]:
     lines = [f"{'ECE':<13}{100 * found['ECE']:>7.2f}  expected calibration error of HeadProb, in points "
              f"(10 equal-width bins, {found['words']} words"
              + (f"; {found['words_without']} words have no HeadProb)" if found["words_without"] else ")"),
-             f"{'AUROC':<13}{_show(None if found['AUROC'] is None else 100 * found['AUROC']):>7}  how often a "
+             f"{'AUROC':<13}{formatted(None if found['AUROC'] is None else 100 * found['AUROC']):>7}  how often a "
              f"wrong head has a lower HeadProb than a right one (%)",
              f"{'':<13}reliability: HeadProb bin, words, mean HeadProb, UAS"]
     for row in found["bins"]:
@@ -335,20 +335,20 @@ def _calibration_lines(found: dict) -> list[str]:
 
 def format_comparison(system: Evaluation, other: Evaluation, test: McNemar, other_name: str) -> str:
     """The lines ``barley evaluate --compare`` adds to the report."""
-    return (f"LAS of SYSTEM {_show(system.as_dict()['LAS'])}, of OTHER ({other_name}) {_show(other.as_dict()['LAS'])}\n"
+    return (f"LAS of SYSTEM {formatted(system.as_dict()['LAS'])}, of OTHER ({other_name}) {formatted(other.as_dict()['LAS'])}\n"
             f"McNemar on per-word LAS: {test.only_first} words right only in SYSTEM, {test.only_second} right "
             f"only in OTHER; p = {test.p_value:.4g} ({test.method})")
 
 
-def _aligned(gold: Source, system: Source) -> Iterator[tuple[Sentence, Sentence]]:
+def aligned_pairs(gold: Source, system: Source) -> Iterator[tuple[Sentence, Sentence]]:
     """Pairs of gold and system sentences; an InputError at the first sentence or word that differs."""
     missing = object()
-    for number, (gold_sentence, system_sentence) in enumerate(zip_longest(_sentences(gold), _sentences(system),
+    for number, (gold_sentence, system_sentence) in enumerate(zip_longest(sentences_of(gold), sentences_of(system),
                                                                          fillvalue=missing), start=1):
         if system_sentence is missing:
             raise InputError(f"the system file ends after {number - 1} sentences but the gold has more "
                              f"(gold sentence {number} is at {gold_sentence.source}:{gold_sentence.line})",
-                             path=_name(system), fix="parse the whole gold file")
+                             path=source_name(system), fix="parse the whole gold file")
         if gold_sentence is missing:
             raise InputError(f"the system file has more sentences than the gold ({number - 1}); sentence "
                              f"{number} has no gold counterpart", path=system_sentence.source,
@@ -368,11 +368,13 @@ def _aligned(gold: Source, system: Source) -> Iterator[tuple[Sentence, Sentence]
                          fix="the system output must keep the gold words; evaluate the file that was parsed")
 
 
-def _sentences(source: Source) -> Iterable[Sentence]:
+def sentences_of(source: Source) -> Iterable[Sentence]:
+    """The sentences of a file (read as they are needed) or the sentences themselves."""
     return conllu.read(source) if isinstance(source, str | os.PathLike) else source
 
 
-def _name(source: Source) -> str | None:
+def source_name(source: Source) -> str | None:
+    """The file's path, for messages; None for sentences given in memory."""
     return os.fspath(source) if isinstance(source, str | os.PathLike) else None
 
 
@@ -423,9 +425,11 @@ def _concatenate(parts: list[np.ndarray], dtype) -> np.ndarray:
     return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
 
 
-def _percent(count, total) -> float | None:
+def percent(count, total) -> float | None:
+    """``count`` of ``total`` in percent; None of nothing."""
     return None if total == 0 else 100.0 * float(count) / float(total)
 
 
-def _show(value: float | None, missing: str = "-") -> str:
+def formatted(value: float | None, missing: str = "-") -> str:
+    """A score with two decimals, or ``missing``."""
     return missing if value is None else f"{value:.2f}"

@@ -77,7 +77,7 @@ from barley import conllu
 from barley.conllu import DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, UPOS, XPOS
 from barley.enhanced.deps import parse_deps
 from barley.errors import InputError
-from barley.evaluation.attachment import Source, _percent, _show
+from barley.evaluation.attachment import Source, percent, formatted
 
 METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas",
            "UAS", "LAS", "CLAS", "MLAS", "BLEX")
@@ -332,19 +332,19 @@ class Score:
 
     @property
     def precision(self) -> float | None:
-        return _percent(self.correct, self.system)
+        return percent(self.correct, self.system)
 
     @property
     def recall(self) -> float | None:
-        return _percent(self.correct, self.gold)
+        return percent(self.correct, self.gold)
 
     @property
     def f1(self) -> float | None:
-        return _percent(2 * self.correct, self.gold + self.system)
+        return percent(2 * self.correct, self.gold + self.system)
 
     @property
     def aligned_accuracy(self) -> float | None:
-        return None if self.aligned is None else _percent(self.correct, self.aligned)
+        return None if self.aligned is None else percent(self.correct, self.aligned)
 
     def as_dict(self) -> dict:
         return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
@@ -510,8 +510,8 @@ def format_conll18(evaluation: Conll18Evaluation) -> str:
              f"{'metric':<11}{'precision':>10}{'recall':>9}{'F1':>9}{'aligned':>9}{'correct':>10}{'gold':>9}"
              f"{'system':>9}"]
     for metric, score in evaluation.scores.items():
-        lines.append(f"{metric:<11}{_show(score.precision):>10}{_show(score.recall):>9}{_show(score.f1):>9}"
-                     f"{_show(score.aligned_accuracy, ''):>9}{score.correct:>10}{score.gold:>9}{score.system:>9}")
+        lines.append(f"{metric:<11}{formatted(score.precision):>10}{formatted(score.recall):>9}{formatted(score.f1):>9}"
+                     f"{formatted(score.aligned_accuracy, ''):>9}{score.correct:>10}{score.gold:>9}{score.system:>9}")
     return "\n".join(lines)
 
 

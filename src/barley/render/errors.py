@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from barley import render
-from barley.evaluation.attachment import Evaluation, Source, _aligned as aligned
+from barley.evaluation.attachment import Evaluation, Source, aligned_pairs
 from barley.render import html, svg
 
 
@@ -35,7 +35,7 @@ def page(gold: Source, system: Source, evaluation: Evaluation, count: int, gold_
     rank = {index: position for position, index in enumerate(ranked)}
     errors, words = _counts(evaluation)
     figures: list[html.Figure | None] = [None] * len(ranked)
-    for index, (gold_sentence, system_sentence) in enumerate(aligned(gold, system)):
+    for index, (gold_sentence, system_sentence) in enumerate(aligned_pairs(gold, system)):
         if index in rank:
             title = render.title_of(gold_sentence, f"sentence {index + 1}")
             figures[rank[index]] = html.Figure(
