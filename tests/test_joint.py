@@ -350,3 +350,25 @@ def test_the_tags_written_are_a_combination_of_training(trained, toy):
     assert all((w[UPOS], w[XPOS], w[FEATS]) in seen for s in parsed for w in s.words)
     manifest, _ = trained.to_files()
     assert len(manifest["components"]["joint"]["tables"]["tag_sets"]) == len(seen)
+
+
+def test_vectors_from_the_user_start_the_form_embeddings_and_are_not_needed_to_parse(toy, tmp_path):
+    """``barley train --vectors FILE`` (word2vec/fastText text): the joint network's form embeddings start from
+    the vectors of the training forms, the others are not kept, and the model parses once the file is gone."""
+    forms = sorted({word[1].lower() for sentence in read(str(toy / "train.conllu")) for word in sentence.words})
+    vectors = tmp_path / "user.vec"
+    rows = [f"{form} {' '.join(str((k + d) % 7 - 3) for d in range(4))}" for k, form in enumerate(forms[:5])]
+    vectors.write_text(f"{len(rows) + 1} 4\n" + "\n".join(rows) + "\nnotintraining 1 1 1 1\n", encoding="utf-8")
+    model = tmp_path / "vectors.barley"
+    assert cli.main(["train", str(toy / "train.conllu"), "--components", "joint", "--vectors", str(vectors),
+                     "--epochs", "1", "--form-dim", "16", "--char-dim", "8", "--char-hidden", "16", "--lstm-hidden",
+                     "32", "--lstm-layers", "1", "--arc-mlp", "32", "--label-mlp", "16", "-m", str(model)]) == 0
+    manifest, arrays = model_file.read(str(model))
+    assert manifest["components"]["joint"]["encoder"]["form_dim"] == 4  # the vectors' size
+    assert arrays["joint.weights.encoder.form.weight"].shape[1] == 4
+    vocabulary = manifest["components"]["joint"]["vocabularies"]
+    assert "notintraining" not in str(vocabulary)
+    vectors.unlink()
+    out = tmp_path / "parsed.conllu"
+    assert cli.main(["parse", "-q", "-m", str(model), str(toy / "test.conllu"), "-o", str(out)]) == 0
+    assert len(list(read(str(out)))) == len(list(read(str(toy / "test.conllu"))))

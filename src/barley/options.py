@@ -122,7 +122,8 @@ OPTIONS: tuple[Option, ...] = (
     declare("device", str, "cpu", "where to train: cpu or a CUDA GPU", *NEURAL, choices=("cpu", "cuda")),
     declare("threads", int, 1, "CPU threads for training (the same seed and threads give the same model)", *NEURAL),
     declare("pretrained", str, None, "word vectors (word2vec/fastText text .vec file) to initialise the form "
-            "embeddings", *NEURAL, metavar="FILE"),
+            "embeddings: only the vectors of the training forms are kept, in the model (the file is not needed to "
+            "parse)", *NEURAL, metavar="FILE", flags=("--vectors", "--pretrained")),
     declare("positions", str, None, "--parser neural-transition: the positions whose vectors the scorer reads, one "
             "address per line (default: the system's, see docs/results/neural.md)", NEURAL_TRANSITION,
             metavar="FILE"),
