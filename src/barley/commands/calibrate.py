@@ -23,6 +23,7 @@ from barley.atomic import check_output
 from barley.commands import add_force
 from barley.confidence import Confidence, calibration, fit_head_map, fit_temperature
 from barley.conllu import read
+from barley.enhanced.enhancer import without_graphs
 from barley.errors import BarleyError, InputError
 from barley.pipeline import Pipeline
 
@@ -90,7 +91,7 @@ def calibrate(pipeline: Pipeline, gold: list, source: str, retag: bool = False, 
     after it (when they have at least ``min_map_words`` words), and what they changed."""
     if not gold:
         raise InputError("no sentence to calibrate on", path=source)
-    copies = [sentence.copy() for sentence in gold]
+    copies = without_graphs(gold)
     recorded: list = []
     pipeline.with_confidence(Confidence(recorded=recorded))
     list(pipeline.parse(copies, retag=retag))

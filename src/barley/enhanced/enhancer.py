@@ -99,3 +99,14 @@ def flagged_if_kept(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
                 "--enhanced makes the graphs of the new trees)"), stacklevel=2)
             warned = True
         yield sentence
+
+
+def without_graphs(sentences: Iterable[Sentence]) -> list[Sentence]:
+    """Copies of ``sentences`` with DEPS blanked: what a scorer parses again to compare with the originals
+    (``Pipeline.evaluate``, ``barley calibrate``), so that no graph of the old trees rides along
+    (:func:`flagged_if_kept` would rightly say it does)."""
+    copies = [sentence.copy() for sentence in sentences]
+    for sentence in copies:
+        for word in sentence.words:
+            word[DEPS] = "_"
+    return copies
