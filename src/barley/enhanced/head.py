@@ -54,10 +54,10 @@ ROOT = "root"
 @dataclass(frozen=True)
 class HeadOptions:
     """The sizes of the head's MLPs (Dozat and Manning 2018 use 600 for edges and labels, over a
-    larger encoder; these keep the model file small)."""
+    larger encoder; these keep the model file small: the shipped ``en_ewt`` under 25 MB)."""
 
-    edge_mlp: int = 128
-    label_mlp: int = 64
+    edge_mlp: int = 48
+    label_mlp: int = 24
 
     def check(self) -> None:
         if self.edge_mlp < 1 or self.label_mlp < 1:
