@@ -265,13 +265,15 @@ def execute(cell: Cell, cores: tuple[int, ...] | None = None) -> dict:
                                       cores=cores, capture=True)
         scores[given], words[given] = _evaluation(printed)
         commands.append(command)
+    # The speed is computed from the seconds as recorded, so that the record is consistent with itself.
+    parse_seconds = max(round(parse_seconds, 3), 0.001)
     record = {
         "key": json.loads(cell.key), "treebank": cell.treebank.name, "recipe": cell.recipe,
         "recipe_arguments": json.loads(cell.key)["recipe_arguments"], "seed": cell.seed,
         "barley_version": __version__,
         "files": {"train": cell.treebank.train, "dev": cell.treebank.dev, "test": cell.treebank.test},
         "train": {name: value for name, value in training.items() if name != "key"},
-        "parse": {"command": parse_raw, "seconds": round(parse_seconds, 3), "words": words["raw"],
+        "parse": {"command": parse_raw, "seconds": parse_seconds, "words": words["raw"],
                   "words_per_second": round(words["raw"] / parse_seconds), "core": core[0] if core else None,
                   "blas_threads": 1, "cpu": _cpu()},
         "scores": scores, "commands": commands,
