@@ -6,11 +6,8 @@ and graph-based parsers, parse, and evaluate.
 
 __version__ = "0.1.0"
 
-from barley import _moved  # noqa: E402
 from barley.conllu import Sentence, read, write  # noqa: E402
 from barley.evaluation.attachment import evaluate  # noqa: E402  (the function shadows the module name on purpose)
-
-_moved.install()
 
 __all__ = ["Sentence", "read", "write", "train", "load", "parse", "evaluate", "__version__"]
 
