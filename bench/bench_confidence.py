@@ -70,8 +70,8 @@ def scores(gold: list, parsed: list) -> dict:
 def flagged(gold: list, parsed: list, thresholds: list[float]) -> list[tuple[float, int, float, float]]:
     """Per threshold P, what ``barley parse --flag-below P`` would flag: (P, the words flagged, the
     precision: the share of them whose head is wrong, the recall: the share of head errors flagged)."""
-    from barley.conllu import HEAD, MISC
     from barley.confidence import read_head_prob
+    from barley.conllu import HEAD, MISC
 
     pairs = [(read_head_prob(p[MISC]), g[HEAD] != p[HEAD]) for gs, ps in zip(gold, parsed)
              for g, p in zip(gs.words, ps.words)]
@@ -99,8 +99,8 @@ def main() -> None:
     from barley.commands.calibrate import calibrate
     from barley.confidence import Confidence
     from barley.conllu import read
+    from barley.models.shipped import default_model_path
     from barley.pipeline import Pipeline
-    from barley.shipped import default_model_path
 
     model = args.model or default_model_path()
     gold = list(read(args.test))

@@ -21,8 +21,8 @@ import time
 
 from barley.conllu import DEPREL, FEATS, HEAD, LEMMA, UPOS, XPOS, read
 from barley.constraints import ArcOptions
+from barley.models.shipped import default_model_path
 from barley.pipeline import Pipeline
-from barley.shipped import default_model_path
 
 
 def subtrees(sentence, share: float, rng: random.Random) -> set[int]:

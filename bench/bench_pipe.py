@@ -28,7 +28,7 @@ from pathlib import Path  # noqa: E402
 
 import barley  # noqa: E402
 from barley.conllu import read  # noqa: E402
-from barley.shipped import DEFAULT  # noqa: E402
+from barley.models.shipped import DEFAULT  # noqa: E402
 from barley.tokenizer.treebank_text import paragraphs  # noqa: E402
 
 EWT_TEST = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud" / "UD_English-EWT" / "en_ewt-ud-test.conllu"

@@ -29,8 +29,8 @@ def main() -> int:
 
     import barley.spacy
     from barley.conllu import read
+    from barley.models.shipped import DEFAULT
     from barley.pipeline import Pipeline
-    from barley.shipped import DEFAULT
     from barley.tokenizer.treebank_text import paragraphs
 
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -35,8 +35,8 @@ from pathlib import Path
 
 from barley.conllu import read, write
 from barley.evaluation.conll18 import evaluate_conll18
+from barley.models.shipped import default_model_path
 from barley.pipeline import Pipeline
-from barley.shipped import default_model_path
 from barley.tokenizer.treebank_text import paragraphs
 
 STRUCTURAL = re.compile(r"^(too-many-subjects|too-many-objects|leaf-.*|right-to-left-.*|0-is-not-root|root-is-not-0|"

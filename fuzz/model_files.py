@@ -5,7 +5,7 @@ zip and the JSON. This one starts from real tiny models of every kind (:data:`FI
 transition parsers with every learner and the data split, graph parsers of both orders,
 the biaffine and the neural transition parser, a tokenize + tag + parse pipeline, a neural
 tokenizer + joint pipeline), trained here on the toy language of ``tests/toy_language.py``, and rewrites what they hold through
-barley's own writer (:func:`barley.model_file.write`): array values (special values,
+barley's own writer (:func:`barley.models.archive.write`): array values (special values,
 indices out of range, NaN), dtypes (converted, or relabelled: the same bytes read as
 another type), shapes and lengths, arrays dropped, added or swapped; manifest entries
 given another type or value, dropped or added; and ``.npy`` headers declaring another
@@ -158,7 +158,7 @@ def fixtures(folder: Path) -> dict[str, Path]:
 def run_case(models: dict[str, Path], seed: int, number: int, scratch: str) -> tuple[str, str]:
     """Case ``number`` of run ``seed``: a fixture rewritten, loaded and used. ``(outcome, what)``:
     ``parsed`` or ``refused`` (barley's one-line error), and what was rewritten; anything else raises."""
-    from barley import model_file
+    from barley.models import archive
 
     rng = random.Random(f"{seed}:{number}")
     name = rng.choice(sorted(models))
@@ -177,7 +177,7 @@ def run_case(models: dict[str, Path], seed: int, number: int, scratch: str) -> t
             done.append(f"header of {header[0]} declares {header[1]}")
     path = os.path.join(scratch, "case.barley")
     try:
-        model_file.write(path, manifest, arrays)
+        archive.write(path, manifest, arrays)
     except (ValueError, TypeError) as error:  # what the writer refuses (e.g. a manifest entry JSON cannot hold)
         return "unwritable", f"{'; '.join(done)} ({error})"
     if header is not None:
@@ -188,9 +188,9 @@ def run_case(models: dict[str, Path], seed: int, number: int, scratch: str) -> t
 @functools.cache
 def _fixture(path: Path) -> tuple[str, dict[str, np.ndarray]]:
     """A fixture's manifest (as JSON text, parsed anew for each case) and arrays (in memory)."""
-    from barley import model_file
+    from barley.models import archive
 
-    manifest, arrays = model_file.read(path)
+    manifest, arrays = archive.read(path)
     return json.dumps(manifest), {key: np.array(value) for key, value in arrays.items()}
 
 
@@ -201,8 +201,8 @@ def _outcome(path: Path | str, rng: random.Random) -> str:
     from barley.confidence import Confidence
     from barley.conllu import read_bytes
     from barley.errors import BarleyError, BarleyWarning
-    from barley.model_check import loading
-    from barley.model_file import read_manifest
+    from barley.models.archive import read_manifest
+    from barley.models.check import loading
     from barley.pipeline import Pipeline
 
     try:
@@ -418,11 +418,11 @@ def _header_lie(arrays: dict[str, np.ndarray], rng: random.Random) -> tuple[str,
 def patch_header(path: str, name: str, shape: tuple[int, ...]) -> None:
     """Rewrite the model file at ``path`` so that array ``name``'s ``.npy`` header declares ``shape``
     over the same data (what barley's writer never writes: the fuzzer and the regression tests)."""
-    from barley import model_file
+    from barley.models import archive
 
-    with zipfile.ZipFile(path) as archive:
-        manifest = archive.read("manifest.json")
-        npz = archive.read("arrays.npz")
+    with zipfile.ZipFile(path) as zipped:
+        manifest = zipped.read("manifest.json")
+        npz = zipped.read("arrays.npz")
     members = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(npz)) as source, zipfile.ZipFile(members, "w") as target:
         for info in source.infolist():
@@ -436,9 +436,9 @@ def patch_header(path: str, name: str, shape: tuple[int, ...]) -> None:
                                                               "fortran_order": fortran, "shape": shape})
                 data = header.getvalue() + data[stream.tell():]
             target.writestr(info, data)
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(model_file._member("manifest.json"), manifest)
-        archive.writestr(model_file._member("arrays.npz", zipfile.ZIP_STORED), members.getvalue())
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr(archive._member("manifest.json"), manifest)
+        zipped.writestr(archive._member("arrays.npz", zipfile.ZIP_STORED), members.getvalue())
 
 
 # --- workers and the run ---------------------------------------------------------------------

@@ -24,7 +24,7 @@ with atheris.instrument_imports(include=["barley"]):
     import barley.conllu  # noqa: F401  (instrumented for coverage: everything barley reads with)
     import barley.experiment.spec  # noqa: F401
     import barley.features.extract  # noqa: F401
-    import barley.model_file  # noqa: F401
+    import barley.models.archive  # noqa: F401
     import barley.transition.parser  # noqa: F401
 
 import targets  # noqa: E402

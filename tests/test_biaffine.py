@@ -13,14 +13,13 @@ import zipfile
 
 import numpy as np
 import pytest
+from toy_language import treebank
 
 from barley.conllu import read
 from barley.errors import BarleyError, InputError, ModelError
 from barley.kinds import evaluate_parser, train
 from barley.pipeline import Pipeline
 from barley.tree import check_tree, is_projective
-
-from toy_language import treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -262,20 +261,20 @@ def test_a_saved_model_parses_as_the_trained_one_and_loading_runs_no_code(traine
     monkeypatch.setattr(pickle, "load", forbidden)
     loaded = Pipeline.load(path)
     assert [s.to_text() for s in loaded.parse(read(data["test"]))] == expected
-    with zipfile.ZipFile(path) as archive:
-        names = archive.namelist()
-        arrays = np.load(io.BytesIO(archive.read("arrays.npz")), allow_pickle=False)
+    with zipfile.ZipFile(path) as zipped:
+        names = zipped.namelist()
+        arrays = np.load(io.BytesIO(zipped.read("arrays.npz")), allow_pickle=False)
         assert names == ["manifest.json", "arrays.npz"]
         assert all(arrays[name].dtype == np.float32 for name in arrays.files)
 
 
 def test_a_damaged_model_is_a_clear_error(trained, tmp_path):
-    from barley import model_file
+    from barley.models import archive
 
     manifest, arrays = trained.to_files()
     arrays.pop(sorted(arrays)[0])
     path = str(tmp_path / "damaged.barley")
-    model_file.write(path, manifest, arrays)
+    archive.write(path, manifest, arrays)
     with pytest.raises(ModelError, match="damaged.barley: inconsistent biaffine network: missing array arc_attention.weight"):
         Pipeline.load(path)
 

@@ -10,22 +10,44 @@ import random
 
 import numpy as np
 import pytest
+from test_fast import random_treebank
 
-from barley.transition import fast
-from barley.transition.loop import ParseStats, parse_batch
 from barley.cli import main
-from barley.confidence import (DEPREL_PROB, HEAD_PROB, Calibrated, Confidence, MoveSteps, annotate, auroc,
-                               calibration, calibration_of, fit_head_map, fit_temperature, softmax)
+from barley.confidence import (
+    DEPREL_PROB,
+    HEAD_PROB,
+    Calibrated,
+    Confidence,
+    MoveSteps,
+    annotate,
+    auroc,
+    calibration,
+    calibration_of,
+    fit_head_map,
+    fit_temperature,
+    softmax,
+)
 from barley.conllu import MISC, read, read_lines
 from barley.evaluation.attachment import evaluate
 from barley.features.extract import list_element
 from barley.graph.marginals import head_softmax, tree_marginals
-from barley.head_model import (DISTANCES, FEATURE_SET, FEATURES, NUMBERS, RELATIONS, THRESHOLDS, UPOS_TAGS, HeadModel,
-                               features, fit)
+from barley.head_model import (
+    DISTANCES,
+    FEATURE_SET,
+    FEATURES,
+    NUMBERS,
+    RELATIONS,
+    THRESHOLDS,
+    UPOS_TAGS,
+    HeadModel,
+    features,
+    fit,
+)
 from barley.kinds import train
 from barley.systems import get_system, system_names
+from barley.transition import fast
+from barley.transition.loop import ParseStats, parse_batch
 from barley.tree import check_tree
-from test_fast import random_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -254,7 +276,7 @@ def test_calibrate_stores_a_temperature_that_changes_probabilities_not_trees(fil
     assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated),
                  "--min-map-words", "100"]) == 0
     assert "temperature" in capsys.readouterr().err
-    from barley.model_file import read_manifest
+    from barley.models.archive import read_manifest
 
     entry = read_manifest(str(calibrated))["confidence"]
     assert entry["fitted_on"].startswith("word head likelihood, then a head model") and entry["temperature"] > 0
@@ -280,7 +302,7 @@ def test_too_few_held_out_words_fit_no_head_map(files, capsys):
     calibrated = files / "few-words.barley"
     assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated)]) == 0
     assert "no head model or map (" in capsys.readouterr().err
-    from barley.model_file import read_manifest
+    from barley.models.archive import read_manifest
 
     entry = read_manifest(str(calibrated))["confidence"]
     assert "head_map" not in entry and "head_model" not in entry and "fewer than the 5000" in entry["head_map_left_out"]
@@ -290,7 +312,7 @@ def test_calibrate_temperature_only_stores_no_head_map(files, capsys):
     calibrated = files / "temperature-only.barley"
     assert main(["calibrate", str(files / "dev.conllu"), "-m", str(files / "m.barley"), "-o", str(calibrated),
                  "--temperature-only"]) == 0
-    from barley.model_file import read_manifest
+    from barley.models.archive import read_manifest
 
     entry = read_manifest(str(calibrated))["confidence"]
     assert entry["fitted_on"] == "word head likelihood" and "head_map" not in entry and "head_model" not in entry

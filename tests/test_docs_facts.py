@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from barley.model_file import read_manifest
-from barley.shipped import shipped_models
+from barley.models.archive import read_manifest
+from barley.models.shipped import shipped_models
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["README.md", "docs/models.md", "docs/results/pipeline.md"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import toy_language
+from test_enhanced_rules import assert_valid
+
 from barley import conllu
 from barley.cli import main
 from barley.conllu import DEPREL, DEPS, HEAD
@@ -20,7 +21,6 @@ from barley.enhanced.rules import enhanced_arcs
 from barley.errors import BarleyError
 from barley.evaluation.conll18 import evaluate_conll18
 from barley.pipeline import Pipeline
-from test_enhanced_rules import assert_valid
 
 BASIC = frozenset({"obl", "obl:npmod", "nmod", "nmod:poss", "acl", "acl:relcl", "conj", "advcl"})
 
@@ -126,8 +126,8 @@ def test_the_head_learns_an_arc_the_rules_never_make(toy):
 
 
 def test_numpy_edge_scores_equal_pytorch_s(toy):
-    from barley.enhanced.head_training import EnhancedHeadModel
     from barley.enhanced.head import HeadOptions
+    from barley.enhanced.head_training import EnhancedHeadModel
 
     component = Pipeline.load(str(toy / "model.barley"))["joint"]
     head = component.enhancer.head
@@ -173,11 +173,11 @@ def test_fine_tuning_leaves_the_head_out_and_zero_epochs_train_none(toy):
 
 
 def test_a_damaged_head_is_refused_on_loading(toy, tmp_path):
-    from barley import model_file
     from barley.errors import ModelError
+    from barley.models import archive
 
-    manifest, arrays = model_file.read(str(toy / "model.barley"))
+    manifest, arrays = archive.read(str(toy / "model.barley"))
     arrays["joint.weights.enhanced.rule_label"] = arrays["joint.weights.enhanced.rule_label"][:-1]
-    model_file.write(str(tmp_path / "bad.barley"), manifest, arrays)
+    archive.write(str(tmp_path / "bad.barley"), manifest, arrays)
     with pytest.raises(ModelError, match="enhanced.rule_label"):
         Pipeline.load(str(tmp_path / "bad.barley"))

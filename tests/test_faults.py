@@ -16,10 +16,11 @@ import time
 
 import numpy as np
 import pytest
-
-from barley import atomic, model_file
-from barley.kinds import train
 from test_parser import _toy_treebank
+
+from barley import atomic
+from barley.kinds import train
+from barley.models import archive
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -120,7 +121,7 @@ def test_parsing_killed_at_random_moments_leaves_the_previous_output(toy, tmp_pa
 
 def _same_model(path, reference) -> bool:
     """Complete, and the reference model but for the training time its manifest records."""
-    (manifest, arrays), (expected, expected_arrays) = model_file.read(path), model_file.read(reference)
+    (manifest, arrays), (expected, expected_arrays) = archive.read(path), archive.read(reference)
     manifest["training"].pop("seconds")
     expected["training"].pop("seconds")
     return manifest == expected and arrays.keys() == expected_arrays.keys() and all(

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import toy_language
-from barley import cli, model_file
+
+from barley import cli
 from barley.conllu import FORM, read
 from barley.features.vocabulary import UNKNOWN
+from barley.models import archive
 from barley.pipeline import Pipeline
 
 torch = pytest.importorskip("torch", reason="fine-tuning the joint network needs PyTorch")
@@ -119,7 +120,7 @@ def test_fine_tuning_grows_the_model_trains_deterministically_and_leaves_the_old
     tables = tuned["joint"].parser.annotator.tables
     assert "amod:new" in tables.labels and "JJR" in tables.values["xpos"]
     assert len(tuned["joint"].parser.vocabularies.tables["form"]) > len(old["joint"].parser.vocabularies.tables["form"])
-    manifest, _ = model_file.read(str(tmp_path / "a.barley"))
+    manifest, _ = archive.read(str(tmp_path / "a.barley"))
     assert manifest["pipeline"]["fine_tuning"][0]["from"] == str(base)
     assert manifest["components"]["joint"]["training"] == old["joint"].manifest["training"]  # the first training kept
     parsed = list(tuned.parse(list(read(str(data / "new-dev.conllu")))))

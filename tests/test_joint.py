@@ -11,11 +11,12 @@ import zipfile
 
 import numpy as np
 import pytest
-
 import toy_language
-from barley import cli, model_file
+
+from barley import cli
 from barley.conllu import COLUMNS, read
 from barley.errors import BarleyError, InputError, ModelError
+from barley.models import archive
 from barley.pipeline import Pipeline, check_options, ordered
 from barley.pipeline.describe import describe
 
@@ -162,7 +163,7 @@ def test_a_warm_restart_trained_at_once_or_later_gives_the_same_model(toy, tmp_p
     later.save(str(tmp_path / "later.barley"))
     assert (tmp_path / "later.barley").read_bytes() == at_once.read_bytes()
     joint = Pipeline.load(str(at_once))["joint"].manifest
-    assert "restarted:   epoch" in describe(model_file.read_manifest(str(at_once)))
+    assert "restarted:   epoch" in describe(archive.read_manifest(str(at_once)))
     assert joint["options"]["restart_epochs"] == 2 and len(joint["fine_tuning"]) == 1
     assert joint["fine_tuning"][0]["options"]["learning_rate"] == 1e-3
     assert joint["fine_tuning"][0]["options"]["lr_schedule"] == "cosine"
@@ -176,7 +177,7 @@ def test_a_warm_restart_trained_at_once_or_later_gives_the_same_model(toy, tmp_p
     later.components = [worse]
     later.save(str(tmp_path / "worse.barley"))
     assert "none of 1 epochs better on dev, the network before kept" in describe(
-        model_file.read_manifest(str(tmp_path / "worse.barley")))
+        archive.read_manifest(str(tmp_path / "worse.barley")))
     with pytest.raises(BarleyError, match="--restart-epochs must be at least 0"):
         Pipeline.train(str(toy / "train.conllu"), ["joint"], options={"joint": dict(TINY, restart_epochs=-1)},
                        seed=1, log=quiet)
@@ -218,7 +219,7 @@ def test_a_damaged_network_is_refused_in_one_line(trained, tmp_path, capsys, dam
     arrays = dict(arrays)
     damage(arrays)
     path = tmp_path / "damaged.barley"
-    model_file.write(str(path), manifest, arrays)
+    archive.write(str(path), manifest, arrays)
     with pytest.raises(ModelError, match=message):
         Pipeline.load(str(path))
     (tmp_path / "in.conllu").write_text("1\tdog\t_\t_\t_\t_\t_\t_\t_\t_\n\n", encoding="utf-8")
@@ -232,7 +233,7 @@ def test_a_table_inconsistent_with_the_arrays_is_refused(trained, tmp_path):
     manifest = {**manifest, "components": {"joint": {**manifest["components"]["joint"]}}}
     tables = manifest["components"]["joint"]["tables"]
     manifest["components"]["joint"]["tables"] = {**tables, "labels": tables["labels"][:-1]}
-    model_file.write(str(tmp_path / "m.barley"), manifest, arrays)
+    archive.write(str(tmp_path / "m.barley"), manifest, arrays)
     with pytest.raises(ModelError, match="label_attention.weight"):
         Pipeline.load(str(tmp_path / "m.barley"))
 
@@ -278,8 +279,8 @@ def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
                      str(toy / "dev.conllu"), "-m", str(model), "--epochs", "2", "--seed", "1", *sizes]) == 0
     assert not (tmp_path / "toy.barley.checkpoint").exists()  # removed once the model is written
     assert Pipeline.load(str(model)).names == ["tokenize", "joint"]
-    with zipfile.ZipFile(model) as archive:
-        assert "arrays.npz" in archive.namelist()
+    with zipfile.ZipFile(model) as zipped:
+        assert "arrays.npz" in zipped.namelist()
     capsys.readouterr()
     assert cli.main(["info", str(model)]) == 0
     info = capsys.readouterr().out
@@ -363,7 +364,7 @@ def test_vectors_from_the_user_start_the_form_embeddings_and_are_not_needed_to_p
     assert cli.main(["train", str(toy / "train.conllu"), "--components", "joint", "--vectors", str(vectors),
                      "--epochs", "1", "--form-dim", "16", "--char-dim", "8", "--char-hidden", "16", "--lstm-hidden",
                      "32", "--lstm-layers", "1", "--arc-mlp", "32", "--label-mlp", "16", "-m", str(model)]) == 0
-    manifest, arrays = model_file.read(str(model))
+    manifest, arrays = archive.read(str(model))
     assert manifest["components"]["joint"]["encoder"]["form_dim"] == 4  # the vectors' size
     assert arrays["joint.weights.encoder.form.weight"].shape[1] == 4
     vocabulary = manifest["components"]["joint"]["vocabularies"]

@@ -1,4 +1,4 @@
-"""Model files that lie: every array and declared size is checked at load time (barley.model_check), and
+"""Model files that lie: every array and declared size is checked at load time (barley.models.check), and
 the compiled loop checks again what it is handed. Each reproduction of issue 23 (items 1 and 5) is here:
 a model rewritten with barley's own writer is refused with one line naming the file and the array,
 before anything is allocated or parsed, with the compiled loop and with the reference path."""
@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from barley import model_check as check, model_file
 from barley.errors import ModelError
 from barley.kinds import train
+from barley.models import archive, check
 from barley.pipeline import Pipeline
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -48,10 +48,10 @@ def linear(toy, tmp_path_factory) -> Path:
 
 def _edited(source: Path, target: Path, edit) -> Path:
     """``source`` rewritten by barley's own writer after ``edit(manifest, arrays)``."""
-    manifest, arrays = model_file.read(source)
+    manifest, arrays = archive.read(source)
     arrays = {name: np.array(value) for name, value in arrays.items()}
     edit(manifest, arrays)
-    model_file.write(target, manifest, arrays)
+    archive.write(target, manifest, arrays)
     return target
 
 
@@ -173,51 +173,51 @@ def test_an_npy_header_declaring_10_to_the_11_elements_is_refused_before_reading
     path.write_bytes(linear.read_bytes())
     model_files.patch_header(str(path), name, (10 ** 11,))
     with pytest.raises(ModelError, match=rf"damaged arrays .*{name.split('.')[-1]}'s header declares \(100000000000,\)"):
-        model_file.read(path)
+        archive.read(path)
 
 
 def test_a_flipped_byte_in_the_deflated_manifest_is_a_model_error(tmp_path):
-    with zipfile.ZipFile(SHIPPED) as archive:
-        info = archive.getinfo("manifest.json")
+    with zipfile.ZipFile(SHIPPED) as zipped:
+        info = zipped.getinfo("manifest.json")
     assert info.compress_type == zipfile.ZIP_DEFLATED and info.header_offset + 30 + len(info.filename) < 100
     path = tmp_path / "flipped.barley"
     data = bytearray(SHIPPED.read_bytes())
     data[100] ^= 0xFF  # inside the deflated manifest
     path.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="not a barley model file or damaged"):
-        model_file.read(path)
+        archive.read(path)
     _refused(subprocess.run([sys.executable, "-m", "barley", "info", str(path)], capture_output=True, text=True),
              str(path))
 
 
 def test_a_manifest_of_100000_brackets_is_a_model_error(tmp_path):
     path = tmp_path / "deep.barley"
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("manifest.json", "[" * 100_000)
-        archive.writestr("arrays.npz", b"")
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr("manifest.json", "[" * 100_000)
+        zipped.writestr("arrays.npz", b"")
     with pytest.raises(ModelError, match="nests lists or objects deeper than 32"):
-        model_file.read(path)
-    nested = {"format": model_file.FORMAT, "format_version": model_file.FORMAT_VERSION, "x": []}
+        archive.read(path)
+    nested = {"format": archive.FORMAT, "format_version": archive.FORMAT_VERSION, "x": []}
     for _ in range(32):
         nested["x"] = [nested["x"]]
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("manifest.json", json.dumps(nested))
-        archive.writestr("arrays.npz", b"")
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr("manifest.json", json.dumps(nested))
+        zipped.writestr("arrays.npz", b"")
     with pytest.raises(ModelError, match="deeper than 32"):
-        model_file.read(path)
+        archive.read(path)
 
 
 def test_a_member_declaring_more_than_deflate_can_hold_is_refused(tmp_path):
     path = tmp_path / "bomb.barley"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("manifest.json", b"{}")
-        archive.writestr("arrays.npz", b"")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("manifest.json", b"{}")
+        zipped.writestr("arrays.npz", b"")
     data = bytearray(path.read_bytes())
     directory = data.index(b"PK\x01\x02")  # the manifest's entry in the central directory, written first
     data[directory + 24:directory + 28] = (10 ** 9).to_bytes(4, "little")  # its uncompressed size
     path.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="declares 1000000000 bytes, more than its 4 stored bytes can hold"):
-        model_file.read(path)
+        archive.read(path)
 
 
 # --- found by the structure-aware fuzzer (fuzz/model_files.py) -----------------------------------

@@ -10,12 +10,12 @@ import zipfile
 import numpy as np
 import pytest
 
-from barley import model_file
 from barley.errors import ModelError
+from barley.models import archive
 
 
 def _write(path, manifest=None, arrays=None):
-    model_file.write(path, manifest or {"barley_version": "0.1.0", "system": {"name": "arc-eager"}},
+    archive.write(path, manifest or {"barley_version": "0.1.0", "system": {"name": "arc-eager"}},
                      arrays or {"weights": np.arange(6, dtype=np.float32).reshape(2, 3),
                                 "keys": np.array([3, 1, 4], dtype=np.int64)})
 
@@ -23,11 +23,11 @@ def _write(path, manifest=None, arrays=None):
 def test_round_trip(tmp_path):
     path = tmp_path / "m.barley"
     _write(path)
-    manifest, arrays = model_file.read(path)
-    assert manifest["system"] == {"name": "arc-eager"} and manifest["format_version"] == model_file.FORMAT_VERSION
+    manifest, arrays = archive.read(path)
+    assert manifest["system"] == {"name": "arc-eager"} and manifest["format_version"] == archive.FORMAT_VERSION
     assert arrays["weights"].dtype == np.float32 and arrays["weights"].tolist() == [[0, 1, 2], [3, 4, 5]]
     assert arrays["keys"].tolist() == [3, 1, 4]
-    assert model_file.read_manifest(path)["system"]["name"] == "arc-eager"
+    assert archive.read_manifest(path)["system"]["name"] == "arc-eager"
     assert [p.name for p in tmp_path.iterdir()] == ["m.barley"]  # no temporary file left behind
 
 
@@ -46,12 +46,12 @@ def test_a_model_carrying_a_pickle_is_refused(tmp_path):
     npz = io.BytesIO()
     np.savez(npz, weights=np.array([os.system, "payload"], dtype=object))  # a pickled object array
     path = tmp_path / "evil.barley"
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("manifest.json", json.dumps({"format": model_file.FORMAT,
-                                                      "format_version": model_file.FORMAT_VERSION}))
-        archive.writestr("arrays.npz", npz.getvalue())
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr("manifest.json", json.dumps({"format": archive.FORMAT,
+                                                      "format_version": archive.FORMAT_VERSION}))
+        zipped.writestr("arrays.npz", npz.getvalue())
     with pytest.raises(ModelError, match="pickled object array; barley never loads pickles"):
-        model_file.read(path)
+        archive.read(path)
 
 
 def test_damaged_and_foreign_files_fail_clearly(tmp_path):
@@ -60,39 +60,39 @@ def test_damaged_and_foreign_files_fail_clearly(tmp_path):
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
     with pytest.raises(ModelError, match="damaged"):
-        model_file.read(path)
+        archive.read(path)
     path.write_text("hello")
     with pytest.raises(ModelError, match="not a barley model file"):
-        model_file.read(path)
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("manifest.json", json.dumps({"format": "something-else"}))
+        archive.read(path)
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr("manifest.json", json.dumps({"format": "something-else"}))
     with pytest.raises(ModelError, match="not a barley model file"):
-        model_file.read(path)
+        archive.read(path)
     with pytest.raises(ModelError, match="not found"):
-        model_file.read(tmp_path / "absent.barley")
+        archive.read(tmp_path / "absent.barley")
 
 
 def test_a_model_from_an_incompatible_version_fails_with_the_versions(tmp_path):
     path = tmp_path / "m.barley"
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("manifest.json", json.dumps({"format": model_file.FORMAT, "format_version": 99,
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr("manifest.json", json.dumps({"format": archive.FORMAT, "format_version": 99,
                                                       "barley_version": "9.0"}))
-        archive.writestr("arrays.npz", b"")
+        zipped.writestr("arrays.npz", b"")
     with pytest.raises(ModelError, match="version 99 was written by barley 9.0"):
-        model_file.read(path)
+        archive.read(path)
 
 
 def _repacked_as_before(path, old_path):
     """The model file as barley wrote it before arrays were mapped: every member deflated."""
-    with zipfile.ZipFile(path) as archive:
-        manifest, npz = archive.read("manifest.json"), archive.read("arrays.npz")
+    with zipfile.ZipFile(path) as zipped:
+        manifest, npz = zipped.read("manifest.json"), zipped.read("arrays.npz")
     inner = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(npz)) as source, zipfile.ZipFile(inner, "w") as target:
         for info in source.infolist():
-            target.writestr(model_file._member(info.filename), source.read(info))
-    with zipfile.ZipFile(old_path, "w") as archive:
-        archive.writestr(model_file._member("manifest.json"), manifest)
-        archive.writestr(model_file._member("arrays.npz"), inner.getvalue())
+            target.writestr(archive._member(info.filename), source.read(info))
+    with zipfile.ZipFile(old_path, "w") as zipped:
+        zipped.writestr(archive._member("manifest.json"), manifest)
+        zipped.writestr(archive._member("arrays.npz"), inner.getvalue())
 
 
 def test_incompressible_arrays_are_mapped_and_the_rest_decompressed(tmp_path):
@@ -101,12 +101,12 @@ def test_incompressible_arrays_are_mapped_and_the_rest_decompressed(tmp_path):
     fortran = np.asfortranarray(np.random.default_rng(2).standard_normal((5, 4)))
     keys = np.arange(10_000, dtype=np.int64)
     _write(path, arrays={"weights": weights, "keys": keys, "fortran": fortran, "empty": np.zeros((0, 3))})
-    with zipfile.ZipFile(path) as archive:
-        assert archive.getinfo("arrays.npz").compress_type == zipfile.ZIP_STORED
-        with zipfile.ZipFile(io.BytesIO(archive.read("arrays.npz"))) as npz:
+    with zipfile.ZipFile(path) as zipped:
+        assert zipped.getinfo("arrays.npz").compress_type == zipfile.ZIP_STORED
+        with zipfile.ZipFile(io.BytesIO(zipped.read("arrays.npz"))) as npz:
             kinds = {info.filename: info.compress_type for info in npz.infolist()}
     assert kinds["weights.npy"] == zipfile.ZIP_STORED and kinds["keys.npy"] == zipfile.ZIP_DEFLATED
-    _, arrays = model_file.read(path)
+    _, arrays = archive.read(path)
     assert np.array_equal(arrays["weights"], weights) and np.array_equal(arrays["keys"], keys)
     assert np.array_equal(arrays["fortran"], fortran) and arrays["empty"].shape == (0, 3)
     mapped = arrays["weights"]
@@ -119,8 +119,8 @@ def test_model_files_of_earlier_versions_give_the_same_arrays(tmp_path):
     weights = np.random.default_rng(1).standard_normal((300, 7)).astype(np.float32)
     _write(path, arrays={"weights": weights, "keys": np.arange(100, dtype=np.int64)})
     _repacked_as_before(path, old)
-    manifest, arrays = model_file.read(path)
-    old_manifest, old_arrays = model_file.read(old)
+    manifest, arrays = archive.read(path)
+    old_manifest, old_arrays = archive.read(old)
     assert manifest == old_manifest and sorted(arrays) == sorted(old_arrays)
     for name in arrays:
         assert arrays[name].dtype == old_arrays[name].dtype and np.array_equal(arrays[name], old_arrays[name])
@@ -131,14 +131,14 @@ def test_a_mapped_array_cut_short_is_damage(tmp_path):
     path = tmp_path / "m.barley"
     _write(path, arrays={"weights": np.random.default_rng(1).standard_normal(5000).astype(np.float32)})
     data = bytearray(path.read_bytes())
-    with zipfile.ZipFile(path) as archive:
-        npz_start = model_file._data_offset(open(path, "rb"), archive.getinfo("arrays.npz").header_offset)
+    with zipfile.ZipFile(path) as zipped:
+        npz_start = archive._data_offset(open(path, "rb"), zipped.getinfo("arrays.npz").header_offset)
     # the .npy header claims more data than there is: patch its shape
     header_at = data.index(b"'shape': (5000,)", npz_start)
     data[header_at:header_at + 16] = b"'shape': (9000,)"
     path.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="damaged"):
-        model_file.read(path)
+        archive.read(path)
 
 
 def test_a_flipped_bit_in_a_mapped_array_is_damage(tmp_path):
@@ -149,16 +149,16 @@ def test_a_flipped_bit_in_a_mapped_array_is_damage(tmp_path):
     data[data.index(weights[2500].tobytes())] ^= 1
     path.write_bytes(bytes(data))
     with pytest.raises(ModelError, match="damaged.*CRC"):
-        model_file.read(path)
+        archive.read(path)
 
 
 # --- bounded loading (issue 37, item 6) -----------------------------------------------------------
 
 def _parts(path) -> tuple[dict, dict[str, tuple[zipfile.ZipInfo, bytes]]]:
     """The manifest (as the file holds it, declaration included) and the members of arrays.npz."""
-    with zipfile.ZipFile(path) as archive:
-        manifest = json.loads(archive.read("manifest.json"))
-        npz = archive.read("arrays.npz")
+    with zipfile.ZipFile(path) as zipped:
+        manifest = json.loads(zipped.read("manifest.json"))
+        npz = zipped.read("arrays.npz")
     with zipfile.ZipFile(io.BytesIO(npz)) as members:
         return manifest, {info.filename: (info, members.read(info)) for info in members.infolist()}
 
@@ -166,31 +166,31 @@ def _parts(path) -> tuple[dict, dict[str, tuple[zipfile.ZipInfo, bytes]]]:
 def _packed(path, manifest: dict, members: dict[str, tuple[zipfile.ZipInfo, bytes]], edit=lambda npz: npz) -> None:
     """A model file of ``manifest`` and ``members``, laid out as barley writes it (``edit``: of arrays.npz's bytes)."""
     npz = io.BytesIO()
-    with zipfile.ZipFile(npz, "w") as archive:
+    with zipfile.ZipFile(npz, "w") as zipped:
         for info, data in members.values():
-            archive.writestr(info, data)
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(model_file._member("manifest.json"), json.dumps(manifest).encode())
-        archive.writestr(model_file._member("arrays.npz", zipfile.ZIP_STORED), edit(npz.getvalue()))
+            zipped.writestr(info, data)
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr(archive._member("manifest.json"), json.dumps(manifest).encode())
+        zipped.writestr(archive._member("arrays.npz", zipfile.ZIP_STORED), edit(npz.getvalue()))
 
 
 def _npy(array: np.ndarray, name: str, compress_type=zipfile.ZIP_DEFLATED) -> tuple[zipfile.ZipInfo, bytes]:
     data = io.BytesIO()
     np.lib.format.write_array(data, array)
-    return model_file._member(f"{name}.npy", compress_type), data.getvalue()
+    return archive._member(f"{name}.npy", compress_type), data.getvalue()
 
 
 @pytest.fixture
 def headers_read(monkeypatch) -> list[str]:
     """The arrays whose .npy header is read (none, where a file is refused before any array is read)."""
     read = []
-    original = model_file._npy_header
+    original = archive._npy_header
 
     def counted(stream):
         read.append(stream)
         return original(stream)
 
-    monkeypatch.setattr(model_file, "_npy_header", counted)
+    monkeypatch.setattr(archive, "_npy_header", counted)
     return read
 
 
@@ -198,13 +198,13 @@ def test_the_manifest_declares_the_arrays_and_read_takes_the_declaration_out(tmp
     path = tmp_path / "m.barley"
     _write(path)
     manifest, members = _parts(path)
-    assert manifest[model_file.DECLARED] == {"keys": {"dtype": "<i8", "shape": [3]},
+    assert manifest[archive.DECLARED] == {"keys": {"dtype": "<i8", "shape": [3]},
                                              "weights": {"dtype": "<f4", "shape": [2, 3]}}
     assert sorted(members) == ["keys.npy", "weights.npy"]
-    read, _ = model_file.read(path)
-    assert model_file.DECLARED not in read and read["system"] == {"name": "arc-eager"}
+    read, _ = archive.read(path)
+    assert archive.DECLARED not in read and read["system"] == {"name": "arc-eager"}
     with pytest.raises(ValueError, match="the model file's own"):
-        _write(tmp_path / "again.barley", manifest={model_file.DECLARED: {}})
+        _write(tmp_path / "again.barley", manifest={archive.DECLARED: {}})
 
 
 @pytest.mark.parametrize("case, message", [
@@ -224,17 +224,17 @@ def test_members_are_checked_against_the_declared_arrays_before_any_is_read(case
     path = tmp_path / "m.barley"
     _write(path)
     manifest, members = _parts(path)
-    declared = manifest[model_file.DECLARED]
+    declared = manifest[archive.DECLARED]
     if case == "an extra member":
         members["zeros.npy"] = _npy(np.zeros(1 << 20, dtype=np.uint8), "zeros")
     elif case == "a missing member":
         del members["keys.npy"]
     elif case == "a member of another name":
-        members["other.npy"] = (model_file._member("other.npy"), members.pop("keys.npy")[1])
+        members["other.npy"] = (archive._member("other.npy"), members.pop("keys.npy")[1])
     elif case == "a member twice":
         members["keys.npy again"] = members["keys.npy"]
     elif case == "a member that is no array":
-        members["notes.txt"] = (model_file._member("notes.txt"), b"hello")
+        members["notes.txt"] = (archive._member("notes.txt"), b"hello")
     elif case == "a declared shape larger than its member":
         declared["keys"]["shape"] = [1000]
     elif case == "a declaration that is not one":
@@ -247,7 +247,7 @@ def test_members_are_checked_against_the_declared_arrays_before_any_is_read(case
         declared["keys"]["dtype"] = "<f5"
     _packed(path, manifest, members)
     with pytest.raises(ModelError, match=message) as error:
-        model_file.read(path)
+        archive.read(path)
     assert "\n" not in str(error.value) and headers_read == []
 
 
@@ -255,10 +255,10 @@ def test_an_array_whose_header_is_not_what_the_manifest_declares_is_refused(tmp_
     path = tmp_path / "m.barley"
     _write(path)
     manifest, members = _parts(path)
-    manifest[model_file.DECLARED]["keys"]["dtype"] = "<f8"  # the same size, another dtype
+    manifest[archive.DECLARED]["keys"]["dtype"] = "<f8"  # the same size, another dtype
     _packed(path, manifest, members)
     with pytest.raises(ModelError, match=r"array keys is int64 \[3\], where the manifest declares float64 \[3\]"):
-        model_file.read(path)
+        archive.read(path)
 
 
 @pytest.mark.slow
@@ -268,21 +268,21 @@ def test_a_file_that_would_unpack_to_more_than_its_limit_is_refused_before_anyth
     """Issue 37 (6): a small file with a deflated member of zeros unpacked it all (3 GiB from 5.6 MB, 30 s)
     before refusing it; now what its directories declare is weighed against its size first (here with an
     allowance of 16 MiB, so that the test's file stays small)."""
-    monkeypatch.setattr(model_file, "UNPACKED_ALLOWANCE", 16 << 20)
+    monkeypatch.setattr(archive, "UNPACKED_ALLOWANCE", 16 << 20)
     path = tmp_path / "m.barley"
     _write(path)
     manifest, members = _parts(path)
     members["zeros.npy"] = _npy(np.zeros(64 << 20, dtype=np.uint8), "zeros")
     if declared:
-        manifest[model_file.DECLARED]["zeros"] = {"dtype": "|u1", "shape": [64 << 20]}
+        manifest[archive.DECLARED]["zeros"] = {"dtype": "|u1", "shape": [64 << 20]}
     else:
-        del manifest[model_file.DECLARED]
+        del manifest[archive.DECLARED]
     _packed(path, manifest, members)
     size = path.stat().st_size
-    assert size < 200_000 and model_file.unpacked_limit(size) < 64 << 20
-    with pytest.raises(ModelError, match=rf"more than {model_file.unpacked_limit(size)} \(16 times the file's size, "
+    assert size < 200_000 and archive.unpacked_limit(size) < 64 << 20
+    with pytest.raises(ModelError, match=rf"more than {archive.unpacked_limit(size)} \(16 times the file's size, "
                                          r"plus 16 MiB\)"):
-        model_file.read(path)
+        archive.read(path)
     assert headers_read == []
 
 
@@ -290,9 +290,9 @@ def test_a_file_of_an_earlier_barley_without_a_declaration_is_read_as_before(tmp
     path = tmp_path / "m.barley"
     _write(path)
     manifest, members = _parts(path)
-    del manifest[model_file.DECLARED]
+    del manifest[archive.DECLARED]
     _packed(path, manifest, members)
-    _, arrays = model_file.read(path)
+    _, arrays = archive.read(path)
     assert arrays["keys"].tolist() == [3, 1, 4] and arrays["weights"].shape == (2, 3)
 
 
@@ -318,15 +318,15 @@ def test_a_member_that_lies_about_its_size_is_never_inflated_beyond_it(tmp_path)
     import tracemalloc
 
     path = tmp_path / "m.barley"
-    text = json.dumps({"format": model_file.FORMAT, "format_version": model_file.FORMAT_VERSION}).encode()
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr(model_file._member("manifest.json"), text + b" " * (256 << 20))
-        archive.writestr(model_file._member("arrays.npz", zipfile.ZIP_STORED), b"")
+    text = json.dumps({"format": archive.FORMAT, "format_version": archive.FORMAT_VERSION}).encode()
+    with zipfile.ZipFile(path, "w") as zipped:
+        zipped.writestr(archive._member("manifest.json"), text + b" " * (256 << 20))
+        zipped.writestr(archive._member("arrays.npz", zipfile.ZIP_STORED), b"")
     path.write_bytes(_lying(path.read_bytes(), "manifest.json", 1024))
     tracemalloc.start()
     try:
         with pytest.raises(ModelError, match="damaged.*Bad CRC-32"):
-            model_file.read_manifest(path)
+            archive.read_manifest(path)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -342,12 +342,12 @@ def test_an_npy_header_that_claims_gigabytes_is_read_a_chunk_at_a_time(tmp_path)
     _write(path)
     manifest, members = _parts(path)
     header = b"\x93NUMPY\x02\x00" + (0xFFFFFFF0).to_bytes(4, "little")
-    members["keys.npy"] = (model_file._member("keys.npy"), header + b" " * (256 << 20))
+    members["keys.npy"] = (archive._member("keys.npy"), header + b" " * (256 << 20))
     _packed(path, manifest, members, edit=lambda npz: _lying(npz, "keys.npy", 1 << 20))
     tracemalloc.start()
     try:
         with pytest.raises(ModelError, match="damaged"):
-            model_file.read(path)
+            archive.read(path)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -361,7 +361,7 @@ def test_running_out_of_memory_while_reading_is_one_line(tmp_path, monkeypatch):
     def no_memory(*args):
         raise MemoryError
 
-    monkeypatch.setattr(model_file, "_read_data", no_memory)
+    monkeypatch.setattr(archive, "_read_data", no_memory)
     with pytest.raises(ModelError, match="not enough memory to read this model file") as error:
-        model_file.read(path)
+        archive.read(path)
     assert str(error.value).startswith(f"{path}: ") and "\n" not in str(error.value)

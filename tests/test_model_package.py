@@ -16,13 +16,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import toy_language
 
 import barley
-import toy_language
-from barley import catalog, cli, model_file, model_package
+from barley import cli
 from barley.conllu import read
 from barley.errors import BarleyError, BarleyWarning, ModelError
-from barley.model_package import build, compatible_versions
+from barley.models import archive, catalog, package
+from barley.models.package import build, compatible_versions
 from barley.pipeline import Pipeline
 from barley.service.models import model_specs
 
@@ -54,8 +55,8 @@ def wheel(toy) -> Path:
 
 def test_the_wheel_holds_the_model_its_licence_card_and_a_true_record(toy, wheel):
     assert wheel.name == "xx_toy-2.1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel) as archive:
-        files = {name: archive.read(name) for name in archive.namelist()}
+    with zipfile.ZipFile(wheel) as zipped:
+        files = {name: zipped.read(name) for name in zipped.namelist()}
     info = "xx_toy-2.1.0.dist-info"
     assert files["xx_toy/LICENSE"] == b"Toy licence: do as you like.\n"
     metadata = files[f"{info}/METADATA"].decode()
@@ -78,10 +79,10 @@ def test_the_wheel_holds_the_model_its_licence_card_and_a_true_record(toy, wheel
 
 
 def test_the_packaged_model_is_the_model_with_its_package_entry(toy, wheel, tmp_path):
-    with zipfile.ZipFile(wheel) as archive:
-        (tmp_path / "inside.barley").write_bytes(archive.read("xx_toy/model.barley"))
-    inside, arrays = model_file.read(tmp_path / "inside.barley")
-    original, original_arrays = model_file.read(toy / "toy.barley")
+    with zipfile.ZipFile(wheel) as zipped:
+        (tmp_path / "inside.barley").write_bytes(zipped.read("xx_toy/model.barley"))
+    inside, arrays = archive.read(tmp_path / "inside.barley")
+    original, original_arrays = archive.read(toy / "toy.barley")
     assert inside.pop("package") == {"name": "xx_toy", "version": "2.1.0", "licence": "CC0-1.0", "language": "xx",
                                      "barley_versions": compatible_versions(barley.__version__)}
     assert inside == original and sorted(arrays) == sorted(original_arrays)
@@ -108,8 +109,8 @@ def test_bad_packaging_requests_are_one_line_errors(toy, tmp_path, capsys):
 
 def test_installed_packages_are_found_by_name_without_importing_and_checked(toy, wheel, tmp_path, monkeypatch,
                                                                            capsys):
-    with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(tmp_path)  # what pip does with a pure wheel
+    with zipfile.ZipFile(wheel) as zipped:
+        zipped.extractall(tmp_path)  # what pip does with a pure wheel
     (tmp_path / "xx_toy" / "__init__.py").write_text("raise SystemExit('imported')\n")  # finding runs no code
     monkeypatch.syspath_prepend(str(tmp_path))
     found = catalog.find("xx_toy")
@@ -160,9 +161,9 @@ def _one_error(capsys, command: str = "package") -> str:
 
 def _with_manifest(source: Path, target: Path, edit) -> Path:
     """The model at ``source`` rewritten after ``edit(manifest)``: a model received from someone."""
-    manifest, arrays = model_file.read(source)
+    manifest, arrays = archive.read(source)
     edit(manifest)
-    model_file.write(target, manifest, {name: value for name, value in arrays.items()})
+    archive.write(target, manifest, {name: value for name, value in arrays.items()})
     return target
 
 
@@ -185,15 +186,15 @@ def test_a_licence_that_would_add_a_metadata_field_or_escape_is_refused(toy, tmp
 def test_metadata_that_would_not_read_back_as_meant_is_never_written(toy, tmp_path, monkeypatch):
     """The second guard: the written METADATA is read back as pip reads it (email) and must give the
     fields meant; shown here with the first guard (printable values) taken away."""
-    monkeypatch.setattr(model_package, "_metadata_value", lambda what, value, path=None: value)
+    monkeypatch.setattr(package, "_metadata_value", lambda what, value, path=None: value)
     with pytest.raises(BarleyError, match="would not read back as written"):
         build(str(toy / "toy.barley"), "xx_toy", str(tmp_path), licence="MIT\rRequires-Dist: evil-package")
     assert list(tmp_path.glob("*.whl")) == []
 
 
 def test_the_written_metadata_reads_back_as_exactly_the_fields_meant(wheel):
-    with zipfile.ZipFile(wheel) as archive:
-        parsed = email.message_from_bytes(archive.read("xx_toy-2.1.0.dist-info/METADATA"))
+    with zipfile.ZipFile(wheel) as zipped:
+        parsed = email.message_from_bytes(zipped.read("xx_toy-2.1.0.dist-info/METADATA"))
     assert parsed.get_all("Requires-Dist") == [f"barley{compatible_versions(barley.__version__)}"]
     assert [key for key, _ in parsed.items()] == ["Metadata-Version", "Name", "Version", "Summary", "License",
                                                   "Requires-Dist", "Description-Content-Type"]
@@ -229,7 +230,7 @@ def test_an_output_that_is_a_file_and_a_licence_file_without_end_are_one_line_er
     assert f"{existing}: this is a file, not a folder" in _one_error(capsys)
     assert existing.read_text() == "kept\n"
     huge = tmp_path / "huge.txt"
-    huge.write_bytes(b"licence text " * (model_package.MAX_LICENCE_BYTES // 13 + 1))
+    huge.write_bytes(b"licence text " * (package.MAX_LICENCE_BYTES // 13 + 1))
     for licence_file, message in [("/dev/zero", "not a text file"),
                                   (str(huge), "the file is larger than 1 MiB, barley's limit for it"),
                                   (str(tmp_path), "cannot open the file")]:
@@ -250,8 +251,8 @@ def test_a_licence_file_that_never_ends_is_read_no_further_than_the_limit(toy, t
 
 def _installed(site: Path, wheel_path: Path) -> None:
     """What pip does with a pure wheel: its files in site-packages."""
-    with zipfile.ZipFile(wheel_path) as archive:
-        archive.extractall(site)
+    with zipfile.ZipFile(wheel_path) as zipped:
+        zipped.extractall(site)
 
 
 def _distribution(site: Path, name: str, entry: str, files: dict[str, bytes] | None = None,
@@ -437,7 +438,7 @@ def test_a_name_too_long_for_a_file_is_one_line_and_a_package_of_one_is_skipped(
 
 
 def test_a_card_names_the_language_of_the_treebank_folder_beside_its_code():
-    from barley.model_package import model_card
+    from barley.models.package import model_card
 
     manifest = {"package": {"language": "la", "barley_versions": ">=0.1"},
                 "pipeline": {"components": ["tokenize", "tag", "parse"],

@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_tokenizer import SMALL_NEURAL, quiet, write_treebank
 
-from barley import model_file
 from barley.cli import main
 from barley.conllu import FORM, read, read_lines
 from barley.errors import BarleyError, ModelError
+from barley.models import archive
 from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import TokenizeComponent
 from barley.tokenizer import features, spaces
 from barley.tokenizer.neural import LINE_BREAK, NeuralTokenizer, character_inputs, chunk_hashes, windows
-from test_tokenizer import SMALL_NEURAL, quiet, write_treebank
 
 torch = pytest.importorskip("torch")
 from barley.tokenizer.neural_training import train_neural_tokenizer  # noqa: E402  (needs PyTorch)
@@ -166,11 +166,11 @@ def test_training_logs_progress_and_the_held_out_text(treebank):
 
 
 def _damaged(model, tmp_path, change) -> str:
-    manifest, arrays = model_file.read(str(model))
+    manifest, arrays = archive.read(str(model))
     arrays = {name: np.array(value) for name, value in arrays.items()}
     change(manifest["components"]["tokenize"], arrays)
     path = tmp_path / "damaged.barley"
-    model_file.write(str(path), manifest, arrays)
+    archive.write(str(path), manifest, arrays)
     return str(path)
 
 

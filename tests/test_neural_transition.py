@@ -8,17 +8,16 @@ import subprocess
 import sys
 
 import pytest
+from toy_language import treebank
 
 from barley.conllu import read
 from barley.errors import BarleyError, InputError
-from barley.model_file import read as read_model_file
-from barley.neural.positions import load_positions, parse_positions
 from barley.kinds import evaluate_parser, train
+from barley.models.archive import read as read_model_file
+from barley.neural.positions import load_positions, parse_positions
 from barley.pipeline import Pipeline
 from barley.systems import get_system, system_names
 from barley.tree import check_tree
-
-from toy_language import treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 

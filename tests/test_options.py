@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 from test_parser import _toy_treebank
 
-from barley import cli, model_file, options, parse_options
+from barley import cli, options, parse_options
 from barley.commands import train as train_command
 from barley.errors import BarleyError
 from barley.experiment import spec
 from barley.kinds import KINDS, get_kind, options_of
 from barley.learners import LEARNERS, learner_class
+from barley.models import archive
 from barley.pipeline.joint import OPTIONAL as JOINT_OPTIONAL
 from barley.pipeline.joint import OPTIONS as JOINT_OPTIONS
 from barley.pipeline.tagger import Tagger
@@ -86,7 +87,7 @@ def toy(tmp_path_factory):
 def _trained(toy, path: Path, *extra: str) -> dict:
     """The arrays of a model trained with ``extra`` options (the manifest records the options given)."""
     assert cli.main(["train", str(toy), "-m", str(path), "--seed", "1", *extra]) == 0
-    return model_file.read(path)[1]
+    return archive.read(path)[1]
 
 
 def _same(first: dict, second: dict) -> bool:
@@ -97,7 +98,7 @@ def test_the_learners_c_reaches_liblinear(toy, tmp_path):
     default = _trained(toy, tmp_path / "default.barley")
     assert _same(_trained(toy, tmp_path / "same.barley", "--learner-c", "0.1"), default)  # liblinear's default
     assert not _same(_trained(toy, tmp_path / "c.barley", "--learner-c", "0.001"), default)
-    assert model_file.read_manifest(tmp_path / "c.barley")["training"]["learner_options"] == {"C": 0.001}
+    assert archive.read_manifest(tmp_path / "c.barley")["training"]["learner_options"] == {"C": 0.001}
 
 
 def test_the_taggers_c_reaches_the_tagger(toy, tmp_path):

@@ -7,14 +7,13 @@ import random
 
 import pytest
 
-from barley.transforms import Counts
-
 import barley
 from barley import cli
 from barley.conllu import DEPREL, HEAD, read, read_lines, write
 from barley.errors import BarleyError, InputError, ModelError
-from barley.learners import SplitLearner
 from barley.kinds import evaluate_parser, train
+from barley.learners import SplitLearner
+from barley.transforms import Counts
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -94,7 +93,7 @@ def test_parsing_keeps_every_column_and_line_but_head_and_deprel(toy):
 def test_a_loaded_and_saved_model_keeps_where_its_features_came_from(toy, tmp_path):
     """Saving a loaded parser writes the same manifest: its feature model's source stays the one it
     was trained from, not the path it was loaded from (a rebuilt model would carry a local path)."""
-    from barley.model_file import read_manifest
+    from barley.models.archive import read_manifest
 
     folder, model = toy
     again = tmp_path / "again.barley"

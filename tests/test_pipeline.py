@@ -5,15 +5,15 @@ from __future__ import annotations
 import zipfile
 
 import pytest
+import toy_language
 
 import barley
-import toy_language
-from barley import model_file
 from barley.conllu import DEPREL, FEATS, HEAD, LEMMA, UPOS, XPOS, read
 from barley.errors import BarleyError, InputError
-from barley.transition.parser import Parser
 from barley.kinds import train
+from barley.models import archive
 from barley.pipeline import COMPONENTS, Pipeline, check_options, component_class, folds, ordered
+from barley.transition.parser import Parser
 
 pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
 
@@ -63,8 +63,8 @@ def test_a_parser_embedded_in_a_pipeline_is_the_parser_of_a_parser_file(toy, tmp
     pipeline.save(str(tmp_path / "pipeline.barley"))
     alone = train(str(toy / "train.conllu"), seed=3, record_time=False, log=quiet)
     alone.save(str(tmp_path / "parser.barley"))
-    embedded, embedded_arrays = model_file.read(tmp_path / "pipeline.barley")
-    single, single_arrays = model_file.read(tmp_path / "parser.barley")
+    embedded, embedded_arrays = archive.read(tmp_path / "pipeline.barley")
+    single, single_arrays = archive.read(tmp_path / "parser.barley")
     assert embedded["pipeline"]["components"] == ["parse"]
     assert embedded["pipeline"]["jackknife"] is None
     parse_manifest = dict(embedded["components"]["parse"])
@@ -82,8 +82,8 @@ def test_a_saved_pipeline_loads_without_code_and_parses_like_before(toy, tmp_pat
     pipeline = Pipeline.train(str(toy / "train.conllu"), ["parse"], seed=1, log=quiet)
     path = tmp_path / "m.barley"
     pipeline.save(str(path))
-    with zipfile.ZipFile(path) as archive:
-        assert sorted(archive.namelist()) == ["arrays.npz", "manifest.json"]
+    with zipfile.ZipFile(path) as zipped:
+        assert sorted(zipped.namelist()) == ["arrays.npz", "manifest.json"]
     loaded = barley.load(str(path))
     assert isinstance(loaded, Pipeline) and loaded.names == ["parse"]
     before = [s.to_text() for s in pipeline.parse(list(read(toy / "test.conllu")))]

@@ -16,19 +16,20 @@ import warnings
 from importlib import resources
 
 import pytest
+from test_conformance import check_component, check_learner, check_system, check_tokenizer_kind, check_transform
+from toy_language import treebank
 
 import barley
 from barley import cli, conllu, registry
 from barley.errors import BarleyError, BarleyWarning
 from barley.kinds import train
-from barley.model_file import read_manifest
 from barley.learners import LEARNERS
+from barley.models.archive import read_manifest
 from barley.pipeline import COMPONENTS
 from barley.pipeline.tokenize import KINDS as TOKENIZERS
-from barley.systems import REGISTRY as SYSTEMS, get_system
+from barley.systems import REGISTRY as SYSTEMS
+from barley.systems import get_system
 from barley.transforms import REGISTRY as TRANSFORMS
-from test_conformance import check_component, check_learner, check_system, check_tokenizer_kind, check_transform
-from toy_language import treebank
 
 PACKAGE = "barley_toy_plugins"
 MODULE = '''

@@ -19,11 +19,12 @@ import pytest
 pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
 pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
 
+from test_parser import _toy_treebank  # noqa: E402
+
 from barley import cli  # noqa: E402
 from barley.conllu import read  # noqa: E402
-from barley.service.process import start_server  # noqa: E402
 from barley.kinds import train  # noqa: E402
-from test_parser import _toy_treebank  # noqa: E402
+from barley.service.process import start_server  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -197,7 +198,7 @@ def _unparsed_text(text: str) -> str:
 
 
 def test_serve_without_a_model_serves_the_shipped_one_or_says_how_to_give_one(tmp_path, monkeypatch, capsys):
-    from barley import shipped
+    from barley.models import shipped
     from barley.service.models import model_specs
 
     assert model_specs(None) == [("en_ewt", shipped.default_model_path())]
@@ -296,9 +297,9 @@ def test_the_page_draws_long_sentences_readably_at_1200_pixels(served, request, 
     lights its arcs, the table sorts, and a drawing downloads as SVG and PNG; screenshots in the test's
     artefacts."""
     webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
+    from conftest import UD_DIR
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-    from conftest import UD_DIR
 
     folder, url, _ = served
     dev = UD_DIR / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
@@ -390,7 +391,7 @@ TEXT_LIMITS = {"--max-sentence-words": 20, "--max-request-words": 60, "--max-wor
 @pytest.fixture(scope="module")
 def served_text(tmp_path_factory):
     """``barley serve`` without --model (the shipped model, which has a tokenizer), with small word limits."""
-    from barley import shipped
+    from barley.models import shipped
 
     try:
         shipped.default_model_path()

@@ -7,15 +7,16 @@ import pytest
 
 spacy = pytest.importorskip("spacy")
 
+from conftest import ud_file  # noqa: E402
+from spacy.tokens import DocBin  # noqa: E402
+from test_tokenizer import write_treebank  # noqa: E402
+
 import barley  # noqa: E402
 import barley.spacy as barley_spacy  # noqa: E402
 from barley.conllu import read, read_lines  # noqa: E402
 from barley.errors import BarleyError  # noqa: E402
+from barley.models.shipped import default_model_path  # noqa: E402
 from barley.pipeline import Pipeline  # noqa: E402
-from barley.shipped import default_model_path  # noqa: E402
-from spacy.tokens import DocBin  # noqa: E402
-from conftest import ud_file  # noqa: E402
-from test_tokenizer import write_treebank  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 

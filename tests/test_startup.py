@@ -8,11 +8,12 @@ import sys
 import zipfile
 
 import pytest
-
-from barley import cli, model_file
-from barley.kinds import train
 from test_model_file import _repacked_as_before
 from toy_language import treebank
+
+from barley import cli
+from barley.kinds import train
+from barley.models import archive
 
 pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
 
@@ -54,12 +55,12 @@ def test_mapped_and_earlier_model_files_parse_byte_for_byte_the_same(tmp_path, c
     model, old = tmp_path / "m.barley", tmp_path / "old.barley"
     train(str(tmp_path / "train.conllu"), system=system, learner=learner, log=lambda m: None).save(str(model))
     _repacked_as_before(model, old)
-    with zipfile.ZipFile(old) as archive:
-        assert archive.getinfo("arrays.npz").compress_type == zipfile.ZIP_DEFLATED
+    with zipfile.ZipFile(old) as zipped:
+        assert zipped.getinfo("arrays.npz").compress_type == zipfile.ZIP_DEFLATED
     outputs = []
     for path in (model, old):
         assert cli.main(["parse", str(tmp_path / "test.conllu"), "-m", str(path), "-q",
                          "-o", str(tmp_path / f"{path.stem}.conllu")]) == 0
         outputs.append((tmp_path / f"{path.stem}.conllu").read_bytes())
     assert outputs[0] == outputs[1] and outputs[0].count(b"\n\n") == 20
-    assert model_file.read_manifest(model) == model_file.read_manifest(old)
+    assert archive.read_manifest(model) == archive.read_manifest(old)

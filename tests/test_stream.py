@@ -7,15 +7,15 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from test_parser import _toy_treebank
 
 import barley
-from barley import shipped
 from barley.conllu import DEPS, read
 from barley.errors import BarleyError
-from barley.pipeline import Pipeline
 from barley.kinds import train
+from barley.models import shipped
+from barley.pipeline import Pipeline
 from barley.tokenlist import from_tokenlist, to_tokenlist
-from test_parser import _toy_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 

@@ -353,8 +353,8 @@ def test_the_official_validator_finds_nothing_structural(tmp_path):
 
 @pytest.mark.slow
 def test_shipped_model_leaves_valid_trees_byte_for_byte():
+    from barley.models.shipped import default_model_path
     from barley.pipeline import Pipeline
-    from barley.shipped import default_model_path
 
     text = ("The cat sat on the mat. I gave him a book and she gave him two.\n\n"
             "Peter, my friend, is here. It works, does n't it? Go home now!\n")
@@ -380,8 +380,8 @@ def test_given_arcs_win_over_the_rules():
     sentence the rules could not hold."""
     from barley.conllu import read_lines
     from barley.constraints import ArcOptions
+    from barley.models.shipped import default_model_path
     from barley.pipeline import Pipeline
-    from barley.shipped import default_model_path
 
     rows = ["1\tHello", "2\t,", "3\tworld\t_\t_\t_\t_\t2\tdep", "4\t."]
     lines = ["# sent_id = a\n"] + [(row + "\t_" * (10 - len(row.split("\t"))))[:] + "\n" for row in rows] + ["\n"]

@@ -27,7 +27,7 @@ def load(name_or_path: str):
     or of an installed model package (``barley models``, e.g. ``"en_ewt"``), a language code (``"en"``) or the path of a model file (a pipeline, or a parser of any
     kind, which becomes a pipeline of one parser). ``.parse(text or sentences)`` analyses, and
     ``.pipe(texts, batch_size=..., n_process=...)`` streams many texts, as spaCy's ``nlp.pipe``."""
-    from barley.catalog import resolve
+    from barley.models.catalog import resolve
     from barley.pipeline import Pipeline
 
     return Pipeline.load(resolve(name_or_path))
@@ -42,8 +42,8 @@ def parse(text: str) -> list[Sentence]:
     With another model: ``barley.load(path).parse(text)``."""
     global _default_pipeline
     if _default_pipeline is None:
+        from barley.models.shipped import default_model_path
         from barley.pipeline import Pipeline
-        from barley.shipped import default_model_path
 
         _default_pipeline = Pipeline.load(default_model_path())
     return list(_default_pipeline.parse(text))

@@ -17,9 +17,9 @@ as any installed package is; a model file only names a registered entry, so load
 nothing that is not installed. A plugin cannot take the name of one of barley's own entries, and a
 broken one (an entry that is not ``module:attribute``, a module that fails to import, a missing
 attribute) is skipped with a one-line warning naming its distribution, as a broken model package
-is (:mod:`barley.catalog`): it is an error only when it is the one asked for.
+is (:mod:`barley.models.catalog`): it is an error only when it is the one asked for.
 
-:func:`entry_points` reads a group's entries for this module and for :mod:`barley.catalog`.
+:func:`entry_points` reads a group's entries for this module and for :mod:`barley.models.catalog`.
 """
 
 from __future__ import annotations

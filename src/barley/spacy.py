@@ -4,7 +4,7 @@ Two ways in, as spacy-udpipe and spacy-stanza offer them::
 
     nlp = barley.spacy.load("en")              # a blank spaCy pipeline of the model's language whose
     doc = nlp("The dog barks. It is loud.")    # tokenizer is barley's whole pipeline (a name, a path
-                                               # or a language code: barley.catalog)
+                                               # or a language code: barley.models.catalog)
     nlp = spacy.blank("en")
     nlp.add_pipe("barley", config={"model": "en_ewt"})   # the same as a component, put first: it
                                                          # analyses the Doc's text and returns a new Doc
@@ -47,8 +47,13 @@ import numpy as np
 
 try:
     from spacy import blank
-    from spacy.attrs import DEP as DEP_ID, HEAD as HEAD_ID, LEMMA as LEMMA_ID, MORPH as MORPH_ID, POS as POS_ID
-    from spacy.attrs import SENT_START as SENT_START_ID, TAG as TAG_ID
+    from spacy.attrs import DEP as DEP_ID
+    from spacy.attrs import HEAD as HEAD_ID
+    from spacy.attrs import LEMMA as LEMMA_ID
+    from spacy.attrs import MORPH as MORPH_ID
+    from spacy.attrs import POS as POS_ID
+    from spacy.attrs import SENT_START as SENT_START_ID
+    from spacy.attrs import TAG as TAG_ID
     from spacy.language import Language
     from spacy.parts_of_speech import IDS as SPACY_POS
     from spacy.tokens import Doc, Span, Token
@@ -56,11 +61,11 @@ try:
 except ImportError as error:  # pragma: no cover - the message is the point
     raise ImportError("barley.spacy needs spaCy 3.8: pip install -e '.[spacy]' in barley's checkout") from error
 
-from barley.catalog import language_code, resolve
 from barley.conllu import DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, Sentence
 from barley.errors import BarleyError
-from barley.model_file import read_manifest
-from barley.shipped import DEFAULT
+from barley.models.archive import read_manifest
+from barley.models.catalog import language_code, resolve
+from barley.models.shipped import DEFAULT
 from barley.tokenizer.spaces import around
 
 SPACE = {"pos": "SPACE", "tag": "_SP", "dep": "dep"}

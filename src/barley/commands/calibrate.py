@@ -18,15 +18,15 @@ import sys
 
 import numpy as np
 
-from barley import head_model, model_file
+from barley import head_model
 from barley.atomic import check_output
 from barley.commands import add_force
 from barley.confidence import Confidence, calibration, fit_head_map, fit_temperature
 from barley.conllu import read
 from barley.enhanced.enhancer import without_graphs
 from barley.errors import BarleyError, InputError
+from barley.models import archive
 from barley.pipeline import Pipeline
-
 
 MIN_MAP_WORDS = 5_000
 """The fewest held-out words a head model and map are fitted on. Fitted on fewer a map learns the sample's noise:
@@ -63,7 +63,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     output = args.output or args.model
     check_output(output, [args.dev], force=args.force)
-    manifest, arrays = model_file.read(args.model)
+    manifest, arrays = archive.read(args.model)
     pipeline = Pipeline.from_model(manifest, arrays, args.model)
     if args.retag and "tag" not in pipeline.names:
         raise BarleyError(f"--retag: the model {args.model} has no tagger", fix="leave --retag out")

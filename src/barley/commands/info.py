@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from barley.catalog import resolve
 from barley.errors import printable
-from barley.model_check import loading
-from barley.model_file import read_manifest
+from barley.models.archive import read_manifest
+from barley.models.catalog import resolve
+from barley.models.check import loading
 from barley.pipeline.describe import describe
 
 

@@ -3,15 +3,15 @@ treebank, licence, scores), each usable by its name wherever a model is asked fo
 
 What a package's metadata and manifest state is printed escaped (:func:`barley.errors.printable`,
 and in ``--json`` as ``\\uXXXX``), so that no terminal escape or line break in them reaches the terminal;
-a broken package is skipped with a one-line warning (:mod:`barley.catalog`)."""
+a broken package is skipped with a one-line warning (:mod:`barley.models.catalog`)."""
 
 from __future__ import annotations
 
 import json
 import re
 
-from barley.catalog import models
 from barley.errors import printable
+from barley.models.catalog import models
 
 SHOWN = ("Tokens", "Sentences", "UPOS", "Lemmas", "UAS", "LAS", "MLAS")
 """The raw-text scores printed (``--json`` gives them all)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from barley.model_package import build
+from barley.models.package import build
 
 
 def register(subparsers) -> None:

@@ -14,14 +14,14 @@ from barley.commands import add_force
 from barley.confidence import Confidence
 from barley.conllu import read, write
 from barley.errors import BarleyError
-from barley.model_file import read_manifest
+from barley.models.archive import read_manifest
+from barley.models.catalog import resolve
+from barley.models.shipped import default_model_path
 from barley.parse_options import add_parse_arguments
 from barley.pipeline import NOUNS, Pipeline, component_names, components_for, does, loader, require_component
 from barley.runtime.progress import Progress
 from barley.runtime.threads import BLAS_THREADS
 from barley.tokenizer import INPUTS
-from barley.catalog import resolve
-from barley.shipped import default_model_path
 from barley.tokenizer.reading import guess_input, source_name, text_pieces
 
 

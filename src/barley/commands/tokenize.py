@@ -6,9 +6,9 @@ import sys
 import time
 
 from barley.atomic import check_output
-from barley.catalog import resolve
 from barley.commands import add_force
 from barley.conllu import write
+from barley.models.catalog import resolve
 from barley.pipeline import Pipeline
 from barley.tokenizer import INPUTS
 from barley.tokenizer.reading import source_name, text_pieces

@@ -9,10 +9,10 @@ import sys
 
 from barley import options as declared
 from barley.atomic import check_output
-from barley.catalog import resolve
 from barley.commands import add_force
 from barley.errors import BarleyError
 from barley.kinds import KINDS, all_kind_options, get_kind, train
+from barley.models.catalog import resolve
 from barley.pipeline import options as pipeline_options
 from barley.recipes import RECIPES
 from barley.transforms import options as transform_options

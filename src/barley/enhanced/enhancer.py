@@ -50,8 +50,8 @@ def _own(pipeline):
 
 def enhancer_for(pipeline) -> Enhancer:
     """The enhancer of a pipeline: a component's own, else the rules with its language's conventions."""
-    from barley.catalog import language_code
     from barley.enhanced.rules import conventions_for
+    from barley.models.catalog import language_code
 
     return _own(pipeline) or RuleEnhancer(conventions_for(language_code(pipeline.manifest)))
 

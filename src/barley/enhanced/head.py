@@ -34,10 +34,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from barley import model_check as check
 from barley.conllu import DEPS, Sentence
 from barley.enhanced.deps import format_deps
 from barley.enhanced.rules import BasicTree, Conventions, enhanced_arcs, lexicalised
+from barley.models import check
 from barley.neural import numpy_ops as ops
 from barley.neural.numpy_encoder import Shapes, linear_shapes
 

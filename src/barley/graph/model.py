@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from barley import model_check as check
 from barley.confidence import softmax
 from barley.graph.features import Tokens, arc_features, label_features, sibling_features
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.learners import weight_sums
+from barley.models import check
 
 DECODERS = ("eisner", "mst", "eisner+npa")
 """The decoders a graph-based or neural model chooses from, by name. A tuple, not a registry
@@ -54,7 +54,7 @@ class GraphOptions:
 
     @classmethod
     def from_json(cls, entry: dict) -> GraphOptions:
-        """The options of a model file's manifest entry, each of its type (:func:`barley.model_check.options`),
+        """The options of a model file's manifest entry, each of its type (:func:`barley.models.check.options`),
         then checked (:meth:`check`)."""
         options = check.options(cls, entry, "the graph options")
         options.check()
@@ -194,7 +194,7 @@ class GraphModel:
     def from_arrays(cls, options: GraphOptions, arrays: dict[str, np.ndarray], *, n_labels: int,
                     n_upos: int) -> GraphModel:
         """The model of :meth:`arrays`, for ``n_labels`` labels and ``n_upos`` UPOS ids: the arrays
-        checked against them and ``options`` before anything is allocated (:mod:`barley.model_check`)."""
+        checked against them and ``options`` before anything is allocated (:mod:`barley.models.check`)."""
         check.arrays(arrays, {"graph_weights": check.Array("float", (options.dims + options.label_rows * n_labels,)),
                               "graph_allowed": check.Array("bool", (n_upos, n_upos, n_labels))})
         parser = cls(options, n_labels=n_labels, n_upos=n_upos)

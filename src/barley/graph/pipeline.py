@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from barley import __version__, model_check as check, model_file
+from barley import __version__
 from barley.confidence import Confidence, calibration_of
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, decoder_class, settle, write_tree
@@ -26,6 +26,7 @@ from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
+from barley.models import archive, check
 from barley.nbest import EMPTY_TREE, analyses
 from barley.transforms import describe_transforms, of_manifest
 from barley.tree import crossing_share, label_ids, label_table
@@ -124,7 +125,7 @@ class TrainedGraphParser:
         self.nbest = k
 
     def save(self, path: str) -> None:
-        model_file.write(path, *self.to_files())
+        archive.write(path, *self.to_files())
 
     def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
         """The manifest and arrays of this parser (what :meth:`save` writes; a pipeline embeds them)."""
@@ -146,7 +147,7 @@ class TrainedGraphParser:
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedGraphParser:
         """A parser from the manifest and arrays of :meth:`to_files`, each checked first
-        (:mod:`barley.model_check`)."""
+        (:mod:`barley.models.check`)."""
         with check.loading(path, "graph"):
             options = GraphOptions.from_json(manifest["graph"])
             labels = check.texts(manifest["labels"], "the labels", field=True, unique=True)

@@ -12,7 +12,7 @@ Every learner has the same small interface:
   only if it was seen, and nothing is ever -inf);
 * ``to_arrays()`` / ``from_arrays(params, arrays, n_classes=, n_features=)``: plain numpy
   arrays and JSON parameters for the model file (no pickle); loading checks them
-  (:mod:`barley.model_check`) against the classes and features of the model around the
+  (:mod:`barley.models.check`) against the classes and features of the model around the
   learner, before anything is built from them;
 * optionally ``used_features()`` / ``keep_features(mask)``: linear models drop the
   features whose weights are all zero after training (smaller, faster models).
@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from barley import model_check as check
 from barley.errors import BarleyError
+from barley.models import check
 from barley.registry import Registry
 
 if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up

@@ -19,9 +19,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from barley import model_check as check
 from barley.learners import UNSEEN, rows_to_csr
-
+from barley.models import check
 
 ARRAYS = {
     "classes": check.Array("int", ("k",), low=0, high="n_classes", order="increasing"),
@@ -32,7 +31,7 @@ ARRAYS = {
     "intercept": check.Array("float", ("pairs",)),
     "n_support": check.Array("int", ("supported",), low=0),
 }
-"""What :meth:`PolySVMLearner.to_arrays` writes (:mod:`barley.model_check`): the support vectors as
+"""What :meth:`PolySVMLearner.to_arrays` writes (:mod:`barley.models.check`): the support vectors as
 CSR arrays, one row of dual coefficients per other class, one intercept per pair of classes and the
 support vectors of each class."""
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from barley import model_check as check
 from barley.errors import BarleyError
 from barley.learners import UNSEEN, weight_sums
+from barley.models import check
 
 if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up
     import scipy.sparse as sp
@@ -33,7 +33,7 @@ ARRAYS = {
     "weight_values": check.Array("float", ("weights",)),
 }
 """What :meth:`LinearLearner.to_arrays` writes: the class of each column, its bias, and the
-non-zero weights as (row, column, value) triples (:mod:`barley.model_check`)."""
+non-zero weights as (row, column, value) triples (:mod:`barley.models.check`)."""
 
 
 class LinearLearner:
@@ -81,9 +81,9 @@ class LinearLearner:
         return starts, entries.reshape(-1)
 
     def _estimator(self, seed: int):
-        from sklearn.svm import LinearSVC
         from sklearn.linear_model import LogisticRegression
         from sklearn.multiclass import OneVsRestClassifier
+        from sklearn.svm import LinearSVC
 
         if self.solver == "logistic":  # liblinear's logistic regression is binary: one versus rest
             return OneVsRestClassifier(LogisticRegression(solver="liblinear", C=self.C, tol=self.tol,

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from barley import model_check as check
 from barley.learners import UNSEEN, weight_sums
+from barley.models import check
 
 if TYPE_CHECKING:  # scipy is imported where a sparse matrix is built: not at start-up
     import scipy.sparse as sp
@@ -24,7 +24,7 @@ ARRAYS = {
     "classes": check.Array("int", ("width",), low=0, high="n_classes", order="increasing"),
     "weights": check.Array("float", ("rows", "width")),
 }
-"""What :meth:`PerceptronLearner.to_arrays` writes (:mod:`barley.model_check`): one weight row per
+"""What :meth:`PerceptronLearner.to_arrays` writes (:mod:`barley.models.check`): one weight row per
 feature and the zero row of "no feature", one column per class seen."""
 
 

@@ -7,18 +7,17 @@ form one (:mod:`barley.neural.trees`). Training is :mod:`barley.neural.biaffine_
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-
 from dataclasses import asdict
 
 import numpy as np
 
-from barley import model_check as check
 from barley.conllu import Sentence
-from barley.errors import BarleyError
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept
+from barley.errors import BarleyError
 from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
+from barley.models import check
 from barley.nbest import analyses, expanded
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, pad
 from barley.neural.numpy_biaffine import NumpyBiaffine, biaffine_shapes
@@ -138,7 +137,7 @@ class TrainedBiaffineParser(NeuralParser):
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> TrainedBiaffineParser:
         """A parser from the manifest and arrays of :meth:`to_files`, each checked before the model is
-        built (:mod:`barley.model_check`)."""
+        built (:mod:`barley.models.check`)."""
         with check.loading(path, "biaffine"):
             vocabularies, labels, encoder, most = checked_common(manifest, arrays)
             biaffine = check.options(BiaffineOptions, manifest["biaffine"], "the biaffine options", most=most)

@@ -22,11 +22,12 @@ from dataclasses import asdict
 import numpy as np
 import torch
 
-from barley import __version__, model_check as check, model_file
+from barley import __version__
 from barley.conllu import FORM, Sentence
 from barley.errors import BarleyError, ModelError
-from barley.neural.encoder import Encoder, read_pretrained
 from barley.features.vocabulary import UNKNOWN
+from barley.models import archive, check
+from barley.neural.encoder import Encoder, read_pretrained
 from barley.neural.inputs import EncoderVocabularies, word_batches
 from barley.neural.options import EncoderOptions, Training
 
@@ -231,7 +232,7 @@ class Checkpoint:
         manifest = {"barley_version": __version__, "checkpoint": self.KIND, "fingerprint": self.fingerprint,
                     "epoch": epoch, "progress": progress.to_json(), "numpy_rng": rng.bit_generator.state,
                     "adam_groups": state["param_groups"]}
-        model_file.write(self.path, manifest, arrays)
+        archive.write(self.path, manifest, arrays)
 
     def restore(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer, rng: np.random.Generator,
                 progress: _Progress, log: Callable[[str], None]) -> int:
@@ -241,7 +242,7 @@ class Checkpoint:
         if not os.path.exists(self.path):
             raise BarleyError(f"no checkpoint to resume from: {self.path} does not exist",
                               fix="train without --resume (it starts afresh)")
-        manifest, arrays = model_file.read(self.path)
+        manifest, arrays = archive.read(self.path)
         if manifest.get("checkpoint") != self.KIND:
             raise ModelError("not a training checkpoint", path=self.path)
         changed = sorted(key for key in {*self.fingerprint, *manifest.get("fingerprint", {})}

@@ -26,22 +26,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from barley import model_check as check
 from barley.confidence import Calibrated, Confidence
 from barley.conllu import DEPS, FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.enhanced.head import EnhancedHead
+from barley.features.vocabulary import extended
 from barley.graph.decoding import check_k_best, check_length, default_max_words
 from barley.graph.marginals import ArcEvidence
-from barley.features.vocabulary import extended
 from barley.graph.model import GraphOptions
+from barley.models import check
+from barley.nbest import analyses, expanded
 from barley.neural import numpy_ops as ops
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded, by_length, pad
 from barley.neural.numpy_biaffine import MLPS, biaffine_shapes
-from barley.neural.numpy_encoder import (NumpyEncoder, Shapes, bilstm_layers, encoder_shapes, linear_shapes,
-                                        lstm_shapes)
+from barley.neural.numpy_encoder import NumpyEncoder, Shapes, bilstm_layers, encoder_shapes, linear_shapes, lstm_shapes
 from barley.neural.options import BiaffineOptions, EncoderOptions
-from barley.nbest import analyses, expanded
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, is_rule, lemma_dictionaries
 from barley.valid_ud import UDRules, given_words

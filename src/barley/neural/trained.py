@@ -17,10 +17,11 @@ from dataclasses import asdict
 
 import numpy as np
 
-from barley import __version__, model_check as check, model_file
+from barley import __version__
 from barley.confidence import Confidence, calibration_of
 from barley.conllu import Sentence
 from barley.constraints import ArcOptions, SentenceArcs, settle, write_tree
+from barley.models import archive, check
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, by_length
 from barley.neural.numpy_encoder import Shapes, checked_weights, encoder_shapes
 from barley.neural.options import EncoderOptions
@@ -32,7 +33,7 @@ class NeuralParser:
     A subclass names its ``kind``, builds its numpy network from the weights (``network_of``),
     parses a batch (``_parse_batch``, writing trees back with :func:`barley.constraints.write_tree`),
     gives its own manifest entries (``own_manifest``) and restores itself (``from_files``, inside
-    :func:`barley.model_check.loading`, its weights read by :meth:`checked` with the shapes of the
+    :func:`barley.models.check.loading`, its weights read by :meth:`checked` with the shapes of the
     arrays its options imply beyond the encoder's).
     """
 
@@ -92,7 +93,7 @@ class NeuralParser:
         write_tree(sentence, heads, deprels, self.transforms, arcs, single_root)
 
     def save(self, path: str) -> None:
-        model_file.write(path, *self.to_files())
+        archive.write(path, *self.to_files())
 
     def own_manifest(self) -> dict:
         raise NotImplementedError
@@ -117,7 +118,7 @@ class NeuralParser:
 def checked_common(manifest: dict, arrays: dict[str, np.ndarray]) -> tuple[EncoderVocabularies, list[str],
                                                                             EncoderOptions, int]:
     """What every neural parser's manifest holds (:meth:`NeuralParser.to_files`), checked
-    (:mod:`barley.model_check`): the encoder's vocabularies, the labels, the encoder's options, and
+    (:mod:`barley.models.check`): the encoder's vocabularies, the labels, the encoder's options, and
     the most any size option may be: the number of weights in ``arrays`` (no size allocates more
     than the file holds: the arrays' shapes are compared with those the sizes imply before
     anything is built)."""

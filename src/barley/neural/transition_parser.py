@@ -15,12 +15,10 @@ from dataclasses import asdict
 
 import numpy as np
 
-from barley import model_check as check
-from barley.transition.loop import ArcSteps, ParseStats, advance, guided_classes, legal_classes
-from barley.transition.beam import beam_parse
-from barley.errors import BarleyError
 from barley.conllu import Sentence
 from barley.constraints import guides, labels_kept, require_support
+from barley.errors import BarleyError
+from barley.models import check
 from barley.neural import numpy_ops as ops
 from barley.neural.inputs import EncoderVocabularies, Padded, pad
 from barley.neural.numpy_encoder import NumpyEncoder, Shapes, linear_shapes
@@ -29,8 +27,10 @@ from barley.neural.positions import PositionModel, parse_positions
 from barley.neural.trained import NeuralParser, checked_common
 from barley.systems import get_system
 from barley.systems.base import Action, State, TransitionSystem
-from barley.transition.training import Classes
 from barley.transforms import of_manifest
+from barley.transition.beam import beam_parse
+from barley.transition.loop import ArcSteps, ParseStats, advance, guided_classes, legal_classes
+from barley.transition.training import Classes
 from barley.valid_ud import Mending, UDRules
 from barley.valid_ud import require_support as require_valid_ud
 
@@ -231,7 +231,7 @@ class NeuralTransitionParser(NeuralParser):
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> NeuralTransitionParser:
         """A parser from the manifest and arrays of :meth:`to_files`, each checked before anything reads
-        it (:mod:`barley.model_check`)."""
+        it (:mod:`barley.models.check`)."""
         with check.loading(path, "neural transition"):
             system_info = check.mapping(manifest["system"], "the manifest's system")
             system = get_system(check.text(system_info["name"], "the system's name"),

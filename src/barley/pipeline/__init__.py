@@ -5,7 +5,7 @@ run in registry order: a tokenizer (``tokenize``: text → sentences), a tagger
 (``tag``: UPOS, XPOS, FEATS, LEMMA) and a parser (``parse``: HEAD, DEPREL). Each is
 optional; ``barley train --components tag,parse`` trains any subset from one
 treebank, and :class:`Pipeline` saves them together in one model file (the usual zip
-of ``manifest.json`` and ``arrays.npz``, :mod:`barley.model_file`): loading runs no
+of ``manifest.json`` and ``arrays.npz``, :mod:`barley.models.archive`): loading runs no
 code and unpickles nothing.
 
 The component interface
@@ -78,10 +78,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from barley import __version__, model_check as check, model_file
-from barley.conllu import COLUMNS, Sentence, read
+from barley import __version__
 from barley.capabilities import CAPABILITIES, has, require
+from barley.conllu import COLUMNS, Sentence, read
 from barley.errors import BarleyError, InputError, ModelError
+from barley.models import archive, check
 from barley.pipeline.stream import PIPE_BATCH
 from barley.registry import Registry
 from barley.runtime.threads import BLAS_THREADS, limited
@@ -657,11 +658,11 @@ class Pipeline:
 
     def save(self, path: str) -> None:
         """Write the whole pipeline as one model file (atomically)."""
-        model_file.write(path, *self.to_files())
+        archive.write(path, *self.to_files())
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Pipeline:
-        """The pipeline of :meth:`to_files`: the frame checked first (:mod:`barley.model_check`): known
+        """The pipeline of :meth:`to_files`: the frame checked first (:mod:`barley.models.check`): known
         components in running order, each with its manifest, every array one of theirs; then each
         component from its own manifest and arrays (which it checks)."""
         with check.loading(path, "pipeline"):
@@ -689,11 +690,11 @@ class Pipeline:
         the Dask workers, ``barley serve``): a pipeline model file, or a parser model file (of any kind)
         as a pipeline of one parser, so that every entry point parses through :meth:`parse` and
         its checks. ``path`` may also name a shipped or installed model, or a language
-        (:mod:`barley.catalog`)."""
-        from barley.catalog import resolve
+        (:mod:`barley.models.catalog`)."""
+        from barley.models.catalog import resolve
 
         path = resolve(path)
-        pipeline = cls.from_model(*model_file.read(path), path)
+        pipeline = cls.from_model(*archive.read(path), path)
         pipeline.path = path
         return pipeline
 

@@ -23,14 +23,14 @@ from dataclasses import asdict, replace
 
 import numpy as np
 
-from barley import model_check as check
 from barley.confidence import calibration_of
 from barley.conllu import Sentence
+from barley.enhanced.head import EnhancedHead, HeadOptions, HeadTable, head_shapes
 from barley.errors import BarleyError
 from barley.graph.model import GraphOptions
 from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
+from barley.models import check
 from barley.neural.inputs import EncoderVocabularies
-from barley.enhanced.head import EnhancedHead, HeadOptions, HeadTable, head_shapes
 from barley.neural.joint import Annotator, JointParser, JointTables, LearnedEnhancer, NumpyJoint, expected_shapes
 from barley.neural.numpy_encoder import checked_weights
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
@@ -127,9 +127,9 @@ class JointComponent:
         from barley.neural import require_torch
 
         require_torch()
+        from barley.kinds import gold_tree
         from barley.neural.joint_training import network_arrays, train_joint
         from barley.neural.options import from_given
-        from barley.kinds import gold_tree
         from barley.transforms import fit_forward
         from barley.tree import crossing_share, label_table
 
@@ -246,9 +246,9 @@ class JointComponent:
         from barley.neural import require_torch
 
         require_torch()
+        from barley.kinds import gold_tree
         from barley.neural.joint_training import fine_tune_joint, network_arrays
         from barley.neural.options import from_given
-        from barley.kinds import gold_tree
         from barley.transforms import fit_forward
         from barley.tree import label_table
 
@@ -290,7 +290,8 @@ class JointComponent:
         """A new component: this network with an enhanced head (:mod:`barley.enhanced.head`) trained for up
         to ``epochs`` epochs on the gold DEPS of ``sentences``, the network itself unchanged
         (:func:`barley.enhanced.head_training.train_head`)."""
-        from barley.enhanced.head_training import TRAINING as HEAD_TRAINING, train_head
+        from barley.enhanced.head_training import TRAINING as HEAD_TRAINING
+        from barley.enhanced.head_training import train_head
 
         training = replace(HEAD_TRAINING, epochs=epochs, patience=min(epochs, HEAD_TRAINING.patience))
         options = HeadOptions()
@@ -311,7 +312,7 @@ class JointComponent:
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> JointComponent:
         """The component from :meth:`to_files`' manifest and arrays: every array's shape checked
         against the shapes the options and tables imply before the network is built (no size
-        in the manifest allocates anything), any damage one ModelError (:mod:`barley.model_check`)."""
+        in the manifest allocates anything), any damage one ModelError (:mod:`barley.models.check`)."""
         with check.loading(path, "joint"):
             encoder = EncoderOptions(**manifest["encoder"])
             biaffine = BiaffineOptions(**manifest["biaffine"])

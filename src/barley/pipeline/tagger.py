@@ -30,11 +30,11 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from barley import model_check as check
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.features.extract import FeatureIndex
 from barley.learners import SplitLearner, rows_to_csr
 from barley.learners.linear import LinearLearner
+from barley.models import check
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, is_rule, lemma_dictionaries, replaces_whole
 
 TAG_COLUMNS = {"UPOS": UPOS, "XPOS": XPOS, "FEATS": FEATS}
@@ -443,7 +443,7 @@ class Tagger:
 
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Tagger:
-        """The tagger of :meth:`to_files`, each entry checked first (:mod:`barley.model_check`): the
+        """The tagger of :meth:`to_files`, each entry checked first (:mod:`barley.models.check`): the
         values and lemmas it writes are CoNLL-U values, each classifier scores its column's values
         (the lemmatizer its rules) over the features of its index."""
         with check.loading(path, "tagger"):

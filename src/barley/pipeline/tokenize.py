@@ -19,9 +19,9 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from barley import model_check as check
 from barley.conllu import Sentence
 from barley.errors import BarleyError, ModelError
+from barley.models import check
 from barley.registry import FromRegistries, Registry
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions
 from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions

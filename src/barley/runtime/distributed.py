@@ -248,7 +248,7 @@ def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.Path
         model_bytes = Path(model).read_bytes()
     except OSError as error:
         raise BarleyError(f"cannot read the model: {error.strerror}", path=model) from None
-    from barley.model_file import read_manifest
+    from barley.models.archive import read_manifest
 
     read_manifest(model)  # a damaged model fails here, once, not on every worker
     model_sha = hashlib.sha256(model_bytes).hexdigest()

@@ -2,7 +2,7 @@
 
 A request names a model by the name given here (never by a path). Without ``--model``,
 ``barley serve`` serves the default model that ships with barley
-(:func:`barley.shipped.default_model_path`).
+(:func:`barley.models.shipped.default_model_path`).
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from barley import model_file
-from barley.catalog import resolve
 from barley.confidence import Confidence
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
+from barley.models import archive
+from barley.models.catalog import resolve
+from barley.models.shipped import default_model_path
 from barley.pipeline import Pipeline, require_component
 from barley.service.inputs import INPUT_FORMATS, input_formats, read_input
 from barley.service.limits import Limits
-from barley.shipped import default_model_path
 
 WARM_UP = Sentence([], [["1", "x", "x", "X", "X", "_", "_", "_", "_", "_"]])
 """A sentence that each model parses once when it is loaded, so that what its components build
@@ -134,7 +134,7 @@ def _turns(sentences: list[Sentence]) -> Iterator[list[Sentence]]:
 
 def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
     """``(name, path)`` of each ``--model [NAME=]MODEL`` (MODEL: a path or a model's name,
-    :mod:`barley.catalog`; NAME: by default the file name without extension, or the model's name), or of
+    :mod:`barley.models.catalog`; NAME: by default the file name without extension, or the model's name), or of
     the default model; a BarleyError if there is none."""
     if not given:
         given = [default_model_path()]
@@ -155,7 +155,7 @@ class ModelRegistry:
     def __init__(self, specs: list[tuple[str, str]]):
         self.models = {}
         for name, path in specs:
-            manifest, arrays = model_file.read(path)  # once: the parser and its description
+            manifest, arrays = archive.read(path)  # once: the parser and its description
             pipeline = Pipeline.from_model(manifest, arrays, path)
             require_component(pipeline.names, "parse", path, ", so barley serve cannot parse with it")
             pipeline.blas_threads = 0  # the process's own limit holds, set once by barley serve (--blas-threads)

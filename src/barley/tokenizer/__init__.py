@@ -44,15 +44,14 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from barley import model_check as check
 from barley.conllu import MISC, Sentence
 from barley.errors import BarleyError, InputError, ModelError
 from barley.learners import rows_to_csr, weight_sums
 from barley.learners.linear import LinearLearner
+from barley.models import check
 from barley.tokenizer import features, spaces
 from barley.tokenizer.multiword import MultiwordExpander
-from barley.tokenizer.treebank_text import (INSIDE, SENTENCE_END, TOKEN_END, TextStatistics, paragraphs,
-                                            spaces_in_tokens)
+from barley.tokenizer.treebank_text import INSIDE, SENTENCE_END, TOKEN_END, TextStatistics, paragraphs, spaces_in_tokens
 
 BLOCK_CHARS = 1 << 16
 MAX_TOKEN_CHARS = 500
@@ -424,7 +423,7 @@ class Tokenizer(Segmenter):
 
     @classmethod
     def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> Tokenizer:
-        """The tokenizer of :meth:`to_arrays`, each entry checked first (:mod:`barley.model_check`)."""
+        """The tokenizer of :meth:`to_arrays`, each entry checked first (:mod:`barley.models.check`)."""
         if params.get("feature_templates") != features.N_TEMPLATES:
             raise ModelError("this tokenizer was trained with other character features",
                              fix="train the tokenizer again with this version of barley")

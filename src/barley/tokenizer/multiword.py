@@ -24,8 +24,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from itertools import accumulate
 
-from barley import model_check as check
 from barley.conllu import FORM, ID, Sentence
+from barley.models import check
 
 CACHED_FORMS = 1 << 16  # surface forms whose expansion is remembered (forms repeat: most tokens are hits)
 MIN_RULE_SUPPORT = 3  # training forms a suffix rule needs before it is trusted
@@ -117,7 +117,7 @@ class MultiwordExpander:
 
     @classmethod
     def from_json(cls, data: dict) -> MultiwordExpander:
-        """The expander of :meth:`to_json`, checked (:mod:`barley.model_check`): its words are
+        """The expander of :meth:`to_json`, checked (:mod:`barley.models.check`): its words are
         written into CoNLL-U's FORM column."""
         check.mapping(data, "the multiword expander")
         expansions = check.mapping(data["expansions"], "the multiword expansions")

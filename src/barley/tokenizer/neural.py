@@ -39,8 +39,8 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from barley import model_check as check
 from barley.errors import BarleyError, ModelError
+from barley.models import check
 from barley.neural import numpy_ops
 from barley.tokenizer import Segmenter, features
 from barley.tokenizer.multiword import MultiwordExpander

@@ -21,27 +21,34 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from barley import __version__, model_check as check, model_file
-from barley.transition.loop import ParseStats, parse_batch
-from barley.transition.beam import parse_batch_beam
+from barley import __version__
 from barley.confidence import Confidence, calibration_of
 from barley.conllu import Sentence
-from barley.constraints import (ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle,
-                                write_tree)
+from barley.constraints import ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle, write_tree
 from barley.errors import BarleyError, InputError
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
-from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
-from barley.transition.featurize import Featurizer
-from barley.nbest import analyses, expanded
+from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.kinds import ParserKind, check_choice, in_length_batches, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
+from barley.models import archive, check
+from barley.nbest import analyses, expanded
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
-from barley.transition.global_training import UPDATES, train_global
-from barley.transition.training import Classes, Exploration, Instances, collect_instances, explore, perceptron_exploration
 from barley.transforms import describe_transforms, of_manifest
+from barley.transition.beam import parse_batch_beam
+from barley.transition.featurize import Featurizer
+from barley.transition.global_training import UPDATES, train_global
+from barley.transition.loop import ParseStats, parse_batch
+from barley.transition.training import (
+    Classes,
+    Exploration,
+    Instances,
+    collect_instances,
+    explore,
+    perceptron_exploration,
+)
 from barley.tree import label_ids, label_table
 from barley.valid_ud import Mending, UDRules
 from barley.valid_ud import require_support as require_valid_ud
@@ -208,7 +215,7 @@ class Parser:
     # --- model files ------------------------------------------------------------------
 
     def save(self, path: str) -> None:
-        model_file.write(path, *self.to_files())
+        archive.write(path, *self.to_files())
 
     def _features_source(self) -> str:
         """Where the feature model came from: the file or default it was trained with, kept through
@@ -240,7 +247,7 @@ class Parser:
     @classmethod
     def from_files(cls, manifest: dict, arrays: dict[str, np.ndarray], path: str) -> Parser:
         """A parser from the manifest and arrays of :meth:`to_files` (``path`` names it in errors),
-        each checked first (:mod:`barley.model_check`): the classes are the system's (move, label)
+        each checked first (:mod:`barley.models.check`): the classes are the system's (move, label)
         pairs over the labels, the feature keys increasing, the learner's arrays fit those classes
         and features."""
         with check.loading(path, "transition"):

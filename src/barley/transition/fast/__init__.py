@@ -76,7 +76,7 @@ def compile_parser(parser) -> CompiledParser | None:
     """The compiled loop for a transition ``parser``, or None (said once) when there is none.
 
     The loop checks every table it is given (``_loop.Program``); a table it refuses (which the
-    model's loader should have refused already, :mod:`barley.model_check`) is a ModelError."""
+    model's loader should have refused already, :mod:`barley.models.check`) is a ModelError."""
     module = loop_module()
     if module is None:
         return None

@@ -5,7 +5,7 @@ A shipped model is an ordinary pipeline model file whose manifest also carries a
 treebank and treebank version it was trained on, and the licence it carries (the
 treebank's). ``barley parse`` and ``barley serve`` without ``--model``,
 and :func:`barley.parse`, use :data:`DEFAULT`; ``barley models`` lists them all
-(:mod:`barley.catalog`).
+(:mod:`barley.models.catalog`).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from pathlib import Path
 
 from barley.errors import BarleyError
 
-MODELS_DIR = Path(__file__).resolve().parent / "models"
+MODELS_DIR = Path(__file__).resolve().parent
 DEFAULT = "en_ewt"
 """The name (file name without ``.barley``) of the model used when none is given."""
 
 
 def shipped_models() -> list[tuple[str, str]]:
     """``(name, path)`` of every model file in the package's ``models`` folder, by name
-    (:mod:`barley.catalog` lists them with the installed ones)."""
+    (:mod:`barley.models.catalog` lists them with the installed ones)."""
     return [(path.stem, str(path)) for path in sorted(MODELS_DIR.glob("*.barley"))]
 
 

@@ -25,7 +25,7 @@ anything is unpacked; and nothing is ever inflated beyond the size a member decl
 where the data would inflate to more (it is read :data:`READ_CHUNK` bytes at a time, and
 :mod:`zipfile` stops at the declared size). A file written before arrays were declared is
 read under the same bounds, its member names checked only for their form (``NAME.npy``)
-before reading, and against its components' needs when they are built (:mod:`barley.model_check`).
+before reading, and against its components' needs when they are built (:mod:`barley.models.check`).
 Running out of memory while reading is one :class:`ModelError`, as is any damage.
 """
 

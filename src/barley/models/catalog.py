@@ -4,11 +4,11 @@ Everywhere a model is asked for (``--model``, ``barley info``, ``barley serve -m
 :func:`barley.load`, :func:`barley.spacy.load`) the user may give, tried in this order:
 
 1. the path of a model file;
-2. the name of a model that ships inside barley (:mod:`barley.shipped`, e.g. ``en_ewt``);
+2. the name of a model that ships inside barley (:mod:`barley.models.shipped`, e.g. ``en_ewt``);
 3. a language code (two or three lower-case letters, :data:`LANGUAGE_CODE`: ``en``): the
    default model if it is of that language, else the one shipped or installed model of it;
 4. the name of an installed model package (built by ``barley package``,
-   :mod:`barley.model_package`, and installed with pip).
+   :mod:`barley.models.package`, and installed with pip).
 
 Installed packages are found through their distribution metadata: each declares its
 model in the entry-point group :data:`ENTRY_POINTS` (name = the model's name, value = the
@@ -39,11 +39,11 @@ from functools import cached_property
 from importlib import metadata
 
 from barley import __version__
-from barley import model_check as check
 from barley.errors import BarleyError, BarleyWarning, ModelError
-from barley.model_file import read_manifest
+from barley.models import check
+from barley.models.archive import read_manifest
+from barley.models.shipped import DEFAULT, MODELS_DIR, shipped_models
 from barley.registry import distribution_named, entry_points
-from barley.shipped import DEFAULT, MODELS_DIR, shipped_models
 
 ENTRY_POINTS = "barley_models"
 """The entry-point group in which model packages declare their model."""

@@ -14,7 +14,7 @@ a wheel as the binary distribution format specifies it (PEP 427; the packaging g
     NAME-VERSION.dist-info/RECORD
 
 Installed (``pip install --no-index NAME-….whl``), the model is found by its name through
-the entry point, without importing anything (:mod:`barley.catalog`). The model is loaded by
+the entry point, without importing anything (:mod:`barley.models.catalog`). The model is loaded by
 the normal loader before it is packaged, so a package never holds a model barley refuses.
 The wheel is written atomically, byte for byte the same for the same inputs.
 
@@ -23,7 +23,7 @@ version that wrote it), which may come from anyone: every value must be printabl
 (``str.isprintable``: no line break, control or format character) without a space at either
 end, and the written ``METADATA``, read back as pip and :mod:`importlib.metadata` read it
 (:mod:`email`), must give exactly the fields and values meant, or no wheel is written. The
-name may not be a language code's (:data:`barley.catalog.LANGUAGE_CODE`: ``-m en`` names the
+name may not be a language code's (:data:`barley.models.catalog.LANGUAGE_CODE`: ``-m en`` names the
 English model, never a package); the licence's text is read up to :data:`MAX_LICENCE_BYTES`.
 """
 
@@ -39,12 +39,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from barley import __version__, model_file
+from barley import __version__
 from barley.atomic import atomic_output, check_output_folder
-from barley.catalog import ENTRY_POINTS, LANGUAGE_CODE, MODEL_FILE, NAME, language_code, language_name
 from barley.conllu import read_text
 from barley.errors import BarleyError
-from barley.shipped import MODELS_DIR, shipped_models
+from barley.models import archive
+from barley.models.catalog import ENTRY_POINTS, LANGUAGE_CODE, MODEL_FILE, NAME, language_code, language_name
+from barley.models.shipped import MODELS_DIR, shipped_models
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 MAX_LICENCE_BYTES = 1 << 20
@@ -143,9 +144,9 @@ def build(model: str, name: str, out_dir: str, *, version: str = "1.0.0", licenc
 
     ``licence``: the licence's name (default: the one the manifest states, ``shipped.licence``);
     ``licence_file``: its text (default: the shipped models' ``LICENSE.txt`` for a shipped model);
-    ``language``: the language's code (default: read from the manifest, :func:`barley.catalog.language_code`).
+    ``language``: the language's code (default: read from the manifest, :func:`barley.models.catalog.language_code`).
     """
-    from barley.catalog import resolve
+    from barley.models.catalog import resolve
     from barley.pipeline import Pipeline
 
     name, version = _checked_name(name), _checked_version(version)
@@ -153,7 +154,7 @@ def build(model: str, name: str, out_dir: str, *, version: str = "1.0.0", licenc
     licence = _metadata_value("--licence", licence)
     check_output_folder(out_dir)
     path = resolve(model)
-    manifest, arrays = model_file.read(path)
+    manifest, arrays = archive.read(path)
     Pipeline.from_model(manifest, arrays, path)  # validated as any model is, by the loader
     shipped = manifest.get("shipped")
     stated = shipped.get("licence") if isinstance(shipped, dict) else None
@@ -189,10 +190,10 @@ def build(model: str, name: str, out_dir: str, *, version: str = "1.0.0", licenc
 
 
 def _model_bytes(manifest: dict, arrays: dict) -> bytes:
-    """The model file of ``manifest`` and ``arrays``, as :func:`barley.model_file.write` writes it."""
+    """The model file of ``manifest`` and ``arrays``, as :func:`barley.models.archive.write` writes it."""
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, MODEL_FILE)
-        model_file.write(path, manifest, arrays)
+        archive.write(path, manifest, arrays)
         with open(path, "rb") as handle:
             return handle.read()
 
@@ -235,11 +236,11 @@ def _wheel_bytes(files: dict[str, bytes], record: str) -> bytes:
     lines = [_record_line(path, data) for path, data in files.items()] + [f"{record},,"]
     files = {**files, record: ("\n".join(lines) + "\n").encode()}
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
+    with zipfile.ZipFile(buffer, "w") as zipped:
         for path, data in files.items():
             member = zipfile.ZipInfo(path, date_time=_EPOCH)
             # the model stays stored as it is (its raw arrays are memory-mapped once installed)
             member.compress_type = zipfile.ZIP_STORED if path.endswith(MODEL_FILE) else zipfile.ZIP_DEFLATED
             member.external_attr = 0o644 << 16
-            archive.writestr(member, data)
+            zipped.writestr(member, data)
     return buffer.getvalue()

@@ -6,12 +6,12 @@ weight column or a declared size that is not what the rest of the file says woul
 it read or write outside its buffers. So every loader checks the arrays and manifest
 entries it reads, once, at load time, here, before anything is allocated from a
 declared size; any violation is one :class:`~barley.errors.ModelError` naming the file
-and the array or entry. (:mod:`barley.model_file` checks the file itself: zip damage,
+and the array or entry. (:mod:`barley.models.archive` checks the file itself: zip damage,
 each ``.npy`` header against its member's real size, the manifest's size and depth.)
 
 Using it — every kind's ``from_files`` does this, and a new kind or format does the same::
 
-    from barley import model_check as check
+    from barley.models import check
 
     with check.loading(path, "graph"):                    # any damage inside: one ModelError
         labels = check.texts(manifest["labels"], "labels", field=True, unique=True)
