@@ -12,9 +12,11 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from barley.kinds import all_kind_options, from_files as parser_from_files, train as train_parser
 from barley.confidence import calibration_of
 from barley.conllu import Sentence
+from barley.kinds import all_kind_options
+from barley.kinds import from_files as parser_from_files
+from barley.kinds import train as train_parser
 from barley.registry import FromRegistries
 
 _NOT_OPTIONS = {"train_data", "seed", "dev", "log", "record_time"}

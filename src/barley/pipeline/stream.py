@@ -28,9 +28,9 @@ import itertools
 import sys
 from collections.abc import Iterable, Iterator
 
-from barley.runtime import parallel
 from barley.conllu import Sentence
 from barley.errors import BarleyError
+from barley.runtime import parallel
 
 MAX_TEXT_CHARS = 10_000_000
 """The most characters of one text that :func:`pipe` takes unless given ``max_chars``."""
