@@ -24,7 +24,7 @@ import tracemalloc
 
 import numpy as np
 
-from barley.graph import chu_liu_edmonds, eisner, eisner_second_order, mst, nonprojective_approximation
+from barley.decoders import chu_liu_edmonds, eisner, eisner_second_order, mst, nonprojective_approximation
 
 
 def timed(function, repeat: int) -> float:

@@ -72,7 +72,7 @@ def test_learns_the_toy_language(trained, data):
     assert history["dev_las_per_epoch"][history["best_epoch"] - 1] == max(history["dev_las_per_epoch"])
 
 
-# the functions of barley.graph.decoding that each decoder calls: the graph parser's own
+# the functions of barley.decoders.decoding that each decoder calls: the graph parser's own
 CALLED = {"mst": {"chu_liu_edmonds"}, "eisner": {"eisner"}, "eisner+npa": {"eisner", "nonprojective_approximation"}}
 
 
@@ -80,7 +80,7 @@ CALLED = {"mst": {"chu_liu_edmonds"}, "eisner": {"eisner"}, "eisner+npa": {"eisn
 def test_every_decoder_gives_trees(data, decoder, monkeypatch):
     """Barely trained, most sentences' best heads are no tree, so the decoder does the work — the
     graph-based parser's decoder functions, not copies of them."""
-    import barley.graph.decoding as decoding
+    import barley.decoders.decoding as decoding
 
     called = set()
     for name in ("chu_liu_edmonds", "eisner", "nonprojective_approximation"):
@@ -148,20 +148,20 @@ def test_the_baseline_encoding_gives_projective_trees_with_plain_labels(data):
 
 def test_the_shortcut_gives_the_decoders_tree():
     """Skipping the decoder when the best heads already form a (projective) tree changes no result."""
-    from barley.graph.decoding import decode
-    from barley.graph.model import GraphOptions, Scores
-    from barley.graph.scoring import tree_score
+    from barley.decoders.decoding import decode
+    from barley.decoders.options import DecoderOptions
+    from barley.decoders.tree_score import tree_score
     from barley.neural.trees import BiaffineParseStats, best_tree
 
     rng = np.random.default_rng(7)
     for decoder in ("mst", "eisner"):
-        decoding = GraphOptions(decoder=decoder)
+        decoding = DecoderOptions(decoder=decoder)
         for _ in range(200):
             size = int(rng.integers(2, 8))
             arc = rng.normal(size=(size, size)) + 4 * np.eye(size, k=-1)  # often a chain: a tree
             arc[:, 0] = -np.inf
             np.fill_diagonal(arc, -np.inf)
-            full, _ = decode(decoding, Scores(None, None, None, arc=arc))
+            full, _ = decode(decoding, arc)
             assert tree_score(best_tree(decoding, arc, BiaffineParseStats()), arc) == pytest.approx(
                 tree_score(full, arc))
 
@@ -223,7 +223,7 @@ def test_a_biaffine_model_parses_without_pytorch(trained, data, tmp_path):
 
 
 def test_a_sentence_over_max_words_is_refused_in_one_line(trained, data, monkeypatch):
-    from barley.graph.decoding import FIRST_ORDER_MAX_WORDS
+    from barley.decoders.decoding import FIRST_ORDER_MAX_WORDS
 
     assert trained.max_words == FIRST_ORDER_MAX_WORDS
     monkeypatch.setattr(trained, "max_words", 3)

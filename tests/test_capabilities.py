@@ -12,7 +12,7 @@ from barley.errors import BarleyError
 
 PARSERS = {  # each kind's trained parser (what the component writing the trees holds)
     "transition": "barley.transition.parser:Parser",
-    "graph": "barley.graph.pipeline:TrainedGraphParser",
+    "graph": "barley.graph.trained:TrainedGraphParser",
     "biaffine": "barley.neural.biaffine_parser:TrainedBiaffineParser",
     "neural-transition": "barley.neural.transition_parser:NeuralTransitionParser",
     "joint": "barley.neural.joint:JointParser",

@@ -30,7 +30,7 @@ from barley.confidence import (
 from barley.conllu import MISC, read, read_lines
 from barley.evaluation.attachment import evaluate
 from barley.features.extract import list_element
-from barley.graph.marginals import head_softmax, tree_marginals
+from barley.decoders.marginals import head_softmax, tree_marginals
 from barley.head_model import (
     DISTANCES,
     FEATURE_SET,
@@ -414,7 +414,7 @@ def test_a_damaged_head_model_is_refused(entry, message):
 def test_a_tree_distribution_floating_point_cannot_hold_falls_back_to_the_softmax_over_heads():
     """Words 1 and 2 each other's best heads, every root arc e^-10000 times less likely: every tree's
     weight underflows to 0 and the Laplacian is singular; the heads' softmax is what is left."""
-    from barley.graph.marginals import head_probabilities, head_softmax
+    from barley.decoders.marginals import head_probabilities, head_softmax
 
     arc = np.full((3, 3), -np.inf)
     arc[0, 1] = arc[0, 2] = -10_000.0

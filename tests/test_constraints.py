@@ -24,11 +24,19 @@ from random_trees import any_tree, draw_ints, projective_tree
 from test_dynamic_oracles import NO_SHRINK, BruteForce, key, random_configuration
 
 from barley.conllu import Sentence
-from barley.constraints import (FREE, ArcOptions, SentenceArcs, TransitionGuide, buildable,
-                                constrained_scores, labels_kept, write_tree)
+from barley.constraints import (
+    FREE,
+    ArcOptions,
+    SentenceArcs,
+    TransitionGuide,
+    buildable,
+    constrained_scores,
+    labels_kept,
+    write_tree,
+)
+from barley.decoders.decoding import decode
+from barley.decoders.options import DecoderOptions
 from barley.errors import InputError
-from barley.graph.decoding import decode
-from barley.graph.model import GraphOptions, Scores
 from barley.systems import REGISTRY, get_system
 from barley.tree import check_tree, is_projective
 
@@ -154,11 +162,11 @@ def test_buildable_keeps_arcs_of_one_projective_tree_and_drops_none_needlessly(d
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1))
 def test_graph_decoders_keep_the_given_arcs(decoder, data, seed):
     single_root = data.draw(st.booleans())
-    options = GraphOptions(decoder=decoder, single_root=single_root)
+    options = DecoderOptions(decoder=decoder, single_root=single_root)
     arcs = random_given(draw_ints(data), data.draw(st.integers(1, 5)), single_root,
                         "any" if decoder == "mst" else "projective", forbid=True)
     scores = np.random.default_rng(seed).normal(size=(arcs.n + 1, arcs.n + 1))
-    heads, _ = decode(options, Scores(None, None, None, arc=constrained_scores(scores, arcs)))
+    heads, _ = decode(options, constrained_scores(scores, arcs))
     heads = [int(h) for h in heads]
     assert check_tree(heads, single_root) is None
     for d, h in enumerate(arcs.kept_heads()):
@@ -180,8 +188,8 @@ def test_mst_avoiding_crossing_arcs_finds_the_brute_force_best_tree(data, seed):
     single_root = data.draw(st.booleans())
     arcs = random_given(draw_ints(data), data.draw(st.integers(1, 5)), single_root, "any", forbid=True)
     scores = np.random.default_rng(seed).normal(size=(arcs.n + 1, arcs.n + 1))
-    options = GraphOptions(decoder="mst", single_root=single_root)
-    heads, _ = decode(options, Scores(None, None, None, arc=constrained_scores(scores, arcs, avoid_crossing=True)))
+    options = DecoderOptions(decoder="mst", single_root=single_root)
+    heads, _ = decode(options, constrained_scores(scores, arcs, avoid_crossing=True))
     given_arcs = [(h, d) for d, h in enumerate(arcs.kept_heads()) if d and h != FREE and h != 0]
 
     def crosses(h: int, d: int) -> bool:
@@ -208,12 +216,12 @@ def test_models_avoid_crossing_given_arcs_only_where_crossing_arcs_are_rare():
     assert crossing_share([[-1, 2, 0, 2]]) == 0.0
     assert crossing_share([[-1, 3, 4, 0, 3]]) == pytest.approx(2 / 3)  # 3 → 1 and 4 → 2 cross; 3 → 4 crosses none
     assert crossing_share([[-1, 3, 4, 0, 3], [-1, 0, 1, 1, 1]]) == pytest.approx(2 / 6)
-    assert GraphOptions(crossing_arcs=0.0039).avoids_crossing_given()
-    assert not GraphOptions(crossing_arcs=0.0595).avoids_crossing_given()
-    assert not GraphOptions().avoids_crossing_given()  # not measured: a model written before it was
+    assert DecoderOptions(crossing_arcs=0.0039).avoids_crossing_given()
+    assert not DecoderOptions(crossing_arcs=0.0595).avoids_crossing_given()
+    assert not DecoderOptions().avoids_crossing_given()  # not measured: a model written before it was
     for damaged in (1.5, -0.5, "0.01"):
         with pytest.raises(Exception, match="share of crossing arcs"):
-            GraphOptions(crossing_arcs=damaged).check()
+            DecoderOptions(crossing_arcs=damaged).check()
 
 
 # --- reading the constraints --------------------------------------------------------------
@@ -414,10 +422,10 @@ def test_enforce_puts_the_given_arcs_into_any_tree(data):
 @pytest.mark.parametrize("system", ["arc-eager", "arc-hybrid"])
 def test_the_compiled_loop_keeps_given_arcs_as_the_reference_path(system, tmp_path):
     """The compiled loop's costs against the given arcs are the reference's: the same trees."""
-    from barley.transition.loop import ParseStats, parse_batch
     from barley.conllu import read
     from barley.constraints import guides
     from barley.kinds import train
+    from barley.transition.loop import ParseStats, parse_batch
 
     train_path, test_path = _toy(tmp_path)
     parser = train(str(train_path), system=system, **QUIET)

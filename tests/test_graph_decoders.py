@@ -19,11 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from barley.graph import (chu_liu_edmonds, eisner, eisner_second_order, nonprojective_approximation,
+from barley.decoders import (chu_liu_edmonds, eisner, eisner_second_order, nonprojective_approximation,
                           sibling_tree_score, tree_score)
-from barley.graph import mst
-from barley.graph.k_best import eisner_k_best, spanning_trees_k_best
-from barley.graph.nonprojective_approx import _sibling_gains
+from barley.decoders import mst
+from barley.decoders.k_best import eisner_k_best, spanning_trees_k_best
+from barley.decoders.nonprojective_approx import _sibling_gains
 from barley.tree import check_tree, is_projective
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out

@@ -188,7 +188,7 @@ def test_a_sentence_over_max_words_is_refused_in_one_line(tmp_path, capsys):
     """A second-order model (memory as n³) parses at most SECOND_ORDER_MAX_WORDS words unless
     --max-words says otherwise; other parsers have no such limit to set."""
     from barley.cli import main
-    from barley.graph.decoding import SECOND_ORDER_MAX_WORDS
+    from barley.decoders.decoding import SECOND_ORDER_MAX_WORDS
     from barley.pipeline import Pipeline
 
     train = tmp_path / "train.conllu"

@@ -326,7 +326,7 @@ def test_nbest_gives_distinct_trees_over_the_same_tags(trained, toy):
 
 
 def test_max_words_limits_the_joint_parser_and_a_model_without_a_limit_is_refused(trained, toy, tmp_path):
-    from barley.graph.decoding import FIRST_ORDER_MAX_WORDS
+    from barley.decoders.decoding import FIRST_ORDER_MAX_WORDS
 
     trained.save(str(tmp_path / "joint.barley"))
     pipeline = Pipeline.load(str(tmp_path / "joint.barley"))

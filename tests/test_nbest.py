@@ -16,7 +16,7 @@ import pytest
 
 from barley.cli import main
 from barley.conllu import Sentence, read
-from barley.graph.scoring import tree_score
+from barley.decoders.tree_score import tree_score
 from barley.nbest import analyses, evaluate_oracle, group_name
 from barley.pipeline import Pipeline
 from barley.tree import check_tree, is_projective

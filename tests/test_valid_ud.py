@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 from random_trees import any_tree
 
-from barley.graph.decoding import decode
-from barley.graph.model import GraphOptions, Scores
+from barley.decoders.decoding import decode
+from barley.decoders.options import DecoderOptions
 from barley.tree import check_tree
 from barley.valid_ud import UNLIKELY, UDRules, ancestors, punctuation_projective, subtree
 
@@ -175,7 +175,7 @@ def test_graph_decoding_with_the_rules_gives_valid_trees(decoder, seed):
     arc[:, 0] = -np.inf
     np.fill_diagonal(arc, -np.inf)
     masked = RULES.mask_arcs(arc, words)
-    heads = decode(GraphOptions(decoder=decoder, single_root=True), Scores(None, None, None, arc=masked))[0]
+    heads = decode(DecoderOptions(decoder=decoder, single_root=True), masked)[0]
     heads = [int(h) for h in heads]
     assert check_tree(heads, single_root=True) is None
     label_ids = RULES.reconcile(heads, rng.normal(size=(n + 1, len(LABELS))), words)
@@ -333,8 +333,8 @@ def test_the_official_validator_finds_nothing_structural(tmp_path):
         arc[:, 0] = -np.inf
         np.fill_diagonal(arc, -np.inf)
         masked = rules.mask_arcs(arc, words)
-        heads = [int(h) for h in decode(GraphOptions(decoder="mst", single_root=True),
-                                        Scores(None, None, None, arc=masked))[0]]
+        heads = [int(h) for h in decode(DecoderOptions(decoder="mst", single_root=True),
+                                        masked)[0]]
         label_ids = rules.reconcile(heads, rng.normal(size=(n + 1, len(labels))), words)
         heads = rules.attach_punctuation(heads, label_ids, masked)
         lines += [f"# sent_id = s{seed}", f"# text = {' '.join(forms)}"]

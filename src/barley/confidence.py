@@ -13,7 +13,7 @@ What ``barley parse --confidence`` writes (every parser kind, :data:`HEAD_PROB` 
 
 Where the probabilities come from depends on the parser (each kind's module says how):
 a softmax over the heads, or the arc marginals of the tree distribution
-(:mod:`barley.graph.marginals`), for graph-based, biaffine and joint parsers; for
+(:mod:`barley.decoders.marginals`), for graph-based, biaffine and joint parsers; for
 transition parsers the probabilities of the moves among the legal ones, a word's head
 being that of the moves that decided it (:class:`MoveSteps`). Every kind divides its
 scores by a *temperature* (Guo et al. 2017, "On calibration of modern neural networks",

@@ -28,7 +28,7 @@ from barley.tree import check_tree
 
 KINDS: Registry[ParserKind] = Registry("parser kind", "barley.parsers", {
     "transition": "barley.transition.parser:TRANSITION",
-    "graph": "barley.graph.pipeline:GRAPH",
+    "graph": "barley.graph.trained:GRAPH",
     "biaffine": "barley.neural.biaffine:BIAFFINE",
     "neural-transition": "barley.neural.transition:NEURAL_TRANSITION",
 })
@@ -160,7 +160,7 @@ def train(train_data: str | Iterable[Sentence], *, parser: str = "transition", s
     the training tags are gold or predicted (recorded). ``record_time=False`` leaves
     wall-clock times out of the manifest so that the model file depends only on the data
     and the options. The options of each kind: :func:`train_transition` (the default) and
-    :func:`barley.graph.pipeline.train_kind`; an option the kind does not take is refused.
+    :func:`barley.graph.trained.train_kind`; an option the kind does not take is refused.
     """
     started = time.perf_counter()
     kind = get_kind(parser)

@@ -22,8 +22,9 @@ from collections.abc import Iterable, Mapping
 from barley.errors import BarleyError
 from barley.option import Option, declare, shown
 from barley.parse_options import PARSE_OPTIONS
-from barley.graph.model import DECODERS, GraphOptions
-from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
+from barley.decoders.options import DECODERS
+from barley.graph.model import GraphOptions
+from barley.decoders.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.learners import LEARNERS
 from barley.learners.kernel_svm import PolySVMLearner
 from barley.learners.linear import SOLVERS, LinearLearner

@@ -48,7 +48,7 @@ from pathlib import Path
 from barley import options as declared
 from barley.errors import BarleyError, InputError
 from barley.features import RICH, rich_model
-from barley.graph.model import GraphOptions
+from barley.decoders.options import DecoderOptions
 from barley.kinds import KINDS, get_kind
 from barley.learners import LEARNERS
 from barley.systems import get_system
@@ -369,7 +369,7 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     decoding = {option: getattr(spec, option) for option in ("decoder", "order", "npa_threshold")
                 if spec.takes(option) and getattr(spec, option) is not None}
     if decoding:
-        GraphOptions(**decoding).check()
+        DecoderOptions(**decoding).check()
     return spec
 
 

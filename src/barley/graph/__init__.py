@@ -1,17 +1,5 @@
-"""Graph-based parsing: decoders over arc (and sibling) score matrices.
-
-Decoders are pure functions from scores to heads (SuPar's shape): Eisner's
-projective algorithm (first and second order), Chu-Liu-Edmonds maximum spanning
-trees, and the non-projective approximation of McDonald & Pereira (2006); and the k best
-trees, projective and not (:mod:`barley.graph.k_best`). Scores
-are indexed ``scores[head, dependent]`` over nodes 0..n with 0 the artificial root.
-"""
-
-from barley.graph.eisner import eisner, eisner_second_order
-from barley.graph.k_best import eisner_k_best, spanning_trees_k_best
-from barley.graph.mst import chu_liu_edmonds
-from barley.graph.nonprojective_approx import nonprojective_approximation
-from barley.graph.scoring import sibling_tree_score, tree_score
-
-__all__ = ["eisner", "eisner_second_order", "chu_liu_edmonds", "nonprojective_approximation",
-           "eisner_k_best", "spanning_trees_k_best", "tree_score", "sibling_tree_score"]
+"""The graph-based parser (McDonald et al. 2005; Björkelund & Kuhn): hashed arc, sibling and label
+features (:mod:`~barley.graph.features`), the model that turns them into score matrices
+(:mod:`~barley.graph.model`), the parser that decodes them (:mod:`~barley.graph.parser`, with
+:mod:`barley.decoders`) and learns them with the perceptron (:mod:`~barley.graph.learning`), and the
+trained parser of kind ``graph`` (:mod:`~barley.graph.trained`)."""

@@ -8,10 +8,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from barley.graph.decoding import decode
+from barley.decoders.decoding import decode
 from barley.graph.features import NULL, Tokens
 from barley.graph.model import GraphModel, Scores
-from barley.graph.scoring import inner_siblings
+from barley.decoders.tree_score import inner_siblings
 
 CACHE_BYTES = 2 << 30
 """Feature indices kept between training epochs (recomputed beyond this)."""
@@ -75,7 +75,7 @@ def fit(model: GraphModel, sentences: Sequence[tuple[Tokens, np.ndarray, np.ndar
                 cache[k] = (scores.arc_index, scores.label_index, scores.sibling_index)
                 cached_bytes += scores.nbytes()
             model.score(tokens, scores, weights)
-            predicted, _ = decode(model.options, scores)
+            predicted, _ = decode(model.options, scores.arc, scores.sibling)
             predicted_labels = scores.best_label[predicted[1:], np.arange(1, len(tokens))]
             wrong = int(np.count_nonzero((predicted[1:] != heads[1:]) | (predicted_labels != labels[1:])))
             errors += wrong

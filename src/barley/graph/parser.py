@@ -1,5 +1,5 @@
 """The graph-based parser: its model (:mod:`barley.graph.model`), decoded by
-:mod:`barley.graph.decoding`, trained by :mod:`barley.graph.learning`."""
+:mod:`barley.decoders.decoding`, trained by :mod:`barley.graph.learning`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from barley.constraints import SentenceArcs, constrained_scores, labels_kept
-from barley.graph.decoding import decode, decode_k_best
+from barley.decoders.decoding import decode, decode_k_best
 from barley.graph.features import Tokens
 from barley.graph.learning import CACHE_BYTES, fit
 from barley.graph.model import GraphModel, Scores
@@ -19,7 +19,7 @@ class GraphParser(GraphModel):
     """A graph-based model that parses (decodes its scores) and learns (the perceptron)."""
 
     def decode(self, scores: Scores) -> tuple[np.ndarray, int]:
-        return decode(self.options, scores)
+        return decode(self.options, scores.arc, scores.sibling)
 
     def parse(self, tokens: Tokens, arcs: SentenceArcs | None = None) -> tuple[np.ndarray, np.ndarray, int]:
         """Heads and label ids of nodes 0..n (entry 0: -1), and the approximation's moves; with
@@ -40,7 +40,7 @@ class GraphParser(GraphModel):
         return heads, np.asarray(labels_kept(_best_labels(scores, heads), arcs)), moves, scores
 
     def parse_k_best(self, tokens: Tokens, k: int) -> list[tuple[float, np.ndarray, np.ndarray]]:
-        """The ``k`` best trees (first order, :func:`barley.graph.decoding.decode_k_best`) as
+        """The ``k`` best trees (first order, :func:`barley.decoders.decoding.decode_k_best`) as
         (score, heads, label ids), each arc with its best label, as in :meth:`parse`."""
         scores = self.parse_scores(tokens)
         return [(score, heads, _best_labels(scores, heads)) for score, heads in decode_k_best(self.options, scores.arc, k)]

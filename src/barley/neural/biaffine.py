@@ -41,8 +41,8 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
     """
     given = {name: value for name, value in locals().items() if value is not None}
     require_torch()
-    from barley.graph.model import GraphOptions
-    from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
+    from barley.decoders.options import DecoderOptions
+    from barley.decoders.nonprojective_approx import DEFAULT_THRESHOLD
     from barley.neural.biaffine_training import train_biaffine
     from barley.tree import crossing_share, label_table
 
@@ -50,7 +50,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
                                              threads=threads)
     if npa_threshold is not None and decoder != "eisner+npa":
         raise BarleyError("--npa-threshold applies to --decoder eisner+npa only", fix="leave it out")
-    decoding = GraphOptions(decoder=decoder, npa_threshold=DEFAULT_THRESHOLD if npa_threshold is None
+    decoding = DecoderOptions(decoder=decoder, npa_threshold=DEFAULT_THRESHOLD if npa_threshold is None
                             else npa_threshold, single_root=single_root,
                             crossing_arcs=crossing_share(heads for heads, _ in trees))
     decoding.check()
@@ -78,7 +78,7 @@ def load(manifest: dict, arrays: dict, path: str):
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a biaffine parser."""
     from barley.transforms import describe_transforms
-    from barley.graph.decoding import describe as describe_decoding
+    from barley.decoders.decoding import describe as describe_decoding
 
     decoding, encoder = manifest.get("decoding", {}), manifest.get("encoder", {})
     biaffine, training = manifest.get("biaffine", {}), manifest.get("training", {})

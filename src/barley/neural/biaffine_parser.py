@@ -1,6 +1,6 @@
 """The biaffine parser at parse time, numpy only (never PyTorch): its network
 (:class:`barley.neural.numpy_biaffine.NumpyBiaffine`) scores a batch, and the graph decoders
-(:mod:`barley.graph.decoding`) turn the scores into trees, skipped where the best heads already
+(:mod:`barley.decoders.decoding`) turn the scores into trees, skipped where the best heads already
 form one (:mod:`barley.neural.trees`). Training is :mod:`barley.neural.biaffine_training`.
 """
 
@@ -14,9 +14,9 @@ import numpy as np
 from barley.conllu import Sentence
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept
 from barley.errors import BarleyError
-from barley.graph.decoding import check_k_best, check_length, default_max_words
-from barley.graph.marginals import ArcEvidence
-from barley.graph.model import GraphOptions
+from barley.decoders.decoding import check_k_best, check_length, default_max_words
+from barley.decoders.marginals import ArcEvidence
+from barley.decoders.options import DecoderOptions
 from barley.models import check
 from barley.nbest import analyses, expanded
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, pad
@@ -36,7 +36,7 @@ class TrainedBiaffineParser(NeuralParser):
     capabilities = frozenset({"max_words", "nbest", "valid_ud"})  # barley.capabilities
 
     def __init__(self, encoder: EncoderOptions, biaffine: BiaffineOptions, vocabularies: EncoderVocabularies,
-                 labels: list[str], weights: dict[str, np.ndarray], decoding: GraphOptions, transforms: Sequence = (),
+                 labels: list[str], weights: dict[str, np.ndarray], decoding: DecoderOptions, transforms: Sequence = (),
                  manifest: dict | None = None):
         self.biaffine = biaffine
         super().__init__(encoder, vocabularies, labels, weights, transforms, manifest)
@@ -144,5 +144,5 @@ class TrainedBiaffineParser(NeuralParser):
             biaffine.check()
             weights = cls.checked(arrays, encoder, vocabularies, biaffine_shapes(encoder, biaffine, len(labels)), path,
                                   "biaffine network")
-            decoding = GraphOptions.from_json(manifest["decoding"])
+            decoding = DecoderOptions.from_json(manifest["decoding"])
             return cls(encoder, biaffine, vocabularies, labels, weights, decoding, of_manifest(manifest), manifest)

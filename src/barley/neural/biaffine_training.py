@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from barley.conllu import Sentence
-from barley.graph.model import GraphOptions
+from barley.decoders.options import DecoderOptions
 from barley.neural.biaffine_model import BiaffineModel
 from barley.neural.biaffine_parser import TrainedBiaffineParser
 from barley.neural.encoder import make_batch
@@ -24,7 +24,7 @@ from barley.tree import label_ids
 
 
 def train_biaffine(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], labels: list[str], *,
-                   encoder: EncoderOptions, biaffine: BiaffineOptions, training: Training, decoding: GraphOptions,
+                   encoder: EncoderOptions, biaffine: BiaffineOptions, training: Training, decoding: DecoderOptions,
                    transforms: Sequence = (), dev: list[Sentence] | None, pretrained: str | None, seed: int,
                    device: str, threads: int, log: Callable[[str], None]) -> TrainedBiaffineParser:
     """Fit a biaffine parser on (already transformed) gold trees; with ``dev``, the epoch of the best

@@ -31,9 +31,9 @@ from barley.conllu import DEPS, FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
 from barley.enhanced.head import EnhancedHead
 from barley.features.vocabulary import extended
-from barley.graph.decoding import check_k_best, check_length, default_max_words
-from barley.graph.marginals import ArcEvidence
-from barley.graph.model import GraphOptions
+from barley.decoders.decoding import check_k_best, check_length, default_max_words
+from barley.decoders.marginals import ArcEvidence
+from barley.decoders.options import DecoderOptions
 from barley.models import check
 from barley.nbest import analyses, expanded
 from barley.neural import numpy_ops as ops
@@ -163,7 +163,7 @@ class Annotator:
     and head map (:mod:`barley.confidence`, fitted by ``barley calibrate``)."""
 
     tables: JointTables
-    decoding: GraphOptions
+    decoding: DecoderOptions
     transforms: Sequence = ()
     stats: BiaffineParseStats = field(default_factory=BiaffineParseStats)
     calibrated: Calibrated = field(default_factory=Calibrated)

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from barley.conllu import Sentence
-from barley.graph.model import GraphOptions
+from barley.decoders.options import DecoderOptions
 from barley.neural.biaffine_training import padded_targets
 from barley.neural.encoder import tensors
 from barley.neural.fitting import (Checkpoint, carry_over, deterministic, encoder_vocabularies, fit_epochs,
@@ -89,7 +89,7 @@ def data_digest(*parts: Sequence[Sentence]) -> str:
 
 def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str]]], labels: list[str],
                 dev: list[Sentence] | None, *, encoder: EncoderOptions, biaffine: BiaffineOptions,
-                training: Training, decoding: GraphOptions, transforms: Sequence, parser_layers: int, holdout: float,
+                training: Training, decoding: DecoderOptions, transforms: Sequence, parser_layers: int, holdout: float,
                 pretrained: str | None, seed: int, device: str, threads: int, checkpoint: str | None,
                 resume: bool, fingerprint: dict, log: Callable[[str], None]
                 ) -> tuple[JointModel, EncoderVocabularies, JointTables, dict]:
@@ -165,7 +165,7 @@ def _with_dev(sentences: list[Sentence], trees: list, dev: list[Sentence] | None
 
 
 def _train(model: JointModel, vocabularies: EncoderVocabularies, tables: JointTables, sentences: list[Sentence],
-           trees: list, dev: list[Sentence] | None, training: Training, decoding: GraphOptions, transforms: Sequence,
+           trees: list, dev: list[Sentence] | None, training: Training, decoding: DecoderOptions, transforms: Sequence,
            seed: int, device: str, threads: int, checkpoint: Checkpoint | None, log: Callable[[str], None]) -> dict:
     """Log the sizes, then fit ``model`` (:func:`_fit`) as the network of a parser that scores dev."""
     log_sizes(vocabularies, tables.labels, model, device, threads, log)

@@ -4,7 +4,7 @@ those already form a tree the decoder could return, else the decoder.
 This is SuPar's shortcut: a sentence whose best head per word already forms a tree the
 decoder could return (any tree for ``mst``; a projective one for ``eisner`` and
 ``eisner+npa``, where it is the optimum the approximation starts from and cannot
-improve) skips the decoder (:mod:`barley.graph.decoding`); only the others are decoded.
+improve) skips the decoder (:mod:`barley.decoders.decoding`); only the others are decoded.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from barley.constraints import SentenceArcs, constrained_scores
-from barley.graph.decoding import decode, decode_k_best
-from barley.graph.model import GraphOptions, Scores
+from barley.decoders.decoding import decode, decode_k_best
+from barley.decoders.options import DecoderOptions
 from barley.tree import check_tree, is_projective
 
 
@@ -41,13 +41,13 @@ class BiaffineParseStats:
         return text
 
 
-def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats,
+def best_tree(decoding: DecoderOptions, arc: np.ndarray, stats: BiaffineParseStats,
               arcs: SentenceArcs | None = None) -> np.ndarray:
     """Heads (entry 0: -1) from scores ``arc[head, dependent]`` over nodes 0..n (-inf: impossible);
     counts the sentence, its words and what the decoder did in ``stats``. With ``arcs``, the kept
     given arcs are forced and the arcs that contradict them or are forbidden excluded
     (:func:`barley.constraints.constrained_scores`), and the arcs that cross them where the model
-    avoids those (:meth:`barley.graph.model.GraphOptions.avoids_crossing_given`)."""
+    avoids those (:meth:`barley.decoders.options.DecoderOptions.avoids_crossing_given`)."""
     stats.sentences += 1
     stats.words += len(arc) - 1
     if arcs is not None:
@@ -57,15 +57,15 @@ def best_tree(decoding: GraphOptions, arc: np.ndarray, stats: BiaffineParseStats
     if check_tree(heads, decoding.single_root) is None and (decoding.decoder == "mst" or is_projective(heads)):
         return heads
     stats.decoded += 1
-    heads, moves = decode(decoding, Scores(None, None, None, arc=arc))
+    heads, moves = decode(decoding, arc)
     stats.approximation_moves += moves
     return heads
 
 
-def k_best_trees(decoding: GraphOptions, arc: np.ndarray, k: int, stats: BiaffineParseStats
+def k_best_trees(decoding: DecoderOptions, arc: np.ndarray, k: int, stats: BiaffineParseStats
                  ) -> list[tuple[float, np.ndarray]]:
     """The ``k`` best trees of scores ``arc[head, dependent]`` (best first, as (score, heads);
-    :func:`barley.graph.decoding.decode_k_best`), counted in ``stats`` as :func:`best_tree` counts."""
+    :func:`barley.decoders.decoding.decode_k_best`), counted in ``stats`` as :func:`best_tree` counts."""
     stats.sentences += 1
     stats.words += len(arc) - 1
     stats.decoded += 1

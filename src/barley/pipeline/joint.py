@@ -27,8 +27,8 @@ from barley.confidence import calibration_of
 from barley.conllu import Sentence
 from barley.enhanced.head import EnhancedHead, HeadOptions, HeadTable, head_shapes
 from barley.errors import BarleyError
-from barley.graph.model import GraphOptions
-from barley.graph.nonprojective_approx import DEFAULT_THRESHOLD
+from barley.decoders.options import DecoderOptions
+from barley.decoders.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.models import check
 from barley.neural.inputs import EncoderVocabularies
 from barley.neural.joint import Annotator, JointParser, JointTables, LearnedEnhancer, NumpyJoint, expected_shapes
@@ -150,7 +150,7 @@ class JointComponent:
                               f"{options['restart_epochs']} and {options['restart_learning_rate']}")
         transforms = list(options["transforms"])
         trees = fit_forward(transforms, sentences, [gold_tree(s) for s in sentences], log)
-        decoding = GraphOptions(decoder=options["decoder"], npa_threshold=options.get("npa_threshold",
+        decoding = DecoderOptions(decoder=options["decoder"], npa_threshold=options.get("npa_threshold",
                                 DEFAULT_THRESHOLD), single_root=all(sum(1 for h in heads[1:] if h == 0) == 1
                                                                     for heads, _ in trees),
                                 crossing_arcs=crossing_share(heads for heads, _ in trees))
@@ -316,7 +316,7 @@ class JointComponent:
         with check.loading(path, "joint"):
             encoder = EncoderOptions(**manifest["encoder"])
             biaffine = BiaffineOptions(**manifest["biaffine"])
-            decoding = GraphOptions(**manifest["decoding"])
+            decoding = DecoderOptions(**manifest["decoding"])
             for options in (encoder, biaffine, decoding):
                 options.check()
             vocabularies = EncoderVocabularies.from_json(manifest["vocabularies"])

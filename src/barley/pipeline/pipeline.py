@@ -93,7 +93,7 @@ class Pipeline:
     def limit_words(self, max_words: int) -> None:
         """Refuse sentences longer than ``max_words`` (``barley parse --max-words``): a limit of the
         parsers whose cost grows faster than the sentence, graph-based, biaffine and joint
-        (:mod:`barley.graph.decoding`); other parsers have none to set."""
+        (:mod:`barley.decoders.decoding`); other parsers have none to set."""
         require(self._trained_parser, "max_words")
         self._trained_parser.max_words = max_words
 

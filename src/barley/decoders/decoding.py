@@ -16,11 +16,11 @@ import numpy as np
 
 from barley.conllu import Sentence
 from barley.errors import BarleyError, InputError
-from barley.graph.eisner import eisner, eisner_second_order
-from barley.graph.k_best import eisner_k_best, spanning_trees_k_best
-from barley.graph.model import GraphOptions, Scores
-from barley.graph.mst import chu_liu_edmonds
-from barley.graph.nonprojective_approx import nonprojective_approximation
+from barley.decoders.eisner import eisner, eisner_second_order
+from barley.decoders.k_best import eisner_k_best, spanning_trees_k_best
+from barley.decoders.mst import chu_liu_edmonds
+from barley.decoders.nonprojective_approx import nonprojective_approximation
+from barley.decoders.options import DecoderOptions
 
 FIRST_ORDER_MAX_WORDS = 5000
 """The longest sentence a first-order model (graph-based or biaffine) parses unless ``--max-words``
@@ -31,21 +31,21 @@ SECOND_ORDER_MAX_WORDS = 600
 and 4 GB at 1,000."""
 
 
-def decode(options: GraphOptions, scores: Scores) -> tuple[np.ndarray, int]:
-    """The best tree for ``options.decoder``, and how many non-projective approximation moves it took."""
+def decode(options: DecoderOptions, arc: np.ndarray, sibling: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """The best tree for ``options.decoder`` under the scores ``arc[h, d]`` (and, second order,
+    ``sibling[h, s, d]``), and how many non-projective approximation moves it took."""
     if options.decoder == "mst":
-        return chu_liu_edmonds(scores.arc, options.single_root), 0
+        return chu_liu_edmonds(arc, options.single_root), 0
     if options.order == 2:
-        heads = eisner_second_order(scores.arc, scores.sibling, options.single_root)
+        heads = eisner_second_order(arc, sibling, options.single_root)
     else:
-        heads = eisner(scores.arc, options.single_root)
+        heads = eisner(arc, options.single_root)
     if options.decoder == "eisner+npa":
-        return nonprojective_approximation(heads, scores.arc, scores.sibling,
-                                           options.npa_threshold, options.single_root)
+        return nonprojective_approximation(heads, arc, sibling, options.npa_threshold, options.single_root)
     return heads, 0
 
 
-def check_k_best(options: GraphOptions) -> None:
+def check_k_best(options: DecoderOptions) -> None:
     """Refuse k-best decoding (``--nbest``) where the decoder has none, in one line."""
     if options.order == 2 or options.decoder == "eisner+npa":
         raise BarleyError(f"--nbest: this model's decoder ({'second-order ' if options.order == 2 else ''}"
@@ -53,7 +53,7 @@ def check_k_best(options: GraphOptions) -> None:
                           fix="leave --nbest out, or use a first-order model with --decoder eisner or mst")
 
 
-def decode_k_best(options: GraphOptions, arc: np.ndarray, k: int) -> list[tuple[float, np.ndarray]]:
+def decode_k_best(options: DecoderOptions, arc: np.ndarray, k: int) -> list[tuple[float, np.ndarray]]:
     """The ``k`` best trees for ``options.decoder`` (eisner: projective, mst: any) under first-order
     scores ``arc[h, d]``, best first, as (score, heads); fewer when fewer trees are possible."""
     check_k_best(options)
@@ -62,7 +62,7 @@ def decode_k_best(options: GraphOptions, arc: np.ndarray, k: int) -> list[tuple[
     return eisner_k_best(arc, k, options.single_root)
 
 
-def default_max_words(options: GraphOptions) -> int:
+def default_max_words(options: DecoderOptions) -> int:
     """The longest sentence parsed by default."""
     return SECOND_ORDER_MAX_WORDS if options.order == 2 else FIRST_ORDER_MAX_WORDS
 

@@ -3,7 +3,7 @@ non-projective (k-best spanning trees), best first, each tree once.
 
 **Projective.** Huang & Chiang (2005), "Better k-best parsing", Algorithm 3 (lazy k-best) on
 the hypergraph of Eisner's first-order algorithm. The vertices are Eisner's spans (kind, s, t)
-(:mod:`barley.graph.eisner`); a hyperedge is a split point r with two tail spans, and a
+(:mod:`barley.decoders.eisner`); a hyperedge is a split point r with two tail spans, and a
 derivation of a vertex is an edge with the rank of the derivation used in each tail. Each vertex
 keeps its derivations found so far, best first (``D(v)`` in the paper), and a heap of candidates
 (``cand[v]``), started from every edge with the best derivation of each tail — whose scores are
@@ -38,9 +38,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from barley.graph.eisner import first_order_charts, without_root_heads
-from barley.graph.mst import chu_liu_edmonds
-from barley.graph.scoring import tree_score
+from barley.decoders.eisner import first_order_charts, without_root_heads
+from barley.decoders.mst import chu_liu_edmonds
+from barley.decoders.tree_score import tree_score
 from barley.tree import check_tree
 
 NEG = -np.inf
@@ -48,7 +48,7 @@ NEG = -np.inf
 
 def eisner_k_best(arc: np.ndarray, k: int, single_root: bool = True) -> list[tuple[float, np.ndarray]]:
     """The ``k`` highest-scoring projective trees under ``arc[h, d]``, best first, as (score, heads)
-    pairs (heads as :func:`barley.graph.eisner.eisner`); fewer when fewer trees are possible."""
+    pairs (heads as :func:`barley.decoders.eisner.eisner`); fewer when fewer trees are possible."""
     size = arc.shape[0]
     if size == 1:
         return [(0.0, np.full(1, -1, dtype=np.int64))][:k]
@@ -199,7 +199,7 @@ def _recursion_depth(depth: int):
 
 def spanning_trees_k_best(arc: np.ndarray, k: int, single_root: bool = True) -> list[tuple[float, np.ndarray]]:
     """The ``k`` highest-scoring trees (projective or not) under ``arc[h, d]``, best first, as
-    (score, heads) pairs (heads as :func:`barley.graph.mst.chu_liu_edmonds`); fewer when fewer
+    (score, heads) pairs (heads as :func:`barley.decoders.mst.chu_liu_edmonds`); fewer when fewer
     trees are possible.
 
     Best first over the parts: a part enters the queue with an upper bound of its best tree's

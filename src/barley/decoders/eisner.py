@@ -139,7 +139,7 @@ def eisner_second_order(arc: np.ndarray, sibling: np.ndarray, single_root: bool 
 
     ``sibling[h, s, d]`` scores d as a dependent of h whose adjacent inner sibling
     (next closer to h on the same side) is s, with ``s == h`` for the closest
-    dependent (see :mod:`barley.graph.scoring`). Returns heads as :func:`eisner`.
+    dependent (see :mod:`barley.decoders.tree_score`). Returns heads as :func:`eisner`.
     """
     size = arc.shape[0]
     heads = np.full(size, -1, dtype=np.int64)

@@ -20,9 +20,9 @@ from barley.confidence import Confidence, calibration_of
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
 from barley.constraints import ArcOptions, decoder_class, settle, write_tree
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies, describe_vocabularies
-from barley.graph.decoding import check_k_best, check_length, default_max_words
+from barley.decoders.decoding import check_k_best, check_length, default_max_words
 from barley.graph.features import Tokens
-from barley.graph.marginals import ArcEvidence
+from barley.decoders.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
@@ -206,7 +206,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
 
 def describe(manifest: dict) -> list[str]:
     """The lines of ``barley info`` about a graph-based parser."""
-    from barley.graph.decoding import describe as describe_decoding
+    from barley.decoders.decoding import describe as describe_decoding
 
     graph, training = manifest.get("graph", {}), manifest.get("training", {})
     return [
