@@ -25,12 +25,11 @@ is (:mod:`barley.models.catalog`): it is an error only when it is the one asked 
 from __future__ import annotations
 
 import importlib
-import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from importlib import metadata
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from barley.errors import BarleyError, BarleyWarning, printable
 
@@ -87,7 +86,7 @@ def distribution_named(dist: metadata.Distribution | None) -> str:
             return f"{dist.name} {dist.version}"
     except (UnicodeDecodeError, ValueError, TypeError):
         pass
-    return f"in {os.fspath(dist.locate_file(''))}"
+    return f"in {dist.locate_file('')}"
 
 
 def forget_plugins() -> None:
@@ -149,7 +148,7 @@ class Registry(Mapping[str, T], Generic[T]):
     def __len__(self) -> int:
         return len(self.entries) + len(self._plugins())
 
-    def get(self, name: str, default: T | None = None) -> T | None:
+    def get(self, name: str, default: Any = None) -> Any:
         return self[name] if name in self else default
 
     # a registry is equal to itself alone, and hashable: an option's choices may be one (barley.options)
@@ -184,7 +183,7 @@ class Registry(Mapping[str, T], Generic[T]):
     def _own(self, name: str) -> T:
         reference = self.entries[name]
         if reference not in self._loaded:
-            self._loaded[reference] = _import(reference)
+            self._loaded[reference] = cast(T, _import(reference))
         return self._loaded[reference]
 
     def unknown(self, name: object) -> BarleyError:
@@ -240,7 +239,7 @@ class Registry(Mapping[str, T], Generic[T]):
             raise self._failed[name]
         if name not in self._plugins_loaded:
             try:
-                self._plugins_loaded[name] = _import(entry.value)
+                self._plugins_loaded[name] = cast(T, _import(entry.value))
             except Exception as error:  # a plugin's import may raise anything: it is one line, not a traceback
                 dist = entry.dist
                 uninstall = f"pip uninstall {dist.name}" if dist is not None and dist.name else "uninstall it"

@@ -37,6 +37,7 @@ def decode(options: DecoderOptions, arc: np.ndarray, sibling: np.ndarray | None 
     if options.decoder == "mst":
         return chu_liu_edmonds(arc, options.single_root), 0
     if options.order == 2:
+        assert sibling is not None, "second-order decoding needs the sibling scores"
         heads = eisner_second_order(arc, sibling, options.single_root)
     else:
         heads = eisner(arc, options.single_root)

@@ -177,12 +177,18 @@ def eisner_second_order(arc: np.ndarray, sibling: np.ndarray, single_root: bool 
         CR[s, t], arg = _best(IR[S, split] + CR[split, T])
         back["CR"][s, t] = s + 1 + arg
 
-    todo = _whole_sentence(CL, CR, arc[0] + sibling[0, 0], heads, single_root)
+    return _second_order_heads(back, _whole_sentence(CL, CR, arc[0] + sibling[0, 0], heads, single_root), heads)
+
+
+def _second_order_heads(back: dict[str, np.ndarray], todo: list[tuple[str, int, int]],
+                        heads: np.ndarray) -> np.ndarray:
+    """``heads`` filled by following the back-pointers of :func:`eisner_second_order`'s charts from the
+    spans in ``todo`` (the whole sentence's)."""
     while todo:
         kind, s, t = todo.pop()
         if s == t and kind in ("CR", "CL"):
             continue
-        r = back[kind][s, t]
+        r = int(back[kind][s, t])
         if kind == "CR":
             todo += [("IR", s, r), ("CR", r, t)]
         elif kind == "CL":

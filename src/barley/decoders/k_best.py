@@ -80,7 +80,7 @@ class _EisnerHypergraph:
         self.candidates: dict[tuple, list[tuple[float, int, int, int]]] = {}
         self.pushed: dict[tuple, set[tuple[int, int, int]]] = {}
 
-    def tails(self, vertex: tuple, r: int) -> tuple[tuple, tuple]:
+    def tails(self, vertex: tuple, r: int) -> tuple[tuple, tuple | None]:
         """The two spans that the edge of ``vertex`` at split point ``r`` combines."""
         kind, s, t = vertex
         if kind in ("IR", "IL"):
@@ -222,7 +222,7 @@ def spanning_trees_k_best(arc: np.ndarray, k: int, single_root: bool = True) -> 
             heapq.heappush(parts, (-found[0], next(order), found[1], required, forbidden))
 
     decode({}, frozenset())
-    trees = []
+    trees: list[tuple[float, np.ndarray]] = []
     while parts and len(trees) < k:
         key, _, heads, required, forbidden = heapq.heappop(parts)
         if heads is None:

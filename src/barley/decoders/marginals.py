@@ -103,4 +103,5 @@ class ArcEvidence:
                                for arc, heads in zip(self.arcs, self.heads)])
         if self.deprel is not None:
             return head, self.deprel
+        assert self.label_scores is not None  # a parser keeps the label scores or their probabilities
         return head, softmax(self.label_scores, temperature)[np.arange(len(self.labels)), self.labels]

@@ -49,9 +49,9 @@ def chu_liu_edmonds(arc: np.ndarray, single_root: bool = True) -> np.ndarray:
         heads[1:] = 0
         return heads
     if single_root:
-        heads = _unique_best_tree(scores)
-        if heads is not None:
-            return heads
+        unique = _unique_best_tree(scores)
+        if unique is not None:
+            return unique
         finite = np.isfinite(scores)  # a mask, not a copy of the finite scores
         spread = scores.max(where=finite, initial=NEG) - scores.min(where=finite, initial=np.inf)
         del finite

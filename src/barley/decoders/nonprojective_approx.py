@@ -47,25 +47,24 @@ def _legal_moves(heads: np.ndarray, single_root: bool) -> np.ndarray:
     return ok
 
 
-def nonprojective_approximation(heads: Sequence[int], arc: np.ndarray,
+def nonprojective_approximation(heads: Sequence[int] | np.ndarray, arc: np.ndarray,
                                 sibling: np.ndarray | None = None,
                                 threshold: float = DEFAULT_THRESHOLD,
                                 single_root: bool = True) -> tuple[np.ndarray, int]:
     """Improve ``heads`` by greedy reattachments; returns (heads, number of moves made)."""
-    heads = np.array(heads, dtype=np.int64)
+    improved = np.array(heads, dtype=np.int64)
     moves = 0
-    gain_of = _first_order_gains if sibling is None else _sibling_gains
     while True:
-        gains = gain_of(heads, arc, sibling)
-        gains[~_legal_moves(heads, single_root)] = -np.inf
+        gains = _first_order_gains(improved, arc) if sibling is None else _sibling_gains(improved, arc, sibling)
+        gains[~_legal_moves(improved, single_root)] = -np.inf
         j, d = np.unravel_index(int(gains.argmax()), gains.shape)
         if not gains[j, d] > threshold:
-            return heads, moves
-        heads[d] = j
+            return improved, moves
+        improved[d] = j
         moves += 1
 
 
-def _first_order_gains(heads: np.ndarray, arc: np.ndarray, _sibling) -> np.ndarray:
+def _first_order_gains(heads: np.ndarray, arc: np.ndarray) -> np.ndarray:
     gains = np.array(arc, dtype=np.float64)
     gains[:, 1:] -= arc[heads[1:], np.arange(1, len(heads))][None, :]
     gains[:, 0] = -np.inf

@@ -17,9 +17,9 @@ import numpy as np
 
 def tree_score(heads: Sequence[int], arc: np.ndarray) -> float:
     """Sum of ``arc[heads[d], d]`` for d = 1..n."""
-    heads = np.asarray(heads)
-    dependents = np.arange(1, len(heads))
-    return float(arc[heads[1:], dependents].sum())
+    head_of = np.asarray(heads)
+    dependents = np.arange(1, len(head_of))
+    return float(arc[head_of[1:], dependents].sum())
 
 
 def inner_siblings(heads: Sequence[int]) -> list[int]:
@@ -47,6 +47,6 @@ def inner_siblings(heads: Sequence[int]) -> list[int]:
 def sibling_tree_score(heads: Sequence[int], arc: np.ndarray, sibling: np.ndarray) -> float:
     """First-order score plus ``sibling[h, s, d]`` for each dependent d with inner sibling s."""
     inner = inner_siblings(heads)
-    heads = np.asarray(heads)
-    dependents = np.arange(1, len(heads))
-    return tree_score(heads, arc) + float(sibling[heads[1:], np.asarray(inner[1:]), dependents].sum())
+    head_of = np.asarray(heads)
+    dependents = np.arange(1, len(head_of))
+    return tree_score(heads, arc) + float(sibling[head_of[1:], np.asarray(inner[1:]), dependents].sum())

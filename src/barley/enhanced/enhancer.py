@@ -18,7 +18,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from barley.conllu import DEPS, ID, Sentence
 from barley.enhanced.rules import DEFAULT, Conventions, enhance
@@ -28,7 +28,8 @@ from barley.errors import BarleyError, BarleyWarning
 class Enhancer(Protocol):
     """What fills DEPS: the value of every word 1..n of a sentence with a tree."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def enhance(self, sentence: Sentence) -> list[str]: ...
 
@@ -44,7 +45,8 @@ class RuleEnhancer:
         return enhance(sentence, self.conventions)
 
 
-def _own(pipeline):
+def _own(pipeline) -> Any:
+    """A component's own enhancer (:class:`barley.neural.joint.LearnedEnhancer`, switched by ``active``), if any."""
     return next((c.enhancer for c in pipeline.components if getattr(c, "enhancer", None) is not None), None)
 
 

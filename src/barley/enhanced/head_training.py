@@ -211,7 +211,8 @@ class _DevGraphs:
     """The numpy head on a snapshot of the weights, as :func:`fit_epochs`' parser."""
 
     def __init__(self, table: HeadTable):
-        self.table, self.head = table, None
+        self.table = table
+        self.head: EnhancedHead | None = None
 
     def use_weights(self, weights: dict[str, np.ndarray]) -> None:
         self.head = EnhancedHead(self.table, weights)

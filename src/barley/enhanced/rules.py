@@ -106,7 +106,7 @@ class BasicTree:
         self.form = [""] + [word[FORM] for word in words]
         self.lemma = [""] + [word[LEMMA] if word[LEMMA] != "_" else word[FORM] for word in words]
         self.upos = [""] + [word[UPOS] for word in words]
-        self.feats = [frozenset()] + [frozenset(word[FEATS].split("|")) for word in words]
+        self.feats: list[frozenset[str]] = [frozenset()] + [frozenset(word[FEATS].split("|")) for word in words]
         self.pron_type = [_values(feats, "PronType") for feats in self.feats]  # Czech který: PronType=Int,Rel
         self.children: list[list[int]] = [[] for _ in range(self.n + 1)]
         for d in range(1, self.n + 1):

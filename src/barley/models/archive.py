@@ -375,7 +375,7 @@ READ_CHUNK = 1 << 18
 """Bytes of an array read at a time from a deflated member (into the array itself: no second copy)."""
 
 
-def _read_data(stream: IO[bytes], shape: tuple[int, ...], fortran: bool, dtype: np.dtype) -> np.ndarray:
+def _read_data(stream: _Chunked, shape: tuple[int, ...], fortran: bool, dtype: np.dtype) -> np.ndarray:
     """The array after its ``.npy`` header in ``stream`` (whose size the caller checked: reading
     allocates no more than the member holds)."""
     array = np.empty(math.prod(shape), dtype=dtype)
@@ -393,7 +393,7 @@ def _read_data(stream: IO[bytes], shape: tuple[int, ...], fortran: bool, dtype: 
 _NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 
-def _npy_header(stream: IO[bytes]) -> tuple[tuple[int, ...], bool, np.dtype]:
+def _npy_header(stream: _Chunked) -> tuple[tuple[int, ...], bool, np.dtype]:
     """Shape, Fortran order and dtype from an ``.npy`` header (a literal, never code); no objects."""
     version = np.lib.format.read_magic(stream)
     if version not in _NPY_HEADERS:

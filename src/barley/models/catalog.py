@@ -188,10 +188,10 @@ def _checked(entry: metadata.EntryPoint) -> CatalogModel:
                     if row and row[0] == wanted]
     except (UnicodeDecodeError, ValueError, TypeError, csv.Error) as error:
         raise broken(f"has a RECORD that cannot be read ({type(error).__name__}: {error})") from None
-    path = os.fspath(dist.locate_file(wanted))
+    path = str(dist.locate_file(wanted))  # a path (importlib.metadata's SimplePath)
     if not recorded:
         raise broken(f"did not install {wanted} (its RECORD does not list it)", path)
-    root = os.path.realpath(dist.locate_file(""))
+    root = os.path.realpath(str(dist.locate_file("")))
     if os.path.realpath(path) != os.path.join(root, *folder, MODEL_FILE):
         raise broken("reaches its model through a symbolic link", path)
     if not os.path.isfile(path):

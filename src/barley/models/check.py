@@ -49,7 +49,7 @@ only. ``barley.transition.fast`` checks again what the compiled loop receives.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -150,7 +150,8 @@ def arrays(found: Mapping[str, np.ndarray], specs: Mapping[str, Array], others: 
     """Check ``found`` against ``specs`` (see the module's docstring); the sizes, bound ones included."""
     for size, value in sizes.items():
         integer(value, size, low=0)
-    bound, bound_by = dict(sizes), {}
+    bound = dict(sizes)
+    bound_by: dict[str, str] = {}
     for name in found:
         if name not in specs and not name.startswith(others):
             fail(f"unexpected {array_name(found, name)}")
@@ -237,7 +238,7 @@ def mapping(value: Any, what: str) -> dict:
     return value
 
 
-_OF_TYPE = {bool: boolean, int: integer, float: number, str: text}
+_OF_TYPE: dict[type, Callable[..., Any]] = {bool: boolean, int: integer, float: number, str: text}
 
 
 def options(cls: type, entry: Any, what: str, most: int | None = None):

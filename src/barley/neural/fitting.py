@@ -87,7 +87,7 @@ def log_sizes(vocabularies: EncoderVocabularies, labels: Sequence[str], model: t
 
 
 def fit_epochs(parser, model: torch.nn.Module, lengths: Sequence[int], step: Callable[[list[int]], torch.Tensor],
-               training: Training, dev: list[Sentence] | None, rng: np.random.Generator,
+               training: Training, dev: Sequence | None, rng: np.random.Generator,
                log: Callable[[str], None], evaluate: Callable, after_epoch: Callable[[int], str] | None = None,
                criterion: str = "LAS", shown: Sequence[str] = ("LAS", "UAS"),
                checkpoint: Checkpoint | None = None) -> dict:

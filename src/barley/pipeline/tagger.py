@@ -27,6 +27,7 @@ import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -237,7 +238,7 @@ class Tagger:
     needs = ()
     OPTIONS = {"C": 0.1, "min_feature_count": 1, "split_threshold": 100, "lemma_C": 0.1, "tag_dictionary_min_count": 5}
 
-    def __init__(self, index: FeatureIndex, classifiers: dict[str, LinearLearner], values: dict[str, list[str]],
+    def __init__(self, index: FeatureIndex, classifiers: dict[str, Any], values: dict[str, list[str]],
                  lemmas: dict[tuple[str, str], str], form_lemmas: dict[str, str], rules: list[str],
                  lemma_index: FeatureIndex, lemma_classifier: LinearLearner | None,
                  options: dict, manifest: dict | None = None, tags: dict[str, str] | None = None):
@@ -368,7 +369,7 @@ class Tagger:
             y = np.fromiter((value_id[word[position]] for word in words), dtype=np.int64, count=len(words))
             fit_started = time.perf_counter()
             if column == "UPOS":
-                classifier = LinearLearner(C=options["C"])
+                classifier: Any = LinearLearner(C=options["C"])  # or a SplitLearner: fit and scores differ
                 classifier.fit(X, y, len(column_values), seed=seed)
                 upos_ids = y
             else:  # one classifier per UPOS: a few values each, so training is fast (and no worse)
@@ -490,7 +491,7 @@ class Tagger:
                        check.mapping(manifest["options"], "the tagger's options"), manifest, tags)
 
 
-COLUMN_LEARNERS = {"UPOS": LinearLearner, "XPOS": SplitLearner, "FEATS": SplitLearner, "LEMMA": LinearLearner}
+COLUMN_LEARNERS: dict[str, Any] = {"UPOS": LinearLearner, "XPOS": SplitLearner, "FEATS": SplitLearner, "LEMMA": LinearLearner}
 """The learner of each column's classifier: UPOS is tagged first and splits XPOS's and FEATS' classifiers
 (one per UPOS); the lemmatizer chooses rules. Not a registry (:mod:`barley.registry`): the tagger's design,
 which nothing chooses by name and no other package extends; a model file names each column's learner

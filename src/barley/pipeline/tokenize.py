@@ -44,7 +44,7 @@ class TokenizerKind:
     ``from_arrays(manifest, arrays)``), its options (a dataclass: the names of its fields are the options
     it takes) and its training, ``train(sentences, options, seed=, log=, dev=)``."""
 
-    segmenter: type
+    segmenter: type[Segmenter]
     options: type
     train: Callable
 

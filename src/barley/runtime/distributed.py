@@ -36,6 +36,7 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import IO
 
 from barley import __version__
 from barley.atomic import atomic_output
@@ -212,7 +213,7 @@ def parse_shard(model_bytes: bytes, model_sha: str, shard: Shard) -> dict:
     data = _read_shard(shard)
     input_sha = hashlib.sha256(data).hexdigest()
     record = read_record(shard.output)
-    if _finished(record, model_sha, input_sha, shard.output):
+    if record is not None and _finished(record, model_sha, input_sha, shard.output):
         return {**record, "skipped": True}
     started = time.perf_counter()
     pipeline = _pipeline_for(model_sha, model_bytes)
@@ -252,9 +253,9 @@ def parse_files(client, model: str | os.PathLike, inputs: Iterable[str | os.Path
 
     read_manifest(model)  # a damaged model fails here, once, not on every worker
     model_sha = hashlib.sha256(model_bytes).hexdigest()
-    inputs = [os.fspath(path) for path in inputs]
-    shard_bytes = shard_bytes or shard_size(inputs, sum(client.nthreads().values()))
-    by_output = plan(inputs, out_dir, shard_bytes)
+    paths = [str(os.fspath(path)) for path in inputs]
+    shard_bytes = shard_bytes or shard_size(paths, sum(client.nthreads().values()))
+    by_output = plan(paths, out_dir, shard_bytes)
     for output in by_output:
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     records = []
@@ -323,7 +324,7 @@ class _Joiner:
         self.output, self.group, self.model_sha, self.input_sha = output, group, model_sha, input_sha
         self.unfinished = unfinished
         self.files: contextlib.ExitStack | None = None  # opened with the first shard: few files at a time
-        self.out = None
+        self.out: IO[bytes] | None = None
         self.records: dict[int, dict] = {}  # finished shards not appended yet, by index
         self.next = 0
         self.hasher = hashlib.sha256()
@@ -335,6 +336,7 @@ class _Joiner:
             self._append(self.group[self.next], self.records.pop(self.next))
             self.next += 1
         if self.next == len(self.group):
+            assert self.files is not None  # opened by the first shard appended
             self.files.close()  # complete: the output takes its name
             source = self.group[0].source
             _write_record(self.output, {

@@ -38,7 +38,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import IO
+from typing import IO, Any
 
 from barley.collecting import collecting_rarely, freeze_loaded
 from barley.conllu import Sentence, check_line_length, open_bytes, open_for_writing, read_bytes
@@ -153,14 +153,14 @@ class _BySentences:
     """Where the next block ends: after the next count of sentences (and the blank lines after them)."""
 
     def __init__(self, counts: Iterator[int]):
-        self.counts = counts
+        self.counts: Iterator[int] | None = counts
         self.wanted: int | None = -1  # -1: not asked for yet (a count is taken only when its block is wanted)
         self.found = 0  # sentence ends found so far in the pending bytes,
         self.searched = 0  # all of them before this position
 
     def __call__(self, pending: bytes, ended: bool) -> int | None:
         if self.wanted == -1:
-            self.wanted = next(self.counts, None)
+            self.wanted = None if self.counts is None else next(self.counts, None)
         if self.wanted is None:  # the counts are served: the rest is one block, the last
             if not ended or self.counts is None:
                 return None
@@ -290,7 +290,7 @@ def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: st
     parser.stats = type(parser.stats)()
     with collecting_rarely():  # in Dask's workers too, which inherit nothing from `barley parse`
         sentences = read_bytes(data, name, first_line, newline)
-        options = {"retag": True} if retag else {}
+        options: dict[str, object] = {"retag": True} if retag else {}
         if nbest is not None:  # a pipeline's option (a parser from a Dask worker's loader has none)
             options["nbest"] = nbest
         if beam is not None:
@@ -313,7 +313,7 @@ def add_stats(total, part):
     return total
 
 
-def parse_file(load: Callable[[], object], source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
+def parse_file(load: Callable[[], Any], source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
                progress: Callable[[int, int, int], None] | None = None, input: str = "conllu", retag: bool = False,
                max_words: int | None = None, nbest: int | None = None, confidence=None, beam: int | None = None,
                enhanced: bool = False):

@@ -115,6 +115,15 @@ class Segmenter:
         characters ``text[solid]``; ``encoded`` is :func:`features.encode` of ``text``."""
         raise NotImplementedError
 
+    def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """The manifest entry and arrays a model file keeps of this tokenizer (each kind its own)."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray]) -> Segmenter:
+        """The tokenizer of :meth:`to_arrays`' manifest entry and arrays, checked."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ segmenting
     def _labels(self, text: str, ends_paragraph: bool, lines: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
