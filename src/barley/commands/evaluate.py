@@ -81,13 +81,13 @@ def run(args) -> int:
         show_errors(args, result)
     if args.json:
         scores = {"gold": args.gold, "system": args.system, **result.as_dict(), "conll18": conll18.as_dict()}
-        if other:
+        if other and test:
             scores["compare"] = {"other": args.compare, "LAS": other.as_dict()["LAS"],
                                  "scores": other.as_dict(), **test.as_dict()}
         print(json.dumps(scores, ensure_ascii=False))
         return 0
     print(format_report(result, args.gold, args.system, conll18.scores["LAS"].f1) + "\n\n" + format_conll18(conll18))
-    if other:
+    if other and test:
         print("\n" + format_comparison(result, other, test, args.compare))
     return 0
 
@@ -146,7 +146,7 @@ def _run_conll18(args, conll18, other) -> int:
     test = mcnemar(conll18.las_correct, other.las_correct) if other else None
     if args.json:
         scores = {"gold": args.gold, "system": args.system, "conll18": conll18.as_dict()}
-        if other:
+        if other and test:
             scores["compare"] = {"other": args.compare, "conll18": other.as_dict(), **test.as_dict()}
         print(json.dumps(scores, ensure_ascii=False))
         return 0
@@ -155,7 +155,7 @@ def _run_conll18(args, conll18, other) -> int:
             "characters as in the CoNLL 2018 shared task; barley's per-word scores (non-projective arcs, by "
             "length, by DEPREL) need the gold's words")
     print(f"gold:   {args.gold}\nsystem: {args.system}\n{note}\n\n{format_conll18(conll18)}")
-    if other:
+    if other and test:
         print(f"\nOTHER ({args.compare}): LAS F1 {_f1(other)}\n{format_conll18(other)}\n"
               f"McNemar on the gold words' LAS (CoNLL 2018): {test.only_first} right only in SYSTEM, "
               f"{test.only_second} right only in OTHER; p = {test.p_value:.4g} ({test.method})")

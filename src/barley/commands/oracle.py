@@ -79,9 +79,8 @@ def run(args) -> int:
     results = []
     for name in names:
         system = get_system(name, single_root=single_root)
-        each = _Progress(system.name, len(treebank.trees))
-        if args.transitions:
-            each = _Printer(system, treebank.labels, then=each)
+        progress = _Progress(system.name, len(treebank.trees))
+        each = _Printer(system, treebank.labels, then=progress) if args.transitions else progress
         results.append(oracle_stats.measure(system, treebank, each))
         each.done()
 
