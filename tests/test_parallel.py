@@ -177,3 +177,16 @@ def test_a_pipeline_that_cannot_analyse_text_fails_as_with_one_process(text_mode
         errors.append(capsys.readouterr().err)
     assert errors[0] == errors[1] and "has no UPOS" in errors[0] and errors[0].count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_request_reaches_every_worker_as_it_reaches_one_process(toy, tmp_path):
+    """One ParseRequest for both paths: --jobs 2 writes the probabilities and the enhanced graphs of a one-process
+    run, byte for byte."""
+    folder, model = toy
+    flags = ["--confidence", "--flag-below", "0.5", "--enhanced"]
+    one, two = tmp_path / "one.conllu", tmp_path / "two.conllu"
+    for jobs, out in (("1", one), ("2", two)):
+        assert cli.main(["parse", "-q", "-m", str(model), str(folder / "input.conllu"), "-o", str(out), "--jobs", jobs,
+                         *flags]) == 0
+    assert one.read_bytes() == two.read_bytes()
+    assert b"HeadProb=" in one.read_bytes() and b"# confidence = " in one.read_bytes()

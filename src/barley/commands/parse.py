@@ -19,6 +19,7 @@ from barley.models.catalog import resolve
 from barley.models.shipped import default_model_path
 from barley.parse_options import add_parse_arguments
 from barley.pipeline import NOUNS, Pipeline, component_names, components_for, does, loader, require_component
+from barley.pipeline.request import ParseRequest
 from barley.runtime.progress import Progress
 from barley.runtime.threads import BLAS_THREADS
 from barley.tokenizer import INPUTS
@@ -106,6 +107,8 @@ def _parse(args) -> int:
     arcs = _arc_options(args)
     valid_ud = getattr(args, "valid_ud", None)
     enhanced = getattr(args, "enhanced", False)  # barley tag has no trees to enhance
+    request = ParseRequest(retag=args.retag, arcs=arcs, nbest=args.nbest, valid_ud=valid_ud, beam=args.beam,
+                           enhanced=enhanced, max_words=args.max_words, confidence=confidence)
     if valid_ud is not None and (args.jobs > 1 or args.scheduler or args.out_dir or args.shard_mb is not None):
         raise BarleyError("--valid-ud and --no-valid-ud parse in one process (not yet with --jobs or --scheduler, "
                           "which keep the parser's default)", fix="leave out --jobs and --scheduler")
@@ -136,9 +139,7 @@ def _parse(args) -> int:
         _check_model(args, component_names(read_manifest(args.model)))
         progress = Progress(args.needs, args.input if args.input_format == "conllu" else "-")  # text: no ETA
         stats = parse_file(loader(args.model, runs), args.input, args.output, args.jobs,
-                           progress=None if args.quiet else progress.add, input=args.input_format, retag=args.retag,
-                           max_words=args.max_words, nbest=args.nbest, confidence=confidence, beam=args.beam,
-                           enhanced=enhanced)
+                           progress=None if args.quiet else progress.add, input=args.input_format, request=request)
         progress.close()
         if not args.quiet and stats is not None:
             seconds = time.perf_counter() - started
@@ -151,10 +152,7 @@ def _parse(args) -> int:
     pipeline = pipeline.only(runs)
     if args.blas_threads is not None:
         pipeline.blas_threads = args.blas_threads
-    if args.max_words is not None:
-        pipeline.limit_words(args.max_words)
-    if confidence is not None:
-        pipeline.with_confidence(confidence)
+    request.prepare(pipeline)
     pipeline.set_beam(args.beam)  # refused here, before any output, for a parser without a beam
     progress = Progress(args.needs, args.input, stream=io.StringIO() if args.quiet else None)
 
@@ -167,8 +165,7 @@ def _parse(args) -> int:
         sentences = progress.reading(read(args.input))
     else:
         sentences = pipeline.tokenize(text_pieces(args.input), input=args.input_format, source=source_name(args.input))
-    write(counting(pipeline.parse(sentences, retag=args.retag, arcs=arcs, nbest=args.nbest,
-                                                   valid_ud=valid_ud, beam=args.beam, enhanced=enhanced)), args.output)
+    write(counting(pipeline.parse(sentences, **request.parse_options())), args.output)
     progress.close()
     if not args.quiet:
         seconds = time.perf_counter() - started

@@ -24,6 +24,7 @@ from barley.conllu import Sentence
 from barley.errors import BarleyError, InputError, ModelError
 from barley.models import archive, check
 from barley.pipeline.components import COMPONENTS, component_class, has_values, ordered
+from barley.pipeline.request import ParseRequest
 from barley.pipeline.stream import PIPE_BATCH
 from barley.runtime.threads import BLAS_THREADS, limited
 
@@ -188,12 +189,9 @@ class Pipeline:
         enhanced graph of each tree (:mod:`barley.enhanced.enhancer`: the model's learned head, else rules;
         the learned head is not combined with ``nbest``).
         """
-        if arcs is not None and nbest is not None:
-            raise BarleyError("the k best trees (nbest) are not yet parsed around given or forbidden arcs "
-                              "(keep-arcs, forbid)", fix="ask for the k best trees or for the arcs, not both")
-        if valid_ud and nbest is not None:
-            raise BarleyError("the k best trees (nbest) are not yet held to UD's rules (valid-ud)",
-                              fix="ask for the k best trees or for valid UD, not both")
+        # the combinations no model parses, refused in one place (the probabilities: as the parser was asked)
+        ParseRequest(retag=retag, arcs=arcs, nbest=nbest, valid_ud=valid_ud, beam=beam, enhanced=enhanced,
+                     confidence=None if self._parser is None else getattr(self._parser.parser, "confidence", None))
         self.set_nbest(nbest)
         self.set_beam(beam)  # before the rules, which a beam does not take yet
         self.set_valid_ud(False if nbest is not None and valid_ud is None else valid_ud)
@@ -209,12 +207,6 @@ class Pipeline:
         if arcs is not None and self._parser is None:
             raise BarleyError("given or forbidden arcs need a parser, and this model has none",
                               fix="leave out --keep-arcs and --forbid, or use a model with a parser")
-        confident = self._parser is not None and getattr(self._parser.parser, "confidence", None) is not None
-        if confident and (arcs is not None or nbest is not None):
-            # the probabilities are the model's own, of its best tree: not of trees held to given arcs, nor of the k best
-            raise BarleyError("--confidence and --flag-below are not yet written together with "
-                              + ("--keep-arcs or --forbid" if arcs is not None else "--nbest"),
-                              fix="parse once with --confidence and once without it, or leave one out")
         written: set[str] = set()
         for component in self.components:
             if component.consumes == "text":

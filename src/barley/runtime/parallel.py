@@ -43,6 +43,7 @@ from typing import IO, Any
 from barley.collecting import collecting_rarely, freeze_loaded
 from barley.conllu import Sentence, check_line_length, open_bytes, open_for_writing, read_bytes
 from barley.errors import BarleyError
+from barley.pipeline.request import ParseRequest
 
 BLOCK_BYTES = 1 << 20
 """About this many bytes of CoNLL-U per block (≈ 25,000 words): large enough to batch well."""
@@ -262,44 +263,27 @@ def worker_pipeline():
     return _parser
 
 
-def _parse_block(data: bytes, first_line: int, name: str, newline: str | None, retag: bool,
-                 max_words: int | None, nbest: int | None = None, confidence=None,
-                 beam: int | None = None, enhanced: bool = False) -> tuple[bytes, object]:
-    return parse_bytes(worker_pipeline(), data, name, first_line, newline, retag, max_words, nbest, confidence, beam,
-                       enhanced)
+def _parse_block(data: bytes, first_line: int, name: str, newline: str | None,
+                 request: ParseRequest) -> tuple[bytes, object]:
+    return parse_bytes(worker_pipeline(), data, name, first_line, newline, request)
 
 
-def parse_bytes(parser, data: bytes, name: str, first_line: int = 1, newline: str | None = None,
-                retag: bool = False, max_words: int | None = None, nbest: int | None = None, confidence=None,
-                beam: int | None = None, enhanced: bool = False):
-    """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`).
+def parse_bytes(pipeline, data: bytes, name: str, first_line: int = 1, newline: str | None = None,
+                request: ParseRequest = ParseRequest()):
+    """Parse a piece of a CoNLL-U file (whole sentences, see :func:`barley.conllu.read_bytes`) with ``pipeline``
+    as ``request`` asks (:class:`barley.pipeline.request.ParseRequest`).
 
     Returns the output bytes and the parser's counts for this piece alone. The one
     place where a block or a shard becomes output, so that every way of cutting
-    a file gives the bytes of a one-process run. ``retag`` (a pipeline with a tagger):
-    tag again what the input has tagged; ``max_words``: :meth:`barley.pipeline.Pipeline.limit_words`;
-    ``nbest``: the k best analyses of each sentence (:meth:`barley.pipeline.Pipeline.set_nbest`).
-    ``confidence`` (a :class:`barley.confidence.Confidence`): :meth:`barley.pipeline.Pipeline.with_confidence`;
-    ``beam``: a transition-based parser's width (:meth:`barley.pipeline.Pipeline.set_beam`); ``enhanced``:
-    DEPS filled with the enhanced graphs (:mod:`barley.enhanced.enhancer`).
+    a file gives the bytes of a one-process run.
     """
-    if max_words is not None:
-        parser.limit_words(max_words)
-    if confidence is not None:
-        parser.with_confidence(confidence)
-    parser.stats = type(parser.stats)()
+    request.prepare(pipeline)
+    pipeline.stats = type(pipeline.stats)()
     with collecting_rarely():  # in Dask's workers too, which inherit nothing from `barley parse`
         sentences = read_bytes(data, name, first_line, newline)
-        options: dict[str, object] = {"retag": True} if retag else {}
-        if nbest is not None:  # a pipeline's option (a parser from a Dask worker's loader has none)
-            options["nbest"] = nbest
-        if beam is not None:
-            options["beam"] = beam
-        if enhanced:
-            options["enhanced"] = True
-        parsed = parser.parse(sentences, **options)
+        parsed = pipeline.parse(sentences, **request.parse_options())
         text = "".join(sentence.to_text() for sentence in parsed)
-    return text.encode("utf-8"), parser.stats
+    return text.encode("utf-8"), pipeline.stats
 
 
 # --- in the main process ------------------------------------------------------------------
@@ -314,20 +298,15 @@ def add_stats(total, part):
 
 
 def parse_file(load: Callable[[], Any], source: str, output: str, jobs: int, block_bytes: int = BLOCK_BYTES,
-               progress: Callable[[int, int, int], None] | None = None, input: str = "conllu", retag: bool = False,
-               max_words: int | None = None, nbest: int | None = None, confidence=None, beam: int | None = None,
-               enhanced: bool = False):
+               progress: Callable[[int, int, int], None] | None = None, input: str = "conllu",
+               request: ParseRequest = ParseRequest()):
     """Parse ``source`` (a file, ``-`` for stdin, ``.gz``) into ``output`` with ``jobs`` processes, each with
     the pipeline ``load()`` gives (:func:`barley.pipeline.loader`: a model file, or some of its components).
 
     ``input``: ``"conllu"`` (CoNLL-U or CoNLL-X), or ``"text"`` / ``"tokenized"`` for a
-    pipeline with a tokenizer (:meth:`barley.pipeline.Pipeline.tokenize`); ``retag``:
-    tag again what the input has tagged; ``max_words``: the longest sentence
-    parsed (:meth:`barley.pipeline.Pipeline.limit_words`); ``nbest``: the k best analyses of each
-    sentence (:meth:`barley.pipeline.Pipeline.set_nbest`); ``confidence``: probabilities written
-    (:meth:`barley.pipeline.Pipeline.with_confidence`); ``beam``: a transition-based parser's width
-    (:meth:`barley.pipeline.Pipeline.set_beam`); ``enhanced``: DEPS filled with the enhanced graphs
-    (:meth:`barley.pipeline.Pipeline.parse`). Returns the summed parse statistics
+    pipeline with a tokenizer (:meth:`barley.pipeline.Pipeline.tokenize`); ``request``: what is asked of each
+    sentence (:class:`barley.pipeline.request.ParseRequest`: retagging, the longest sentence, the k best, the
+    probabilities, the beam, the enhanced graphs), the same in every worker. Returns the summed parse statistics
     (``ParseStats`` or ``GraphParseStats``). ``progress(sentences, words, size)`` is called
     after each block is written (:meth:`barley.runtime.progress.Progress.add`: its sentences, its words,
     its bytes of CoNLL-U: of the input, or of the tokenized text).
@@ -336,8 +315,8 @@ def parse_file(load: Callable[[], Any], source: str, output: str, jobs: int, blo
     fork = sys.platform == "linux"
     pipeline = load() if fork or input != "conllu" else None
     if pipeline is not None:
-        pipeline.set_nbest(nbest)  # a parser without k-best is refused here, not in every worker
-        pipeline.set_beam(beam)
+        pipeline.set_nbest(request.nbest)  # a parser without k-best is refused here, not in every worker
+        pipeline.set_beam(request.beam)
     stats = None
     with loaded_for_workers(pipeline if fork else None):
         with contextlib.ExitStack() as stack:
@@ -356,8 +335,7 @@ def parse_file(load: Callable[[], Any], source: str, output: str, jobs: int, blo
                     if block.index == 0:
                         newline = first_line_end(block.data)
                     yield len(block.data), _parse_block, (block.data, block.first_line, name,
-                                                          None if block.index == 0 else newline, retag, max_words,
-                                                          nbest, confidence, beam, enhanced)
+                                                          None if block.index == 0 else newline, request)
 
             for size, (text, block_stats) in in_order(pool, jobs, calls()):
                 out.write(text)  # in input order

@@ -53,8 +53,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from barley import __version__, render
+from barley.confidence import Confidence
 from barley.conllu import COLUMNS
 from barley.errors import BarleyError
+from barley.pipeline import request as parse_request  # its ParseRequest: what the pipeline is asked
 from barley.render import svg
 from barley.service import page
 from barley.service.guards import BodyLimit, HeadAsGet, HostAndOrigin, HostCheck, SecurityHeaders
@@ -166,8 +168,10 @@ def _answer(registry: ModelRegistry, limits: Limits, content_type: str, query: b
     model = registry.get(fields["model"])
     detected = fields["input"] == "auto"
     input_format = detected_format(fields["data"], model.pipeline, fields["keep_arcs"]) if detected else fields["input"]
-    sentences = model.parse(fields["data"], input_format, limits, fields["arcs"], fields["nbest"], fields["valid_ud"],
-                            fields["enhanced"], fields["confidence"])
+    asked = parse_request.ParseRequest(arcs=fields["arcs"], nbest=fields["nbest"], valid_ud=fields["valid_ud"],
+                                       enhanced=fields["enhanced"],
+                                       confidence=Confidence() if fields["confidence"] else None)
+    sentences = model.parse(fields["data"], input_format, limits, asked)
     answer = {"model": model.name, "input": input_format, "input_detected": detected,
               "result": "".join(sentence.to_text() for sentence in sentences), "columns": KEYS,
               "sentences": [{"sent_id": sentence.sent_id, "comments": sentence.comments, "tokens": sentence.rows}

@@ -13,7 +13,6 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from barley.confidence import Confidence
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.kinds import kind_of
@@ -21,6 +20,7 @@ from barley.models import archive
 from barley.models.catalog import resolve
 from barley.models.shipped import default_model_path
 from barley.pipeline import Pipeline, require_component
+from barley.pipeline.request import ParseRequest
 from barley.service.inputs import INPUT_FORMATS, input_formats, read_input
 from barley.service.limits import Limits
 
@@ -82,23 +82,20 @@ class ServedModel:
             list(self.pipeline.tokenize("x"))
         list(self.pipeline.parse([WARM_UP.copy()], retag=True))
 
-    def parse(self, data: bytes, input_format: str, limits: Limits, arcs=None, nbest: int | None = None,
-              valid_ud: bool | None = None, enhanced: bool = False, confidence: bool = False) -> list[Sentence]:
-        """The sentences of a request's ``data`` in ``input_format``, analysed; ``arcs``: given and
-        forbidden arcs (:class:`barley.constraints.ArcOptions`); ``nbest``: the k best analyses of
-        each sentence; ``valid_ud``: UD's rules kept or not, None: the model's default; ``enhanced``:
-        DEPS filled with the enhanced graphs (:meth:`Pipeline.parse`); ``confidence``: the probabilities
-        of heads and labels written (:meth:`Pipeline.with_confidence`, for this request only)."""
+    def parse(self, data: bytes, input_format: str, limits: Limits,
+              request: ParseRequest = ParseRequest()) -> list[Sentence]:
+        """The sentences of a request's ``data`` in ``input_format``, analysed as ``request`` asks
+        (:class:`barley.pipeline.request.ParseRequest`: given and forbidden arcs, the k best, UD's rules, the
+        enhanced graphs, the probabilities of heads and labels: those for this request only)."""
         sentences = read_input(data, input_format, limits, self.pipeline)  # read and tokenized before any turn
-        parsed = []
+        parsed: list[Sentence] = []
         for turn in _turns(sentences):
             with self.lock:
-                if confidence:
-                    self.pipeline.with_confidence(Confidence())
+                request.prepare(self.pipeline)
                 try:
-                    parsed += self.pipeline.parse(turn, arcs=arcs, nbest=nbest, valid_ud=valid_ud, enhanced=enhanced)
+                    parsed += self.pipeline.parse(turn, **request.parse_options())
                 finally:
-                    if confidence:
+                    if request.confidence is not None:
                         self.pipeline.with_confidence(None)
         return parsed
 
