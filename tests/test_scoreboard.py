@@ -248,6 +248,8 @@ def test_macro_averages_are_over_the_treebanks_every_peer_publishes():
     assert "| macro-average over the 2 treebanks every peer publishes |  | 65.00 | 68.00 |" in text
     assert "barley's averages wait for all of these treebanks (done: linear 1 of 2)." in text
     assert "| barley linear (not done yet) | raw text |" in text.split("### UD_B")[1]
+    records["UD_A", "linear"]["train"]["command"] = "barley train UD_A --recipe linear --resume"  # its last run's time
+    assert "| 80.00 | 99.00 | 12 (resumed) | 4,321 |" in page.render(board).split("### UD_A")[1]
 
 
 def test_the_peers_figures_are_the_published_ones():

@@ -48,6 +48,12 @@ class Row:
     recipe: str | None = None  # barley's rows
 
 
+def resumed(record: dict) -> bool:
+    """Whether a cell's training was resumed from its checkpoint (``barley train --resume``): its seconds are
+    then those of its last run alone, not of the epochs before."""
+    return "--resume" in record["train"].get("command", "").split()
+
+
 def _number(value: float | None, digits: int = 2) -> str:
     return "" if value is None else f"{value:,.{digits}f}"
 
@@ -124,7 +130,8 @@ def _how(board: Board) -> list[str]:
         "paragraphs as it marks them: `barley parse --input text`) and with gold tokenization (`barley parse "
         "--retag`: every tag predicted), by `barley evaluate --conll18`: the CoNLL 2018 shared task's metrics, "
         "F1, every word counted, equal to its official scorer's. *train s*: the wall time of `barley train` "
-        f"(threads: {threads}). *words/s*: the whole `barley parse` process on the raw text (start, load, "
+        f"(threads: {threads}; *resumed*: a training stopped and resumed from its checkpoint, the time of its last "
+        "run alone). *words/s*: the whole `barley parse` process on the raw text (start, load, "
         "parse, write), " + ("pinned to one core (`taskset -c`)" if not unpinned else
                              f"pinned to one core (`taskset -c`; {unpinned} cells unpinned: no `taskset`)")
         + ", one BLAS thread, " + (f"on {' and '.join(cpus)}" if cpus else "on the machine named here once cells "
@@ -173,8 +180,8 @@ def _treebank(board: Board, rows: list[Row], treebank: Treebank) -> list[str]:
         record = board.records.get((name, row.recipe)) if row.recipe else None
         if row.recipe is None and not any(scores):
             continue  # a peer that publishes nothing on this treebank
-        timing = ([_number(record["train"]["seconds"], 0), _number(record["parse"]["words_per_second"], 0)]
-                  if record and row.given == "raw" else ["", ""])
+        timing = ([_number(record["train"]["seconds"], 0) + (" (resumed)" if resumed(record) else ""),
+                   _number(record["parse"]["words_per_second"], 0)] if record and row.given == "raw" else ["", ""])
         system = row.system + (" (not done yet)" if row.recipe and record is None else "")
         body.append([system, INPUT_NAMES[row.given], *scores, *timing])
     return [f"### {name}", "", files + ".", "",

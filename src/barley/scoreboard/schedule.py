@@ -23,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from barley.errors import BarleyError
+from barley.scoreboard import page
 from barley.scoreboard.cell import Cell, allow_commands, execute, finished, stop_running
 from barley.treebank_folder import count_words
 
@@ -87,8 +88,9 @@ class Estimate:
 def _outcome(record: dict) -> str:
     raw, gold = record["scores"]["raw"], record["scores"]["gold_tokenization"]
     trained = "trained by an earlier run in" if record["trained_before"] else "trained in"
+    resumed = " (resumed: this run's time alone)" if page.resumed(record) else ""
     return (f"LAS {raw['LAS']:.2f} from raw text, {gold['LAS']:.2f} with gold tokenization; {trained} "
-            f"{duration(record['train']['seconds'])}, parses {record['parse']['words_per_second']:,} words/s")
+            f"{duration(record['train']['seconds'])}{resumed}, parses {record['parse']['words_per_second']:,} words/s")
 
 
 def run(cells: list[Cell], jobs: int, cores: list[int], client=None,
