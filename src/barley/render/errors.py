@@ -52,4 +52,5 @@ def page(gold: Source, system: Source, evaluation: Evaluation, count: int, gold_
     if calibration is not None:  # the system file carries HeadProb (barley parse --confidence)
         intro += (f"<p>Head confidence over {calibration['words']} words (words shaded red the less sure their "
                   f"head is):</p>" + svg.reliability(calibration["bins"], calibration["ECE"], calibration["AUROC"]))
-    return html.page(f"Worst sentences of {system_name} against {gold_name}", figures, intro=intro, legend=True)
+    return html.page(f"Worst sentences of {system_name} against {gold_name}",
+                     [figure for figure in figures if figure is not None], intro=intro, legend=True)

@@ -148,7 +148,7 @@ def layout(drawing: Drawing, spacing: Spacing = NORMAL) -> Layout:
     n = drawing.n
     lines = [drawing.forms, drawing.tags] + ([drawing.lemmas] if spacing.lemmas and drawing.lemmas else [])
     widths = [max(max((len(line[w]) for line in lines), default=0), 3) * CHAR for w in range(n + 1)]
-    gaps = [spacing.gap] * (n + 1)  # gaps[w]: the room after word w
+    gaps: list[float] = [spacing.gap] * (n + 1)  # gaps[w]: the room after word w
     above = levels(drawing.heads)
     top_level = max(above.values(), default=0) + 1  # root arcs come down from above every other arc
     below = stacked([(head, dependent) for head, dependent, _ in drawing.enhanced if head], n + 1)
@@ -158,7 +158,7 @@ def layout(drawing: Drawing, spacing: Spacing = NORMAL) -> Layout:
     labels += [Label(head, dependent, -(below_top if head == 0 else below[(head, dependent)]), relation)
                for head, dependent, relation in drawing.enhanced]
     for _ in range(4 * len(labels) + 1):
-        centres, x = [0.0] * (n + 1), MARGIN
+        centres, x = [0.0] * (n + 1), float(MARGIN)
         for w in range(1, n + 1):
             centres[w] = x + widths[w] / 2
             x += widths[w] + gaps[w]
@@ -242,11 +242,12 @@ def _word(drawing: Drawing, w: int, centre: float, width: float, baseline: float
     """A word's form, UPOS and (with ``lines`` 3) lemma, its features in its tooltip; with a HeadProb,
     a ground the redder the less sure its head is."""
     parts = []
-    if drawing.head_prob[w] is not None:
+    head_prob = drawing.head_prob[w]
+    if head_prob is not None:
         parts.append(f'<rect class="confidence" x="{centre - width / 2 - 2:.1f}" y="{baseline:.1f}" '
                      f'width="{width + 4:.1f}" height="{lines * FONT + 6}" fill="#d62728" '
-                     f'fill-opacity="{0.6 * (1 - drawing.head_prob[w]):.2f}">'
-                     f"<title>HeadProb {drawing.head_prob[w]:.4f}</title></rect>")
+                     f'fill-opacity="{0.6 * (1 - head_prob):.2f}">'
+                     f"<title>HeadProb {head_prob:.4f}</title></rect>")
     tip = " ".join(part for part in (drawing.forms[w], drawing.lemmas[w] if drawing.lemmas else "",
                                      drawing.tags[w], drawing.feats[w] if drawing.feats else "")
                    if part and part != "_")

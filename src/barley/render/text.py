@@ -71,14 +71,14 @@ def _depths(heads: list[int]) -> list[int]:
     """Arcs from the root to each node: up to a node without a head (the root, or -1),
     or len(heads) for a node on a cycle or below one. Each node is walked once."""
     size = len(heads)
-    depth: list[int | None] = [None] * size
+    depth = [-1] * size  # -1: not known yet
     for node in range(size):
         path, on_path, current = [], set(), node
-        while depth[current] is None and current > 0 and heads[current] >= 0 and current not in on_path:
+        while depth[current] < 0 and current > 0 and heads[current] >= 0 and current not in on_path:
             path.append(current)
             on_path.add(current)
             current = heads[current]
-        if depth[current] is not None:
+        if depth[current] >= 0:
             base = depth[current]
         elif current in on_path:  # a cycle: every node on the path walks len(heads) steps
             base = size
@@ -108,13 +108,13 @@ def draw(drawing: Drawing, width: int = 80, colour: bool = False) -> str:
             continue
         outer = max(joining[row])
         for column in range(outer + 1):
-            lane = over.get(column)
-            if lane is None or lane.bottom < row:
+            above = over.get(column)
+            if above is None or above.bottom < row:
                 continue
             cell = 2 * (columns - 1 - column)
             if column in joining[row]:
-                glyphs = HEAD_GLYPH if row == lane.head else DEPENDENT_GLYPH
-                grid[row][cell] = glyphs[(row > lane.top, row < lane.bottom, column < outer)]
+                glyphs = HEAD_GLYPH if row == above.head else DEPENDENT_GLYPH
+                grid[row][cell] = glyphs[(row > above.top, row < above.bottom, column < outer)]
             else:
                 grid[row][cell] = "│"
         for cell in range(2 * (columns - 1 - outer) + 1, 2 * columns, 2):

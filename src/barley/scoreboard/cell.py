@@ -216,7 +216,7 @@ def _resumed(cell: Cell, model: str) -> list[str]:
     checkpoint of other settings removed); then the start of this training recorded."""
     started, checkpoint = Path(cell.directory) / TRAIN_STARTED, Path(model + CHECKPOINT_SUFFIX)
     record = read_json(started)
-    resume = checkpoint.is_file() and bool(record) and _same(record.get("key"), cell.train_key)
+    resume = checkpoint.is_file() and isinstance(record, dict) and _same(record.get("key"), cell.train_key)
     if not resume:
         checkpoint.unlink(missing_ok=True)
         write_json(started, {"key": json.loads(cell.train_key)})

@@ -9,7 +9,9 @@ a row missing one of them has no average.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from barley.recipes import RECIPES
@@ -44,7 +46,7 @@ class Board:
 class Row:
     system: str
     given: str  # a key of INPUT_NAMES
-    score: object  # (treebank name, metric) -> float | None
+    score: Callable[[str, str], float | None]  # (treebank name, metric) -> its figure, if any
     recipe: str | None = None  # barley's rows
 
 
@@ -80,8 +82,7 @@ def _rows(board: Board) -> list[Row]:
     for peer in board.peers:
         for given in INPUT_NAMES:
             if peer.scores.get(given):
-                rows.append(Row(peer.title, given, lambda treebank, metric, peer=peer, given=given:
-                                peer.score(given, treebank, metric)))
+                rows.append(Row(peer.title, given, functools.partial(peer.score, given)))
     return rows
 
 
@@ -94,7 +95,8 @@ def published_by_every_peer(board: Board, metric: str) -> list[str]:
 def macro_average(row: Row, treebanks: list[str], metric: str) -> float | None:
     """The mean of ``metric`` over ``treebanks`` in ``row``; None when there are none, or one has no figure."""
     values = [row.score(treebank, metric) for treebank in treebanks]
-    return None if not values or None in values else sum(values) / len(values)
+    known = [value for value in values if value is not None]
+    return None if not values or len(known) < len(values) else sum(known) / len(known)
 
 
 def render(board: Board) -> str:

@@ -76,4 +76,5 @@ def _peer(key: str, table, source: str) -> Peer:
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
                     fail(f"{given}.{treebank}.{metric} must be an F1 between 0 and 100, not {value!r}")
             scores.setdefault(given, {})[treebank] = {metric: float(value) for metric, value in figures.items()}
-    return Peer(key, *(table[field] for field in FIELDS), scores)
+    name, ud, source, copied_from, what, missing = (table[field] for field in FIELDS)
+    return Peer(key, name, ud, source, copied_from, what, missing, scores)

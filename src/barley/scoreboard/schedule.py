@@ -124,7 +124,7 @@ def run(cells: list[Cell], jobs: int, cores: list[int], client=None,
             reason = str(error) if isinstance(error, BarleyError) else f"{type(error).__name__}: {error}"
             failures.append(f"{cell.title}: {reason}")
             progress(f"{counted}: FAILED: {reason}; {estimate}")
-        else:
+        elif record is not None:
             progress(f"{counted}: {_outcome(record)}; {estimate}")
 
     if client is not None:
