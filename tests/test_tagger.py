@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import toy_language
+from conftest import ud_file
+
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, read
 from barley.pipeline import Pipeline
 from barley.pipeline.lemma_rules import apply_rule, edit_rule, replaces_whole
-from barley.pipeline.tagger import TAGS, TYPE_SLOTS, Tagger, WordFeatures, mix, shape, tag_dictionary
-from conftest import ud_file
+from barley.pipeline.tag_features import TAGS, TYPE_SLOTS, WordFeatures, mix, shape, tag_dictionary
+from barley.pipeline.tagger import Tagger
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -105,7 +106,7 @@ def test_context_features_depend_on_the_neighbours_and_sentence_edges():
 @pytest.mark.parametrize("count", [0, 1, 7, 5000])
 def test_the_key_table_gives_the_feature_index_ids(count):
     from barley.features.extract import FeatureIndex
-    from barley.pipeline.tagger import KeyTable
+    from barley.pipeline.tag_features import KeyTable
 
     rng = np.random.default_rng(count)
     index = FeatureIndex(np.unique(rng.integers(0, 2**63 - 1, count, dtype=np.int64)))
