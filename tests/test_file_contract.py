@@ -324,7 +324,7 @@ def test_a_line_at_the_cap_is_read_and_one_byte_more_is_refused_with_its_line(sm
     with pytest.raises(InputError, match="a line longer than 1000 bytes, barley's limit") as caught:
         list(conllu.read(path))
     assert caught.value.line == 3
-    from barley.runtime.parallel import blocks
+    from barley.runtime.blocks import blocks
     from barley.tokenizer.reading import text_pieces
 
     with pytest.raises(InputError, match="longer than 1000 bytes") as caught:

@@ -12,6 +12,7 @@ import pytest
 from barley import cli, conllu
 
 from barley.runtime import parallel
+from barley.runtime.blocks import blocks
 from barley.errors import BarleyError
 from barley.kinds import train
 from barley.pipeline import loader
@@ -53,7 +54,7 @@ def test_any_block_size_gives_the_one_process_output_byte_for_byte(toy, block_by
 
 def test_blocks_end_at_blank_lines_and_count_lines():
     text = b"1\ta\n\n\n1\tb\r\n\r\n1\tc\n2\td\n\n1\te"
-    got = list(parallel.blocks(io.BytesIO(text), block_bytes=3))
+    got = list(blocks(io.BytesIO(text), block_bytes=3))
     assert b"".join(block.data for block in got) == text
     assert [block.data for block in got] == [b"1\ta\n\n\n", b"1\tb\r\n\r\n", b"1\tc\n2\td\n\n", b"1\te"]
     assert [block.first_line for block in got] == [1, 4, 6, 9]

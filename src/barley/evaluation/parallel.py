@@ -1,6 +1,6 @@
 """``barley evaluate --jobs N``: scoring a large file on every core, with the report of one process.
 
-The gold file is cut into blocks by :func:`barley.runtime.parallel.blocks` (the one cutting
+The gold file is cut into blocks by :func:`barley.runtime.blocks.blocks` (the one cutting
 rule: whole sentences, about a megabyte each), and every system file right after the
 same numbers of sentences. Each worker process scores a gold block against its
 system blocks with the code of one process (:func:`barley.evaluation.attachment.evaluate`,
@@ -29,7 +29,8 @@ from barley.conllu import open_bytes, read_bytes
 from barley.errors import InputError
 from barley.evaluation.attachment import Evaluation, evaluate
 from barley.evaluation.conll18 import Conll18Evaluation, evaluate_conll18
-from barley.runtime.parallel import BLOCK_BYTES, blocks, first_line_end, in_order, worker_pool
+from barley.runtime.blocks import BLOCK_BYTES, blocks, first_line_end
+from barley.runtime.parallel import in_order, worker_pool
 
 Piece = tuple[bytes, int, str | None]
 """A block of one file as a worker reads it: its bytes, first line, and the file's line end (None: its first block)."""
@@ -42,7 +43,7 @@ def evaluate_files(gold: str, systems: list[str], exclude_punct: bool | str, job
     For each system: its CoNLL 2018 metrics and, when ``per_word`` and its tokenization is
     the gold's, barley's per-word evaluation (else None), each the same as one process
     gives; None when the files cannot be scored in pieces (see the module docstring).
-    ``block_bytes``: the size of the gold's blocks (default :data:`~barley.runtime.parallel.BLOCK_BYTES`).
+    ``block_bytes``: the size of the gold's blocks (default :data:`~barley.runtime.blocks.BLOCK_BYTES`).
     """
     names = [gold, *systems]
     block_bytes = block_bytes or BLOCK_BYTES

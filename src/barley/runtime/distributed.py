@@ -42,7 +42,8 @@ from barley import __version__
 from barley.atomic import atomic_output
 from barley.collecting import freeze_loaded
 from barley.errors import BarleyError
-from barley.runtime.parallel import BLOCK_BYTES, blocks, first_line_end, one_thread, parse_bytes
+from barley.runtime.blocks import BLOCK_BYTES, blocks, first_line_end
+from barley.runtime.parallel import one_thread, parse_bytes
 
 SHARD_BYTES = 64 << 20
 """About this many bytes of input per shard: ≈ 0.9 million words of UD CoNLL-U, about half a minute of one core."""
@@ -119,7 +120,7 @@ def plan(inputs: list[str], out_dir: str | os.PathLike, shard_bytes: int = SHARD
 
 
 def _cut(source: str, output: str, shard_bytes: int) -> list[Shard]:
-    """Cut one file into shards of whole sentences: runs of :func:`barley.runtime.parallel.blocks` of at least
+    """Cut one file into shards of whole sentences: runs of :func:`barley.runtime.blocks.blocks` of at least
     ``shard_bytes`` together (a quarter of it in the file's last eighth), the blocks' line numbers
     going with them, so errors name the file's line."""
     try:

@@ -1,7 +1,7 @@
 """Parsing on every core of one machine: worker processes, blocks cut at sentence boundaries.
 
-The input is read as bytes and cut into blocks of about :data:`BLOCK_BYTES`, each
-ending right after a blank line, so every block holds whole sentences. The model is
+The input is read as bytes and cut into blocks of about :data:`~barley.runtime.blocks.BLOCK_BYTES`
+(:mod:`barley.runtime.blocks`), each ending right after a blank line, so every block holds whole sentences. The model is
 loaded once, by the main process before it forks the workers (on Linux; elsewhere
 each worker loads it), and each worker turns a block into its output text; the
 main process only cuts, sends, and writes the results back in input order. At
@@ -38,15 +38,14 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import IO, Any
+from typing import Any
 
 from barley.collecting import collecting_rarely, freeze_loaded
-from barley.conllu import Sentence, check_line_length, open_bytes, open_for_writing, read_bytes
+from barley.conllu import Sentence, open_bytes, open_for_writing, read_bytes
 from barley.errors import BarleyError
 from barley.pipeline.request import ParseRequest
+from barley.runtime.blocks import BLOCK_BYTES, blocks, first_line_end, sentence_blocks
 
-BLOCK_BYTES = 1 << 20
-"""About this many bytes of CoNLL-U per block (≈ 25,000 words): large enough to batch well."""
 
 
 def jobs_argument(value: str) -> int:
@@ -71,147 +70,11 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-@dataclasses.dataclass
-class Block:
-    """Whole sentences of one input: ``data`` starts at line ``first_line`` of the file."""
-
-    data: bytes
-    first_line: int
-    index: int
-
-    @property
-    def sentences(self) -> int:
-        """How many sentences the block holds, by the cutting rule: each one ends at a blank line or at the end."""
-        return len(_SENTENCE_END.findall(self.data)) + bool(self.data[_after_last_blank_line(self.data):].strip())
-
-
-_SENTENCE_END = re.compile(rb"[^\r\n]\r?\n\r?\n")
-"""A line with something on it, then a blank line (``\\n`` or ``\\r\\n`` alone): where a sentence ends."""
-
-
-def _after_last_blank_line(data: bytes) -> int:
-    """The position right after the last blank line of ``data`` (0 if there is none)."""
-    start = max(0, len(data) - 65536)  # nearly always found there: spare scanning a block for the other ending
-    while True:
-        lf, crlf = data.rfind(b"\n\n", start), data.rfind(b"\n\r\n", start)
-        if lf >= 0 or crlf >= 0 or not start:
-            return max(lf + 2 if lf >= 0 else 0, crlf + 3 if crlf >= 0 else 0)
-        start = 0
-
-
-def blocks(handle: IO[bytes], block_bytes: int = BLOCK_BYTES, sentences: Iterable[int] | None = None,
-           name: str = "<stdin>") -> Iterator[Block]:
-    """Cut a byte stream into blocks that end right after a blank line (or at the end of the input).
-
-    A blank line is ``\\n`` or ``\\r\\n`` alone; a block grows until one is found, so a
-    sentence is never split. Line numbers are counted so errors name the file's line; a
-    line longer than :data:`barley.conllu.MAX_LINE_BYTES` is an InputError naming ``name``.
-
-    With ``sentences`` (counts, such as the :attr:`Block.sentences` of another file's
-    blocks, consumed one at a time as the blocks are asked for), block *i* holds the
-    next ``sentences[i]`` sentences instead (fewer where the input runs out), with the
-    blank lines after them; once the counts end, one last block holds the rest
-    (empty if nothing is left). A second file is so cut like a first.
-    """
-    cut_at = _BySize(block_bytes) if sentences is None else _BySentences(iter(sentences))
-    pending = b""
-    line = 1
-    index = 0
-    ended = False
-    while True:
-        cut = cut_at(pending, ended)
-        if cut is None:
-            if ended:
-                return
-            data = handle.read(block_bytes)
-            ended = not data
-            pending += data
-            open_line = len(pending) - pending.rfind(b"\n") - 1
-            if open_line > block_bytes:  # lines are counted only for a line longer than a block: rare
-                check_line_length(open_line, name, line + pending.count(b"\n"))
-            continue
-        block, pending = pending[:cut], pending[cut:]
-        yield Block(block, line, index)
-        line += block.count(b"\n")
-        index += 1
-
-
-class _BySize:
-    """Where the next block ends: after the last blank line of at least ``block_bytes`` read."""
-
-    def __init__(self, block_bytes: int):
-        self.block_bytes = block_bytes
-
-    def __call__(self, pending: bytes, ended: bool) -> int | None:
-        if ended:
-            return len(pending) or None
-        if len(pending) < self.block_bytes:
-            return None
-        return _after_last_blank_line(pending) or None  # no blank line yet: keep reading
-
-
-class _BySentences:
-    """Where the next block ends: after the next count of sentences (and the blank lines after them)."""
-
-    def __init__(self, counts: Iterator[int]):
-        self.counts: Iterator[int] | None = counts
-        self.wanted: int | None = -1  # -1: not asked for yet (a count is taken only when its block is wanted)
-        self.found = 0  # sentence ends found so far in the pending bytes,
-        self.searched = 0  # all of them before this position
-
-    def __call__(self, pending: bytes, ended: bool) -> int | None:
-        if self.wanted == -1:
-            self.wanted = None if self.counts is None else next(self.counts, None)
-        if self.wanted is None:  # the counts are served: the rest is one block, the last
-            if not ended or self.counts is None:
-                return None
-            self.counts = None
-            return len(pending)
-        matches = _SENTENCE_END.finditer(pending, self.searched)
-        while self.found < self.wanted and (match := next(matches, None)):
-            self.found += 1
-            self.searched = match.end()
-        if self.found == self.wanted:
-            cut = self.searched
-            while pending.startswith(b"\n", cut) or pending.startswith(b"\r\n", cut):
-                cut += 1 if pending[cut] == 10 else 2
-        elif ended:
-            cut = len(pending)  # the input ran out
-        else:
-            self.searched = max(self.searched, len(pending) - 4)  # a sentence end may straddle the next read
-            return None
-        self.wanted, self.found, self.searched = -1, 0, 0
-        return cut
-
-
-def sentence_blocks(sentences: Iterable[Sentence], block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
-    """Sentences written as CoNLL-U, gathered into blocks of about ``block_bytes``."""
-    pieces: list[bytes] = []
-    size, line, index = 0, 1, 0
-    for sentence in sentences:
-        pieces.append(sentence.to_text().encode("utf-8"))
-        size += len(pieces[-1])
-        if size >= block_bytes:
-            block = Block(b"".join(pieces), line, index)
-            yield block
-            line += block.data.count(b"\n")
-            index += 1
-            pieces, size = [], 0
-    if pieces:
-        yield Block(b"".join(pieces), line, index)
-
-
 def _counts(text: bytes) -> tuple[int, int]:
     """The sentences and words of a block of CoNLL-U (a tagger's: no parser counted them)."""
     lines = text.splitlines()
     words = sum(1 for line in lines if line[:1].isdigit() and not re.match(rb"\d+[-.]", line))
     return sum(1 for k, line in enumerate(lines) if not line and k and lines[k - 1]), words
-
-
-def first_line_end(data: bytes) -> str:
-    """The line end of the first line of a file (what :mod:`barley.conllu` keeps)."""
-    end = data.find(b"\n")
-    return "\r\n" if end > 0 and data[end - 1:end] == b"\r" else "\n"
 
 
 # --- in each worker process ---------------------------------------------------------------
