@@ -11,6 +11,7 @@ import pytest
 from test_model_file import _repacked_as_before
 from toy_language import treebank
 
+import barley
 from barley import cli
 from barley.kinds import train
 from barley.models import archive
@@ -39,6 +40,14 @@ def test_a_command_registers_alone_and_the_help_lists_them_all(capsys):
         cli.main(["--help"])
     listed = capsys.readouterr().out
     assert all(name in listed for name in cli.command_names()) and "parse" in cli.command_names()
+
+
+def test_the_version_is_printed_without_importing_any_command(capfd):
+    modules = _modules_after("from barley import cli\ntry:\n    cli.main(['--version'])\nexcept SystemExit:\n    pass")
+    assert not any(name.startswith("barley.commands.") for name in modules)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["--version"])
+    assert stopped.value.code == 0 and capfd.readouterr().out == f"barley {barley.__version__}\n"
 
 
 def test_loading_a_linear_model_imports_neither_scipy_nor_scikit_learn(tmp_path):

@@ -49,7 +49,7 @@ def command_names() -> list[str]:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser of every command, or of the command ``only`` alone.
+    """The argument parser of every command, or of the command ``only`` alone (``""``: of none).
 
     Each command module imports what its work needs (numpy, the parser, a web
     framework...), so a run registers just the command it runs: start-up pays only for it.
@@ -69,8 +69,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        # the top level takes no option but --help and --version, so a command comes first or not at all
-        parser = build_parser(only=argv[0] if argv and argv[0] in command_names() else None)
+        # the top level takes no option but --help and --version, so a command comes first or not at all;
+        # --version alone needs no command registered (none is imported)
+        only = argv[0] if argv and argv[0] in command_names() else "" if argv == ["--version"] else None
+        parser = build_parser(only=only)
     except KeyboardInterrupt:
         print("barley: interrupted", file=sys.stderr)
         return 130
