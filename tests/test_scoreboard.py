@@ -417,6 +417,28 @@ def test_a_recipe_reads_more_epochs_of_a_smaller_treebank():
     assert RECIPES["linear"].for_words(1_000) == RECIPES["linear"]  # no joint network, no budget
 
 
+def test_a_model_a_stopped_training_kept_is_not_taken_for_the_recipe_s(ud, board, tmp_path):
+    """`barley train` stopped by a signal keeps its best epoch so far and says so in the manifest
+    (``interrupted``): such a model is trained again (resumed), never scored as the recipe's."""
+    from barley.models import archive
+
+    out = copied(board, tmp_path)
+    model = out / "UD_Toy-Two" / "linear" / "model.barley"
+    assert not cell.interrupted(model)
+    manifest, arrays = archive.read(str(model))
+    manifest["components"]["parse"]["training"] = {"epochs_run": 3, "interrupted": True}
+    archive.write(str(model), manifest, arrays)
+    assert cell.interrupted(model)
+    one, = cell.plan(folders.select(folders.discover(str(ud)), ["UD_Toy-Two"]), ["linear"], out, seed=1)
+    assert cell._trained(one) is None  # its train.json alone does not make it done
+    (out / "UD_Toy-Two" / "linear" / "cell.json").unlink()
+    status, _, err = scoreboard(ud, "--recipe", "linear", "-o", out, "--treebank", "UD_Toy-Two")
+    assert status == 0, err
+    assert "trained by an earlier run in" not in err and not cell.interrupted(model)  # trained again
+    model.write_bytes(b"not a model")
+    assert cell.interrupted(model)
+
+
 def test_a_training_stopped_midway_resumes_from_its_checkpoint_and_a_stale_checkpoint_goes(ud, tmp_path):
     treebank = folders.select(folders.discover(str(ud)), ["UD_Toy-One"])
     one, = cell.plan(treebank, ["linear"], tmp_path / "out", seed=1)

@@ -43,6 +43,7 @@ from barley import __version__
 from barley.atomic import atomic_output
 from barley.conllu import read
 from barley.errors import BarleyError
+from barley.models.archive import read_manifest
 from barley.pipeline.options import CHECKPOINT_SUFFIX
 from barley.experiment.runner import read_json, slug, write_json
 from barley.recipes import RECIPES, Recipe
@@ -206,9 +207,27 @@ def _cpu() -> str:
 
 def _trained(cell: Cell) -> dict | None:
     record = read_json(Path(cell.directory) / TRAIN_RECORD)
-    if record and _same(record.get("key"), cell.train_key) and (Path(cell.directory) / MODEL).is_file():
+    model = Path(cell.directory) / MODEL
+    if record and _same(record.get("key"), cell.train_key) and model.is_file() and not interrupted(model):
         return record
     return None
+
+
+def interrupted(model: Path) -> bool:
+    """Whether ``model`` is what a training stopped by a signal kept (its best epoch so far: ``barley train`` writes
+    it and exits as after Ctrl-C, its manifest saying ``interrupted``), or cannot be read: not the recipe's
+    model, so no cell is scored from it (a rerun resumes the training from its checkpoint)."""
+    try:
+        manifest = read_manifest(str(model))
+    except BarleyError:
+        return True
+
+    def said(entry) -> bool:
+        if isinstance(entry, dict):
+            return entry.get("interrupted") is True or any(said(value) for value in entry.values())
+        return isinstance(entry, list) and any(said(value) for value in entry)
+
+    return said(manifest)
 
 
 def _resumed(cell: Cell, model: str) -> list[str]:
@@ -245,6 +264,9 @@ def execute(cell: Cell, cores: tuple[int, ...] | None = None) -> dict:
         command, seconds, _ = _barley(["train", cell.treebank.folder, "--recipe", cell.recipe, "--seed", str(cell.seed),
                                        "-m", model, *_resumed(cell, model)], directory / "train.log", threads=threads,
                                       cores=cores)
+        if interrupted(Path(model)):
+            raise CommandFailed(f"`{command}` was interrupted: its model is the best epoch so far, not the recipe's "
+                                "(a rerun resumes the training from its checkpoint)", path=str(directory / "train.log"))
         training = {"key": json.loads(cell.train_key), "command": command, "seconds": round(seconds, 1),
                     "threads": threads, "cores": list(cores) if cores else None}
         write_json(directory / TRAIN_RECORD, training)
