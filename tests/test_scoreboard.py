@@ -24,7 +24,7 @@ from barley import cli
 from barley.conllu import read
 from barley.errors import BarleyError
 from barley.evaluation.conll18 import evaluate_conll18
-from barley.recipes import MAX_EPOCHS, RECIPES, Recipe
+from barley.recipes import RECIPES, SMALL_TREEBANK, Recipe
 from barley.treebank_folder import count_words
 from barley.scoreboard import cell, folders, page, peers, schedule
 from barley.tokenizer.treebank_text import paragraphs
@@ -410,10 +410,21 @@ def test_the_shared_folder_has_the_eight_treebanks_of_the_issue():
 
 def test_a_recipe_reads_more_epochs_of_a_smaller_treebank():
     neural = RECIPES["neural"]
-    assert neural.for_words(204_577).options["joint"]["epochs"] == neural.options["joint"]["epochs"] == 40
-    assert neural.for_words(23_561).options["joint"]["epochs"] == 85  # 2,000,000 words read at least
-    assert neural.for_words(1_000).options["joint"]["epochs"] == MAX_EPOCHS
-    assert "--epochs 85" in " ".join(neural.for_words(23_561).arguments())
+    ewt = neural.for_words(204_577).options
+    assert ewt == neural.options  # EWT's recipe as written: 40 epochs, 20 from a warm restart, 30 tokenizer epochs
+    assert (ewt["joint"]["epochs"], ewt["joint"]["restart_epochs"]) == (40, 20) and "tokenizer_epochs" not in ewt["tokenize"]
+    wolof = neural.for_words(23_561).options  # about 1,000,000 words read by the joint network, 480,000 by the tokenizer
+    assert (wolof["joint"]["epochs"], wolof["joint"]["restart_epochs"], wolof["tokenize"]["tokenizer_epochs"]) == (43, 0, 21)
+    assert neural.for_words(50_000).options["joint"]["epochs"] == 20
+    assert neural.for_words(SMALL_TREEBANK - 1).options["joint"]["epochs"] == 20  # at least
+    assert neural.for_words(SMALL_TREEBANK).options == neural.options
+    tiny = neural.for_words(1_000).options
+    assert (tiny["joint"]["epochs"], tiny["tokenize"]["tokenizer_epochs"]) == (60, 30)  # at most
+    assert "--epochs 43" in " ".join(neural.for_words(23_561).arguments())
+    assert "--tokenizer-epochs 21" in " ".join(neural.for_words(23_561).arguments())
+    assert neural.options["joint"]["restart_epochs"] == 20  # for_words changes a copy
+    assert RECIPES["quick"].for_words(23_561).options["joint"]["epochs"] == 20
+    assert RECIPES["quick"].for_words(204_577).options["joint"]["epochs"] == 3
     assert RECIPES["linear"].for_words(1_000) == RECIPES["linear"]  # no joint network, no budget
 
 

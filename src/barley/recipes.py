@@ -15,10 +15,11 @@ same name (``tokenizer`` is ``--tokenizer``, ``epochs`` is ``--epochs``, ``token
   network (UPOS, XPOS, UFeats, lemma and a biaffine parser from one encoder, UDPipe 2's shape;
   Straka 2018), trained 40 epochs along a cosine, then 20 more from a warm restart
   (``restart_epochs``: on EWT test from raw text 0.24 LAS more, 84.85 → 85.09). On a treebank of
-  fewer than 50,000 training words the first training's epochs grow so that the network reads at
-  least 2,000,000 words (:meth:`Recipe.for_words`, :data:`BUDGET_WORDS`). PyTorch to train;
-  its dev set (or the end of the training data) chooses the epochs kept. About two hours and a
-  quarter on EWT with 2 cores (the restart 41 minutes of it).
+  fewer than 100,000 training words (:data:`SMALL_TREEBANK`) it is budgeted to train in half an
+  hour on 2 cores: the joint network reads about 1,000,000 words along one cosine (at least 20 epochs,
+  at most 60), with no warm restart, and the tokenizer about 480,000 (at most its 30 epochs). PyTorch
+  to train; its dev set (or the end of the training data) chooses the epochs kept. About two hours and
+  a quarter on EWT with 2 cores (the restart 41 minutes of it).
 * ``linear`` — the shipped ``en_ewt_linear``: the linear tokenizer, tagger and lemmatizer
   and an arc-eager parser (Nivre 2003) learning from 5-fold jackknifed tags. No PyTorch;
   a few minutes on EWT.
@@ -38,15 +39,14 @@ from importlib.util import find_spec
 THREADS = 2
 """PyTorch threads of the neural recipe: part of what makes it reproducible (a seed and a number of
 threads give the same model)."""
-BUDGET_WORDS = 2_000_000
-"""The words the neural recipe's joint network reads in its first training at least (epochs × training
-words): a budget that scales with the data, never with wall time, so that a seed still gives one model.
-On the dev sets every small treebank was still improving at the recipe's 40 epochs along the cosine
-(UD_Wolof-WTB, 23,561 words: best dev score at epoch 36 of 40; UD_Turkish-IMST: best at 40 of 40;
-UD_Latin-Perseus's held-out part: best at 40 of 40, and at epoch 59 of 120 with the cap raised, 1.34
-test LAS more), while EWT levels off within its 40 (``docs/training.md``)."""
-MAX_EPOCHS = 150
-"""The most epochs :data:`BUDGET_WORDS` raises a training to (a treebank of 13,333 words or fewer)."""
+SMALL_TREEBANK = 100_000
+"""Below this many training words the neural recipe trains by :data:`SMALL_DATA`: budgets that read a
+treebank of 50,000 words in about 30 minutes of 2 cores (the joint network about 1,000 words a second with
+its dev scoring, the neural tokenizer about 5,000 characters), where EWT's recipe (40 epochs, then 20 from a
+warm restart) took an hour for 23,561 words. On UD_Wolof-WTB's dev set that recipe's score was flat from
+epoch 28 of 40 (89.42, best 89.47 at epoch 36) and the warm restart's 20 epochs added 0.12 (a third of the
+time): small treebanks gain little from the epochs past one cosine of about 1,000,000 words
+(``docs/training.md``)."""
 QUICK_WORDS = 480_000
 """The words the quick recipe's joint network reads: 20 epochs of a 24,000-word treebank, which take about
 8 minutes of 2 cores with its network."""
@@ -54,14 +54,33 @@ QUICK_WORDS = 480_000
 
 @dataclass(frozen=True)
 class EpochBudget:
-    """The joint network's epochs by the size of the treebank: as many as read ``words`` training words,
-    at least ``least`` and at most ``most``."""
+    """A component's epochs by the size of the treebank: as many as read ``words`` training words, at
+    least ``least`` and at most ``most`` — a budget of words, never of wall time, so that a seed still
+    gives one model. ``option`` is the ``barley train`` option that sets them."""
+    component: str
+    option: str
     words: int
     least: int
     most: int
 
     def epochs(self, training_words: int) -> int:
         return min(self.most, max(self.least, math.ceil(self.words / training_words)))
+
+
+@dataclass(frozen=True)
+class SizeRule:
+    """What a recipe changes for a treebank of fewer than ``below`` training words: ``options`` (per
+    component, as :attr:`Recipe.options`) and the ``budgets`` of epochs."""
+    below: int
+    options: dict[str, dict] = field(default_factory=dict)
+    budgets: tuple[EpochBudget, ...] = ()
+
+
+SMALL_DATA = SizeRule(SMALL_TREEBANK, {"joint": {"restart_epochs": 0}},
+                      (EpochBudget("joint", "epochs", 1_000_000, least=20, most=60),
+                       EpochBudget("tokenize", "tokenizer_epochs", 480_000, least=5, most=30)))
+"""The neural recipe on a small treebank (:data:`SMALL_TREEBANK`): 43 joint epochs on UD_Wolof-WTB's
+23,561 words, 20 on a treebank of 50,000; 21 and 10 tokenizer epochs (early stopping may end them sooner)."""
 
 
 @dataclass(frozen=True)
@@ -72,16 +91,25 @@ class Recipe:
     """Per component, its training options (each one the ``barley train`` option of the same name)."""
     jackknife: int | None = None
     summary: str = ""
-    budget: EpochBudget | None = None
-    """The joint network's epochs by the treebank's size (:meth:`for_words`); None: its ``epochs`` as written."""
+    budgets: tuple[EpochBudget, ...] = ()
+    """Epochs by the treebank's size, whatever its size (:meth:`for_words`)."""
+    small: SizeRule | None = None
+    """What changes on a small treebank (:meth:`for_words`)."""
 
     def for_words(self, words: int) -> Recipe:
-        """The recipe for a treebank of ``words`` training words: the joint network's ``epochs`` as its
-        :attr:`budget` says, the rest as it is."""
-        joint = self.options.get("joint")
-        if self.budget is None or joint is None or words <= 0:
+        """The recipe for a treebank of ``words`` training words: the options of :attr:`small` when it is
+        that small, and the epochs of the budgets; the rest as it is."""
+        if words <= 0:
             return self
-        return replace(self, options={**self.options, "joint": {**joint, "epochs": self.budget.epochs(words)}})
+        options = {component: dict(values) for component, values in self.options.items()}
+        budgets = self.budgets
+        if self.small is not None and words < self.small.below:
+            for component, values in self.small.options.items():
+                options[component].update(values)
+            budgets = self.small.budgets + budgets
+        for budget in budgets:
+            options[budget.component][budget.option] = budget.epochs(words)
+        return replace(self, options=options)
 
     def arguments(self) -> list[str]:
         """The same recipe as ``barley train`` options."""
@@ -108,7 +136,7 @@ RECIPES = {
                       "joint": {"epochs": 40, "lr_schedule": "cosine", "patience": 10, "threads": THREADS,
                                 "restart_epochs": 20, "restart_learning_rate": 1e-3}},
                      summary="neural tokenizer, then the joint tagger, lemmatizer and biaffine parser (PyTorch)",
-                     budget=EpochBudget(BUDGET_WORDS, least=40, most=MAX_EPOCHS)),
+                     small=SMALL_DATA),
     "linear": Recipe("linear", ("tokenize", "tag", "parse"), {"parse": {"system": "arc-eager"}}, jackknife=5,
                      summary="linear tokenizer, tagger and lemmatizer, then an arc-eager parser on jackknifed tags"),
     "quick": Recipe("quick", ("tokenize", "joint"),
@@ -117,7 +145,7 @@ RECIPES = {
                                "lstm_hidden": 128, "char_hidden": 64, "learning_rate": 4e-3, "dropout": 0.2}},
                     summary="a first model in minutes: linear tokenizer, then a smaller joint network trained "
                             "fewer epochs (PyTorch)",
-                    budget=EpochBudget(QUICK_WORDS, least=3, most=20)),
+                    budgets=(EpochBudget("joint", "epochs", QUICK_WORDS, least=3, most=20),)),
 }
 """The recipes by name: what the shipped models were trained with (``models/README.md``)."""
 
