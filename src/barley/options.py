@@ -165,6 +165,9 @@ OPTIONS: tuple[Option, ...] = (
     declare("enhanced_epochs", int, 30, "where the training data has enhanced graphs (DEPS), train the enhanced "
             "head on the finished network for up to N epochs (barley parse --enhanced then predicts the graphs); "
             "0: none (the rules make them)", "component:joint", metavar="N"),
+    declare("linear_tags", bool, False, "after training, also train the linear tagger and let it write UPOS, XPOS, "
+            "FEATS or LEMMA where it scores better on dev than the network (the neural and quick recipes: true)",
+            "component:joint"),
     declare("characters", str, None, "how the character BiLSTM's final states join the form embedding: add "
             "(projected to its size; the parsers') or concat (--components joint, its default)",
             "component:joint", choices=CHARACTERS),

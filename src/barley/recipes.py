@@ -134,7 +134,7 @@ RECIPES = {
                      {"tokenize": {"tokenizer": "neural", "tokenizer_hidden": 128, "tokenizer_layers": 2,
                                    "tokenizer_window": 512, "tokenizer_context": 32},
                       "joint": {"epochs": 40, "lr_schedule": "cosine", "patience": 10, "threads": THREADS,
-                                "restart_epochs": 20, "restart_learning_rate": 1e-3}},
+                                "restart_epochs": 20, "restart_learning_rate": 1e-3, "linear_tags": True}},
                      summary="neural tokenizer, then the joint tagger, lemmatizer and biaffine parser (PyTorch)",
                      small=SMALL_DATA),
     "linear": Recipe("linear", ("tokenize", "tag", "parse"), {"parse": {"system": "arc-eager"}}, jackknife=5,
@@ -142,7 +142,8 @@ RECIPES = {
     "quick": Recipe("quick", ("tokenize", "joint"),
                     {"tokenize": {"tokenizer": "linear"},
                      "joint": {"epochs": 20, "lr_schedule": "cosine", "patience": 20, "threads": THREADS,
-                               "lstm_hidden": 128, "char_hidden": 64, "learning_rate": 4e-3, "dropout": 0.2}},
+                               "lstm_hidden": 128, "char_hidden": 64, "learning_rate": 4e-3, "dropout": 0.2,
+                               "linear_tags": True}},
                     summary="a first model in minutes: linear tokenizer, then a smaller joint network trained "
                             "fewer epochs (PyTorch)",
                     budgets=(EpochBudget("joint", "epochs", QUICK_WORDS, least=3, most=20),)),

@@ -47,6 +47,7 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
     joint = components.get("joint")
     if joint is not None:
         from barley.neural.options import describe_encoder
+        from barley.pipeline.linear_tags import TAG_COLUMNS
 
         tables, decoding = joint.get("tables", {}), joint.get("decoding", {})
         sizes = {name: len(values) for name, values in tables.get("values", {}).items()}
@@ -74,6 +75,12 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                    f"{tuning.get('best_epoch')} of {tuning.get('epochs_run')} kept; new entries: "
                    + ", ".join(f"{name} {count}" for name, count in tuning.get("added", {}).items()))
                   for tuning in joint.get("fine_tuning", ())]
+        if "linear_tags" in joint:
+            linear = joint["linear_tags"]
+            lines.append("linear tags: " + (", ".join(linear.get("columns", ())) or "none") + " written by the "
+                         "linear tagger (dev, network against linear: " + "; ".join(
+                             f"{column} {linear['dev'][column].get('joint')} / {linear['dev'][column].get('linear')}"
+                             for column in TAG_COLUMNS if column in linear.get("dev", {})) + ")")
         head = joint.get("enhanced")
         lines.append("enhanced:    " + ("the rules (barley.enhanced.rules) from the predicted tree" if head is None else
                                       f"a learned head (edge MLP {head.get('options', {}).get('edge_mlp')}, label MLP "

@@ -34,6 +34,8 @@ from barley.neural.inputs import EncoderVocabularies
 from barley.neural.joint import Annotator, JointParser, JointTables, LearnedEnhancer, NumpyJoint, expected_shapes
 from barley.neural.numpy_encoder import checked_weights
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
+from barley.pipeline.linear_tags import PREFIX as LINEAR_TAGS_PREFIX
+from barley.pipeline.linear_tags import LinearTags, chosen
 from barley.transforms import of_manifest
 
 ENCODER = EncoderOptions(form_dim=100, char_dim=64, char_hidden=128, lstm_hidden=200, lstm_layers=2,
@@ -49,23 +51,25 @@ TRAINING = Training(batch_words=500)
 needs more steps (on EWT dev, LAS 75.86 after 3 epochs against 72.60 with 1,000 words)."""
 OPTIONS = {**{name: getattr(ENCODER, name) for name in ENCODER_OPTIONS}, **asdict(BiaffineOptions()),
            **asdict(TRAINING), "parser_layers": 1, "decoder": "mst", "transforms": (), "holdout": 0.1, "device": "cpu", "threads": 1,
-           "resume": False, "restart_epochs": 0, "restart_learning_rate": 1e-3, "enhanced_epochs": 30}
+           "resume": False, "restart_epochs": 0, "restart_learning_rate": 1e-3, "enhanced_epochs": 30,
+           "linear_tags": False}
 """Training options and their defaults: the encoder's and the biaffine scorer's sizes, training
 (epochs, patience, batch words, learning rate, clipping), the parser's own BiLSTM layers
 (``parser_layers``, on the shared ``lstm_layers``; 2 + 1 of 200 cost what 2 of 256 do), the decoder, tree transforms (objects of
 :mod:`barley.transforms`), ``holdout`` (the fraction of the training data held out for early
 stopping when there is no dev set), device, threads, ``resume`` (from ``checkpoint``) and the warm
-restart after training (``restart_epochs``, 0 for none, and ``restart_learning_rate``: :meth:`JointComponent.restarted`)."""
+restart after training (``restart_epochs``, 0 for none, and ``restart_learning_rate``: :meth:`JointComponent.restarted`),
+and ``linear_tags``: the linear tagger's columns where it tags dev better (:mod:`barley.pipeline.linear_tags`)."""
 OPTIONAL = frozenset({"npa_threshold", "pretrained", "checkpoint"})
 """Options taken only when given: the non-projective approximation's threshold (``eisner+npa``),
 a word-vector file to initialise the form embeddings, and the checkpoint file."""
 FINE_TUNING = ("epochs", "patience", "batch_words", "learning_rate", "lr_schedule", "clip", "holdout", "device", "threads")
 """The options of fine-tuning (:meth:`JointComponent.fine_tune`): training's, not the network's."""
 NOT_FINGERPRINTED = ("resume", "checkpoint", "threads", "device", "epochs", "patience", "restart_epochs",
-                     "restart_learning_rate", "enhanced_epochs")
+                     "restart_learning_rate", "enhanced_epochs", "linear_tags")
 """Options a resumed training may change: where it runs (threads are fingerprinted apart, being part
 of what makes it deterministic), when it stops (an epoch does not depend on how many follow) and
-the warm restart after it."""
+the warm restart and what follows it."""
 
 
 HEAD_PREFIX = "enhanced."
@@ -82,8 +86,9 @@ class JointComponent:
     OPTIONS = OPTIONS
     OPTIONAL = OPTIONAL
 
-    def __init__(self, parser: JointParser, manifest: dict, arrays: dict[str, np.ndarray]):
-        self.parser, self.manifest, self.arrays = parser, manifest, arrays
+    def __init__(self, parser: JointParser, manifest: dict, arrays: dict[str, np.ndarray],
+                 linear_tags: LinearTags | None = None):
+        self.parser, self.manifest, self.arrays, self.linear_tags = parser, manifest, arrays, linear_tags
 
     @property
     def enhancer(self) -> LearnedEnhancer | None:
@@ -99,8 +104,10 @@ class JointComponent:
         self.parser.annotator.stats = value
 
     def process(self, sentences: Iterable[Sentence], arcs=None) -> Iterator[Sentence]:
-        """Annotate ``sentences``; ``arcs``: given and forbidden arcs (:class:`barley.constraints.ArcOptions`)."""
-        return self.parser.process(sentences, arcs)
+        """Annotate ``sentences``; ``arcs``: given and forbidden arcs (:class:`barley.constraints.ArcOptions`).
+        The linear tagger writes the columns it was chosen for (:mod:`barley.pipeline.linear_tags`)."""
+        annotated = self.parser.process(sentences, arcs)
+        return annotated if self.linear_tags is None else self.linear_tags.process(annotated)
 
     def calibrated(self, found: dict) -> None:
         """A fitted calibration (``barley calibrate``) into the annotator and the manifest."""
@@ -185,7 +192,17 @@ class JointComponent:
         if options["restart_epochs"]:
             trained = trained.restarted(sentences, dev, options["restart_epochs"], options["restart_learning_rate"],
                                         seed=seed, log=log)
+        if options["linear_tags"]:
+            trained = trained.with_linear_tags(sentences, dev, options["holdout"], seed=seed, log=log)
         return trained._with_head_for(sentences, dev, options, seed, log)
+
+    def with_linear_tags(self, sentences: list[Sentence], dev: list[Sentence] | None, holdout: float, *, seed: int,
+                         log: Callable[[str], None]) -> JointComponent:
+        """A new component: this network, and the linear tagger for the columns it tags better on ``dev``
+        (:func:`barley.pipeline.linear_tags.chosen`; the choice is recorded even where it is none)."""
+        entry, arrays = chosen(self, sentences, dev, holdout, seed, log)
+        kept = {name: array for name, array in self.arrays.items() if not name.startswith(LINEAR_TAGS_PREFIX)}
+        return type(self).from_files({**self.manifest, "linear_tags": entry}, {**kept, **arrays}, "<trained>")
 
     def _with_head_for(self, sentences: list[Sentence], dev: list[Sentence] | None, options: dict, seed: int,
                        log: Callable[[str], None]) -> JointComponent:
@@ -265,6 +282,9 @@ class JointComponent:
         manifest = {**self.manifest, "vocabularies": vocabularies.to_json(), "tables": tables.to_json(),
                     "fine_tuning": [*self.manifest.get("fine_tuning", ()), {**history, "seed": seed}]}
         manifest.pop("confidence", None)
+        if manifest.pop("linear_tags", {}).get("columns"):
+            log("the linear tags were chosen against the network before fine-tuning: they are left out (the "
+                "network writes every column)")
         if manifest.pop("enhanced", None) is not None:
             log("the enhanced head was trained on the network before fine-tuning: it is left out (train it again "
                 "with --enhanced-epochs on data with enhanced graphs)")
@@ -337,8 +357,9 @@ class JointComponent:
             enhancer = None if head is None else LearnedEnhancer(EnhancedHead(head_table, {
                 name[len(HEAD_PREFIX):]: array for name, array in weights.items() if name.startswith(HEAD_PREFIX)}))
             calibrated = calibration_of(manifest)
+        linear = None if "linear_tags" not in manifest else LinearTags.from_files(manifest["linear_tags"], arrays, path)
         return cls(JointParser(network, vocabularies, Annotator(tables, decoding, transforms, calibrated=calibrated,
-                                                                enhancer=enhancer)), manifest, arrays)
+                                                                enhancer=enhancer)), manifest, arrays, linear)
 
 
 def _jsonable(options: dict) -> dict:
