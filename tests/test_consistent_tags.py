@@ -11,7 +11,8 @@ import pytest
 
 from barley.conllu import read_bytes
 from barley.graph.model import GraphOptions
-from barley.neural.joint import TAGS, Annotator, JointOutputs, JointTables
+from barley.neural.joint import Annotator, JointOutputs
+from barley.neural.joint_tables import TAGS, JointTables
 from barley.neural.numpy_ops import log_softmax
 
 VALUES = {"upos": ["NOUN", "VERB", "AUX"], "xpos": ["NN", "VB", "MD", "VBZ"], "feats": ["_", "Number=Sing"],

@@ -259,7 +259,8 @@ def test_without_dev_the_end_of_train_is_held_out(toy):
 
 def test_known_pairs_take_their_lemma_and_a_rule_that_does_not_apply_gives_way():
     from barley.graph.model import GraphOptions
-    from barley.neural.joint import Annotator, JointOutputs, JointTables
+    from barley.neural.joint import Annotator, JointOutputs
+    from barley.neural.joint_tables import JointTables
 
     tables = JointTables({"upos": ["X"], "xpos": ["X"], "feats": ["_"],
                           "lemma": ["keep|||ies|y", "keep|||s|", "keep||||"]}, ["root"], {("was", "AUX"): "be"})

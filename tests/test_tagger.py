@@ -9,7 +9,7 @@ from conftest import ud_file
 
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, read
 from barley.pipeline import Pipeline
-from barley.pipeline.lemma_rules import apply_rule, edit_rule, replaces_whole
+from barley.lemma_rules import apply_rule, edit_rule, replaces_whole
 from barley.pipeline.tag_features import TAGS, TYPE_SLOTS, WordFeatures, mix, shape, tag_dictionary
 from barley.pipeline.tagger import Tagger
 

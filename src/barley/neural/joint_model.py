@@ -1,6 +1,6 @@
 """The joint network in PyTorch, for training: the biaffine parser's encoder and scorer
 (:class:`barley.neural.biaffine_model.BiaffineModel`, reading the form only) plus a linear
-layer per tagging head (:data:`barley.neural.joint.HEADS`) on the shared encoder, and
+layer per tagging head (:data:`barley.neural.joint_tables.HEADS`) on the shared encoder, and
 ``parser_layers`` BiLSTM layers of the parser's own between the encoder and the biaffine
 scorer; one loss, the heads' sum (UDPipe 2, Straka 2018 §3: shared layers, then the
 parser's). The tags are learnt at a lower layer than the trees, which use them (Søgaard &

@@ -20,12 +20,14 @@ import torch
 
 from barley.conllu import Sentence
 from barley.decoders.options import DecoderOptions
+from barley.evaluation.columns import accuracies
 from barley.neural.biaffine_training import padded_targets
 from barley.neural.encoder import tensors
 from barley.neural.fitting import (Checkpoint, carry_over, deterministic, encoder_vocabularies, fit_epochs,
                                    load_weights, log_sizes, use_pretrained, weight_arrays)
 from barley.neural.inputs import EncoderVocabularies, Padded, pad
-from barley.neural.joint import Annotator, JointOutputs, JointParser, JointTables
+from barley.neural.joint import Annotator, JointOutputs, JointParser
+from barley.neural.joint_tables import JointTables
 from barley.neural.joint_model import JointModel
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.tree import label_ids
@@ -51,10 +53,8 @@ class TorchNetwork:
 
 
 def dev_scores(parser: JointParser, dev: Sequence[Sentence]) -> dict:
-    """UPOS, XPOS, UFeats, Lemmas, UAS, LAS (:func:`barley.pipeline.accuracies`) of ``parser`` on
+    """UPOS, XPOS, UFeats, Lemmas, UAS, LAS (:func:`barley.evaluation.columns.accuracies`) of ``parser`` on
     copies of ``dev`` and ``score``, the mean of :data:`DEV_SCORES`."""
-    from barley.pipeline import accuracies
-
     copies = [sentence.copy() for sentence in dev]
     list(parser.process(copies))
     scores = accuracies(dev, copies, ("UPOS", "XPOS", "FEATS", "LEMMA", "HEAD", "DEPREL"))

@@ -31,7 +31,8 @@ from barley.decoders.options import DecoderOptions
 from barley.decoders.nonprojective_approx import DEFAULT_THRESHOLD
 from barley.models import check
 from barley.neural.inputs import EncoderVocabularies
-from barley.neural.joint import Annotator, JointParser, JointTables, LearnedEnhancer, NumpyJoint, expected_shapes
+from barley.neural.joint import Annotator, JointParser, LearnedEnhancer, NumpyJoint, expected_shapes
+from barley.neural.joint_tables import JointTables
 from barley.neural.numpy_encoder import checked_weights
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
 from barley.pipeline.linear_tags import PREFIX as LINEAR_TAGS_PREFIX

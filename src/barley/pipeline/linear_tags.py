@@ -22,11 +22,12 @@ from itertools import islice
 import numpy as np
 
 from barley.conllu import COLUMNS, Sentence
+from barley.evaluation.columns import accuracies
 from barley.models import check
 
 TAG_COLUMNS = ("UPOS", "XPOS", "FEATS", "LEMMA")
 SCORE_OF = {"UPOS": "UPOS", "XPOS": "XPOS", "FEATS": "UFeats", "LEMMA": "Lemmas"}
-"""Each column's accuracy as :func:`barley.pipeline.scoring.accuracies` names it."""
+"""Each column's accuracy as :func:`barley.evaluation.columns.accuracies` names it."""
 PREFIX = "linear_tags."
 """The linear tagger's arrays among the joint component's."""
 BATCH_SENTENCES = 256
@@ -78,7 +79,6 @@ def chosen(network, sentences: list[Sentence], dev: list[Sentence] | None, holdo
     held-out end of ``sentences``, as the network's training held it out); no column: no arrays."""
     from barley.neural.joint_training import held_out
     from barley.pipeline.components import check_options
-    from barley.pipeline.scoring import accuracies
     from barley.pipeline.tagger import Tagger
 
     if dev is None:

@@ -13,7 +13,7 @@ advancing in lockstep. An unknown word is tagged from its affixes, shape and con
 which are the same features.
 Feature keys (hashes, deterministic) are made by :mod:`barley.pipeline.tag_features`.
 
-Lemmas (:mod:`barley.pipeline.lemma_rules`): a known (form, UPOS) pair takes the most
+Lemmas (:mod:`barley.lemma_rules`): a known (form, UPOS) pair takes the most
 frequent lemma it had in training (then a known form, whatever its UPOS); an unknown
 one takes the best-scoring edit rule that applies to it, chosen by a linear classifier
 over the form's affixes and shape and the predicted UPOS and FEATS.
@@ -33,7 +33,7 @@ from barley.features.extract import FeatureIndex
 from barley.learners import SplitLearner, rows_to_csr
 from barley.learners.linear import LinearLearner
 from barley.models import check
-from barley.pipeline.lemma_rules import apply_rule, edit_rule, is_rule, lemma_dictionaries, replaces_whole
+from barley.lemma_rules import apply_rule, edit_rule, is_rule, lemma_dictionaries, replaces_whole
 from barley.pipeline.tag_features import (
     BEGIN_TAG,
     KeyTable,
