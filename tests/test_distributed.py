@@ -13,7 +13,8 @@ import pytest
 distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install -e '.[dask]' in barley's checkout)")
 
 from barley import cli, conllu  # noqa: E402
-from barley.runtime.distributed import RECORD_SUFFIX, SHARD_BYTES, expand, parse_files, plan, shard_size  # noqa: E402
+from barley.runtime.distributed import RECORD_SUFFIX, parse_files  # noqa: E402
+from barley.runtime.shards import SHARD_BYTES, expand, plan, shard_size  # noqa: E402
 from barley.errors import BarleyError  # noqa: E402
 from barley.kinds import train  # noqa: E402
 from test_parser import _toy_treebank  # noqa: E402

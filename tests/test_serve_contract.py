@@ -484,17 +484,17 @@ def test_the_end_of_a_json_string_is_where_the_regular_expression_finds_it(monke
     """Quotes found one by one, then the regular expression where there are many (QUICK 2: soon)."""
     import random
 
-    from barley.service import request
+    from barley.service import json_body
 
     rng = random.Random(7)
     for quick in (2, 64):
-        monkeypatch.setattr(request, "QUICK", quick)
+        monkeypatch.setattr(json_body, "QUICK", quick)
         for _ in range(2000):
             body = b'"' + bytes(rng.choice(b'ab\\"') for _ in range(rng.randrange(40)))
-            string = request.STRING.match(body, 0)
-            assert request._string_end(body, 0) == (string and string.end()), body
+            string = json_body.STRING.match(body, 0)
+            assert json_body._string_end(body, 0) == (string and string.end()), body
     body = b'"' + b"\\" * 1000 + b'"'  # a long run of backslashes, even: the string ends there
-    assert request._string_end(body, 0) == len(body)
+    assert json_body._string_end(body, 0) == len(body)
 
 
 def test_json_bodies_read_as_orjson_reads_them_when_valid():

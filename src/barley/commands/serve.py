@@ -91,7 +91,8 @@ def run(args) -> int:
         import uvicorn
 
         from barley.service.app import create_app
-        from barley.service.guards import HostCheck, protocol_with
+        from barley.service.connection import protocol_with
+        from barley.service.guards import HostCheck
     except ImportError as error:
         raise BarleyError(f"barley serve needs {error.name}", fix="pip install -e '.[serve]' in barley's checkout") from None
     from barley.service.models import ModelRegistry, model_specs

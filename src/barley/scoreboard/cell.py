@@ -83,7 +83,7 @@ class Cell:
 
 
 def _sha256(path: str) -> str:
-    from barley.runtime.distributed import sha256_file
+    from barley.runtime.shards import sha256_file
 
     return sha256_file(path)
 
