@@ -135,6 +135,8 @@ OPTIONS: tuple[Option, ...] = (
     _neural("xpos_dim", EncoderOptions.xpos_dim, "XPOS embedding size", BIAFFINE, NEURAL_TRANSITION),
     _neural("feats_dim", EncoderOptions.feats_dim, "FEATS embedding size (the mean of its atoms' embeddings)",
             BIAFFINE, NEURAL_TRANSITION),
+    _neural("treebank_dim", EncoderOptions.treebank_dim, "treebank embedding size of a joint network trained on "
+            "several treebanks (barley train FOLDER FOLDER ...; Stymne et al. 2018)", "component:joint"),
     _neural("char_dim", EncoderOptions.char_dim, "character embedding size"),
     _neural("char_hidden", EncoderOptions.char_hidden, "character BiLSTM size (per direction)"),
     _neural("lstm_hidden", EncoderOptions.lstm_hidden, "BiLSTM size per direction"),

@@ -31,7 +31,9 @@ def register(subparsers) -> None:
     parser.add_argument("treebank", nargs="*", metavar="TREEBANK",
                         help="a UD treebank folder (its *-ud-train.conllu is trained on, a full pipeline by a "
                              "--recipe, and its *-ud-dev.conllu scored), or the training file then, optionally, "
-                             "the dev file (as --train and --dev)")
+                             "the dev file (as --train and --dev); several folders: one model trained on all their "
+                             "training files, which parses as the first (its dev file chooses the epochs; the joint "
+                             "network reads each sentence's treebank, docs/training.md)")
     parser.add_argument("--train", "-i", metavar="FILE", help="training treebank (or give it first, without -i)")
     parser.add_argument("--dev", metavar="FILE", help="development treebank: report its scores after training "
                                                       "(the neural parsers and tokenizer also choose their epoch on it)")
@@ -83,6 +85,8 @@ def run(args) -> int:
     folder = _training_files(args)
     base = None
     if args.from_model is not None:
+        if args.train_treebanks:
+            raise BarleyError("--from fine-tunes on one treebank", fix="give one treebank folder or training file")
         pipeline_options.refuse_with_from(args, transform_options.from_args(args))
         base = resolve(args.from_model)
     elif args.recipe is not None or (folder is not None and args.components is None):
@@ -92,7 +96,7 @@ def run(args) -> int:
         print(f"barley train: {folder} has no dev file ({DEV}): no dev scores at the end"
               + ("; the neural components hold out the end of the training file to choose their epoch" if neural
                  else ""), file=sys.stderr)
-    inputs = [args.train, args.dev, base,
+    inputs = [args.train, args.dev, base, *(path for _, path in args.train_treebanks),
               *(getattr(args, name, None) for name in ("features", "pretrained", "positions"))]
     check_output(args.model, inputs, force=args.force)  # before hours of training
     if base is not None:
@@ -110,6 +114,9 @@ def _training_files(args) -> str | None:
     """Set ``args.train`` and ``args.dev`` from the positional TREEBANK (a folder, or TRAIN [DEV]) or
     from ``--train``/``--dev``; the folder, if one was given."""
     given = args.treebank
+    args.train_treebanks = []
+    if len(given) > 1 and all(os.path.isdir(folder) for folder in given):
+        return _several_folders(args, given)
     if len(given) > 2:
         raise BarleyError(f"{len(given)} treebanks given; barley train takes a folder, or TRAIN [DEV]",
                           fix="give the training file and the dev file only")
@@ -130,3 +137,20 @@ def _training_files(args) -> str | None:
                           fix="leave the dev file out, or give the training file instead of the folder")
     args.train, args.dev = treebank_files(folder)
     return folder
+
+
+def _several_folders(args, folders: list[str]) -> str:
+    """Training across treebanks (:mod:`barley.treebanks`): ``args.train`` and ``args.dev`` the first folder's,
+    ``args.train_treebanks`` each folder's name and training file; the first folder."""
+    if args.train is not None or args.dev is not None:
+        raise BarleyError("--train or --dev with treebank folders, which give their own files",
+                          fix="leave --train and --dev out")
+    names = [os.path.basename(os.path.normpath(folder)) for folder in folders]
+    if len(set(names)) < len(names):
+        raise BarleyError(f"a treebank folder is given twice ({', '.join(names)})", fix="give each folder once")
+    args.train, args.dev = treebank_files(folders[0])
+    if args.dev is None:
+        raise BarleyError("training on several treebanks chooses its epochs on the first one's dev file, and this "
+                          "folder has none", path=folders[0], fix="give first a treebank folder with a dev file")
+    args.train_treebanks = [(name, treebank_files(folder)[0]) for name, folder in zip(names, folders)]
+    return folders[0]

@@ -16,14 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from barley import treebanks
 from barley.conllu import COLUMNS, FEATS, FORM, Sentence
 from barley.features.vocabulary import NONE, ROOT, UNKNOWN, Vocabulary, extended, feats_atoms
 from barley.kinds import in_length_batches
 
-INPUTS = ("form", "lemma", "upos", "xpos", "feats")
-"""The columns an encoder can read, in the order of its input vector."""
-ID_COLUMNS = ("form", "lemma", "upos", "xpos")
+INPUTS = ("form", "lemma", "upos", "xpos", "feats", "treebank")
+"""The columns an encoder can read, in the order of its input vector; ``treebank`` is the sentence's
+(:mod:`barley.treebanks`), the same for all its nodes."""
+ID_COLUMNS = ("form", "lemma", "upos", "xpos", "treebank")
 """The inputs that are one id per node (FEATS is a bag of atoms)."""
+FIRST = ROOT + 1
+"""The id of a vocabulary's first value: for ``treebank``, the treebank a sentence that names none is taken for."""
 PARSE_BATCH_WORDS = 5000
 """Words encoded together when parsing."""
 ROOT_WORD = "\x00<root>"  # the root's "form" for the character model: one reserved character
@@ -73,10 +77,14 @@ class EncoderVocabularies:
         ``keep_forms`` (those with a pretrained vector)."""
         counts: Counter[str] = Counter()
         seen: dict[str, dict[str, None]] = {name: {} for name in (*inputs, "chars")}
-        index = {name: COLUMNS.index(name.upper()) for name in inputs}
+        index = {name: COLUMNS.index(name.upper()) for name in inputs if name != "treebank"}
         for sentence in sentences:
+            if "treebank" in inputs:
+                seen["treebank"].setdefault(treebanks.of(sentence) or "")
             for word in sentence.words:
                 for name in inputs:
+                    if name == "treebank":
+                        continue
                     if name == "feats":
                         for atom in feats_atoms(word[FEATS]):
                             seen["feats"].setdefault(atom)
@@ -116,7 +124,9 @@ class EncoderVocabularies:
         words = sentence.words
         ids = {}
         for name in ID_COLUMNS:
-            if name in self.tables:
+            if name == "treebank" and name in self.tables:
+                ids[name] = np.full(len(words) + 1, self.treebank_id(sentence), dtype=np.int64)
+            elif name in self.tables:
                 table, index = self.tables[name], COLUMNS.index(name.upper())
                 lower = name == "form"
                 ids[name] = np.array([ROOT] + [table.id(w[index].lower() if lower else w[index]) for w in words],
@@ -127,6 +137,12 @@ class EncoderVocabularies:
             feats = [np.array([ROOT], dtype=np.int64)] + [
                 np.array([table.id(a) for a in feats_atoms(w[FEATS])], dtype=np.int64) for w in words]
         return Encoded(ids, feats, [ROOT_WORD] + [w[FORM] for w in words])
+
+    def treebank_id(self, sentence: Sentence) -> int:
+        """The id of the treebank ``sentence`` names (:mod:`barley.treebanks`), or of the first treebank
+        trained on when it names none, or one not trained on."""
+        id = self.tables["treebank"].id(treebanks.of(sentence) or "")
+        return FIRST if id == UNKNOWN else id
 
     def chars(self, word: str) -> np.ndarray:
         """Character ids of a form (:func:`characters_read`; cached: forms repeat)."""

@@ -295,8 +295,8 @@ class NumpyJoint:
 
     def __init__(self, encoder: EncoderOptions, vocabularies: EncoderVocabularies, weights: dict[str, np.ndarray],
                  parser_layers: int):
-        if encoder.inputs != ("form",):
-            raise ValueError(f"a joint network reads the form only, not {', '.join(encoder.inputs)}")
+        if encoder.inputs not in (("form",), ("form", "treebank")):  # never a column it predicts
+            raise ValueError(f"a joint network reads the form (and the treebank) only, not {', '.join(encoder.inputs)}")
         self.encoder = NumpyEncoder(encoder, vocabularies, weights)
         self.parser_lstm = bilstm_layers(weights, "parser_lstm", parser_layers)
         self.mlps = {name: (weights[f"{name}.0.weight"], weights[f"{name}.0.bias"]) for name in MLPS}

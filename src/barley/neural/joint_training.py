@@ -101,7 +101,8 @@ def train_joint(sentences: list[Sentence], trees: list[tuple[list[int], list[str
     (on the CPU), its vocabularies and tables, and the training history (with the sentences and
     words trained on)."""
     sentences, trees, dev, counts = _with_dev(sentences, trees, dev, holdout, log)
-    encoder = replace(encoder, inputs=("form",))  # the joint network never reads what it predicts
+    # the joint network never reads what it predicts: the form, and the treebank where it learns from several
+    encoder = replace(encoder, inputs=("form", *(("treebank",) if "treebank" in encoder.inputs else ())))
     with deterministic(seed, device, threads):
         encoder, vocabularies, vectors = encoder_vocabularies(sentences, encoder, pretrained, log)
         tables = JointTables.build(sentences, labels)

@@ -24,6 +24,8 @@ class EncoderOptions:
     upos_dim: int = 32
     xpos_dim: int = 32
     feats_dim: int = 32
+    treebank_dim: int = 12
+    """The treebank embedding's size, where the encoder reads ``treebank`` (Stymne et al. 2018: 12)."""
     char_dim: int = 32
     char_hidden: int = 64
     lstm_hidden: int = 128

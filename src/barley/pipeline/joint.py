@@ -24,6 +24,7 @@ from dataclasses import asdict, replace
 import numpy as np
 
 from barley.confidence import calibration_of
+from barley import treebanks
 from barley.conllu import Sentence
 from barley.enhanced.head import EnhancedHead, HeadOptions, HeadTable, head_shapes
 from barley.errors import BarleyError
@@ -45,7 +46,7 @@ ENCODER = EncoderOptions(form_dim=100, char_dim=64, char_hidden=128, lstm_hidden
 character model than a parser given tags needs: it is what tags unknown words), the
 character vector concatenated to the form embedding — added, it would share the form
 embedding's dimensions with a random code per word, and learning is much slower."""
-ENCODER_OPTIONS = ("form_dim", "char_dim", "char_hidden", "lstm_hidden", "lstm_layers", "dropout", "word_dropout",
+ENCODER_OPTIONS = ("form_dim", "treebank_dim", "char_dim", "char_hidden", "lstm_hidden", "lstm_layers", "dropout", "word_dropout",
                    "min_form_count", "characters")
 TRAINING = Training(batch_words=500)
 """Minibatches of 500 words, half the parsers': the joint network learns from the form alone and
@@ -143,6 +144,11 @@ class JointComponent:
 
         encoder, biaffine, training = from_given({**asdict(ENCODER), **options}, EncoderOptions, BiaffineOptions,
                                                  Training, device=options["device"], threads=options["threads"])
+        several = treebanks.names(sentences)
+        if len(several) > 1:  # each word also reads its sentence's treebank (Stymne et al. 2018)
+            encoder = replace(encoder, inputs=(*encoder.inputs, "treebank"))
+            log(f"{len(several)} treebanks ({', '.join(several)}): the network reads each sentence's treebank "
+                f"(an embedding of {encoder.treebank_dim}); a sentence that names none is parsed as {several[0]}")
         if options["parser_layers"] < 0:
             raise BarleyError(f"parser_layers must be at least 0, not {options['parser_layers']}")
         if not 0.0 <= options["holdout"] < 1.0:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 
 from barley import options as declared
+from barley import treebanks
 from barley.errors import BarleyError
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
 from barley.pipeline.tokenize import KINDS, TokenizeComponent
@@ -15,7 +16,8 @@ from barley.recipes import RECIPES, default_recipe
 from barley.treebank_folder import count_words
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
-               "command", "default_of", "tokenizer", "treebank", "recipe", "from_model"}
+               "command", "default_of", "tokenizer", "treebank", "recipe", "from_model",
+               "train_treebanks"}
 _COMPONENT_OPTIONS = {"tag": "component:tag", "tokenize": "tokenizer"}
 """The components besides the parser's whose declared options ``barley train`` passes (:mod:`barley.options`)."""
 _TRANSFORM_OPTIONS = {"pseudo_projective", "lift", "label_cap", "coordination", "coordination_variant", "verb_group",
@@ -79,7 +81,7 @@ def use_recipe(args: argparse.Namespace) -> None:
     recipe = default_recipe() if args.recipe is None else RECIPES[args.recipe]
     why = ("--recipe" if args.recipe is not None else "the default: PyTorch is installed" if recipe.name == "neural"
            else "the default: PyTorch is not installed")
-    words = count_words(args.train)
+    words = sum(count_words(path) for _, path in args.train_treebanks) if args.train_treebanks else count_words(args.train)
     recipe = recipe.for_words(words)
     others = " or ".join(f"--recipe {name}" for name in RECIPES if name != recipe.name)
     print(f"barley train: the {recipe.name} recipe ({why}): {recipe.summary}, i.e. {' '.join(recipe.arguments())} "
@@ -177,9 +179,14 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
                                                                     if component == "tokenize" else ""))
         options.setdefault(component, {}).update(declared.keywords(given))
     jackknife = None if args.no_jackknife else DEFAULT_JACKKNIFE if args.jackknife is None else args.jackknife
-    pipeline = Pipeline.train(args.train, names, options=options, jackknife=jackknife,
+    several = args.train_treebanks
+    data = treebanks.joined(several) if several else args.train
+    pipeline = Pipeline.train(data, names, options=options, jackknife=jackknife,
                               seed=1 if args.seed is None else args.seed, record_time=args.seed is None,
                               dev=args.dev)
+    if several:
+        pipeline.manifest["pipeline"]["training"].update(data=args.train, treebanks=[
+            {"name": name, "data": path} for name, path in several])
     _score_and_save(args, pipeline)
     checkpoint = args.model + CHECKPOINT_SUFFIX
     if "joint" in names and os.path.exists(checkpoint):
