@@ -170,8 +170,8 @@ def measure(system: TransitionSystem, treebank: Treebank,
         reproduced += run.reproduced
         if swap is not None or switch is not None:
             moves = Counter(move for move, _ in run.actions)
-            swaps += moves[swap]
-            switches += moves[switch]
+            swaps += 0 if swap is None else moves[swap]
+            switches += 0 if switch is None else moves[switch]
         if each is not None:
             each(tree, run)
     slope, r2 = fit_through_origin(lengths, counts)

@@ -49,7 +49,7 @@ def evaluate_files(gold: str, systems: list[str], exclude_punct: bool | str, job
     block_bytes = block_bytes or BLOCK_BYTES
     with contextlib.ExitStack() as stack:
         handles = [stack.enter_context(open_bytes(name)) for name in names]
-        wanted = [deque() for _ in systems]  # the gold blocks' sentence counts, one at a time
+        wanted: list[deque] = [deque() for _ in systems]  # the gold blocks' sentence counts, one at a time
         cuts = [blocks(handle, block_bytes, iter(counts.popleft, None), name)
                 for handle, counts, name in zip(handles[1:], wanted, systems)]
         newlines: list[str | None] = [None] * len(names)

@@ -287,6 +287,8 @@ class Extractor:
         if not plan.feats_templates:
             return keys
         slots = [keys]
+        if table.feats is None:
+            raise ValueError("FEATS templates over a table without FEATS")
         for template, atoms, multipliers, feats_position, feats_multiplier in plan.feats_templates:
             base = (values[:, atoms] * multipliers).sum(axis=1) + template
             feats = table.feats[global_rows[:, feats_position]]  # (B, K), -1 = padding
@@ -390,7 +392,7 @@ class FeatureIndex:
 
     def __init__(self, keys: np.ndarray):
         self.keys = np.asarray(keys, dtype=np.int64)
-        self._tables = None
+        self._tables: tuple[int, np.ndarray, np.ndarray] | None = None
 
     @property
     def size(self) -> int:

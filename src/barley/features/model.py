@@ -137,7 +137,7 @@ def _tokens(text: str) -> list[str]:
         match = _TOKEN.match(text, position)
         if not match:
             raise _Syntax(f"unexpected character {text[position:].lstrip()[:1]!r}")
-        tokens.append(match.group(match.lastgroup))
+        tokens.append(match.group(match.lastgroup or 0))
         position = match.end()
     return tokens
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from importlib import resources
+from typing import Any
 from pathlib import Path
 
 from barley.errors import BarleyError, InputError, ModelError
@@ -31,7 +32,8 @@ REGISTRY: Registry[type] = Registry("transform", "barley.transforms", {
 unknown one is a ModelError)."""
 
 
-def transform_class(name: str) -> type:
+def transform_class(name: str) -> Any:
+    """The transform class registered as ``name`` (it has ``from_json``)."""
     return REGISTRY[name]
 
 

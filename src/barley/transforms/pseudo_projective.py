@@ -129,9 +129,9 @@ def projectivize(heads, deprels, encoding: str = "head", lift: str = "shortest")
     labels = [deprels[0]]
     for node in range(1, len(current)):
         lifted = steps[node] > 0 and encoding != "baseline"
-        head = deprels[original[node]] if lifted and encoding in ("head", "head+path") else None
+        head_label = deprels[original[node]] if lifted and encoding in ("head", "head+path") else None
         down = on_path[node] and encoding in ("path", "head+path")
-        labels.append(encode_label(Label(deprels[node], lifted, head, down)))
+        labels.append(encode_label(Label(deprels[node], lifted, head_label, down)))
     lifts = [Lift(d, original[d], current[d], steps[d]) for d in range(1, len(current)) if steps[d]]
     return Projectivized(np.asarray(current, dtype=np.int32), labels, lifts)
 
@@ -285,7 +285,7 @@ class PseudoProjective:
         if self.label_cap is not None and self.kept_labels is None:
             raise BarleyError("the pseudo-projective label cap needs fitting on training trees first")
         result = projectivize(heads, deprels, self.encoding, self.lift)
-        kept = None if self.label_cap is None else set(self.kept_labels)
+        kept = None if self.label_cap is None or self.kept_labels is None else set(self.kept_labels)
         labels = list(result.deprels)
         for node in range(1, len(labels)):
             if labels[node] != deprels[node]:
