@@ -2,7 +2,7 @@
 
     python scripts/options_page.py > docs/options.md
 
-``tests/test_options.py`` checks that the committed page is the one this prints.
+``tests/commands/test_options.py`` checks that the committed page is the one this prints.
 """
 
 from barley.options import markdown

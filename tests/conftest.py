@@ -1,14 +1,25 @@
-"""Shared fixtures: the shared UD treebanks when present, skipped with a reason when not."""
+"""Shared fixtures: the shared UD treebanks when present, skipped with a reason when not.
+
+The tests mirror the package: ``tests/systems/`` tests ``barley.systems``, ``tests/neural/`` ``barley.neural``,
+and so on; the tests of the top-level modules and of the whole (docs, imports, plugins) are here. Every test
+folder is on ``sys.path``, so that a test imports the helpers of another by its module name
+(``from test_parser import _toy_treebank``) wherever either lives.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from barley.errors import BarleyError
+
+TESTS = Path(__file__).resolve().parent
+sys.path[1:1] = [str(folder) for folder in sorted(TESTS.iterdir())
+                 if folder.is_dir() and any(folder.glob("test_*.py")) and str(folder) not in sys.path]
 
 UD_DIR = Path(os.environ.get("BARLEY_UD_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud")).resolve()
 UD_FILES = sorted(UD_DIR.glob("*/*.conllu")) if UD_DIR.is_dir() else []

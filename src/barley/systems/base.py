@@ -42,7 +42,7 @@ Stymne & Nivre 2017); such a system says in its docstring where they are exact, 
 its :meth:`TransitionSystem.explorable` keeps exploration where they are trustworthy.
 A system without either raises :class:`NoDynamicOracle` from ``costs``.
 Which systems have which is listed in ``docs/oracles.md``; the theorem is checked
-against brute force in ``tests/test_dynamic_oracles.py``.
+against brute force in ``tests/systems/test_dynamic_oracles.py``.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ SHIFT* is dynamic. In a configuration (:meth:`Swap.move_costs`):
   0 where it is legal: reordering the stack loses no arc yet.
 
 Costs are relative to the cheapest move (one move always costs 0). What is proven
-(``tests/test_dynamic_oracles.py``): on the static oracle's path the only zero-cost
+(``tests/systems/test_dynamic_oracles.py``): on the static oracle's path the only zero-cost
 action is the static oracle's, so zero-cost actions rebuild every tree; in any
 configuration that exploration reaches, a zero-cost arc loses no more gold arcs than
 the best completion that swaps only where these costs let it (checked against brute

@@ -18,14 +18,14 @@ sum of the classifier's *raw* class scores along its scored moves (the linear le
 sums, the perceptron's as in Zhang & Clark 2008; the SVM's decision values), never probabilities.
 Ties go to the earlier candidate: items in beam order, each item's classes by score and then by
 class number, so that width 1 takes exactly the greedy parser's action (the first best class of
-``argmax``) and is today's greedy output byte for byte (``tests/test_beam.py``).
+``argmax``) and is today's greedy output byte for byte (``tests/transition/test_beam.py``).
 
 A configuration is copied (:meth:`barley.systems.base.State.copy`) only when a second candidate
 of the same item survives: the first takes the item's configuration in place.
 
 This is the readable reference and test oracle; ``barley parse --beam`` runs its compiled twin
 (:meth:`barley.transition.fast.CompiledParser.parse_batch_beam`) where the compiled loop knows the
-system and the learner and no arcs are given (``tests/test_fast_beam.py``: the same trees and scores).
+system and the learner and no arcs are given (``tests/transition/test_fast_beam.py``: the same trees and scores).
 """
 
 from __future__ import annotations

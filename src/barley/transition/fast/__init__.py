@@ -6,8 +6,8 @@ time in Python at every transition. :mod:`barley.transition.fast._loop` (Cython)
 steps for a whole batch without Python per transition, for every transition system
 and the linear learners (linear, perceptron, and the data split over them), and is
 tested to give the reference's transitions, rows and trees exactly
-(``tests/test_fast.py``); its beam search gives the reference beam's
-(:mod:`barley.transition.beam`) trees and scores exactly (``tests/test_fast_beam.py``). This
+(``tests/transition/test_fast.py``); its beam search gives the reference beam's
+(:mod:`barley.transition.beam`) trees and scores exactly (``tests/transition/test_fast_beam.py``). This
 module turns a :class:`barley.transition.parser.Parser` into the tables the loop reads
 (:func:`compile_parser`) and its output back into the reference's.
 
@@ -162,7 +162,7 @@ class CompiledParser:
                          ) -> list[list[tuple[float, list[int], list[int]]]]:
         """:func:`barley.transition.beam.parse_batch_beam` without given arcs, compiled: per
         sentence, up to ``most`` distinct trees of its final beam of ``width``, best first, with their
-        scores (``tests/test_fast_beam.py``: the reference's trees and scores exactly)."""
+        scores (``tests/transition/test_fast_beam.py``: the reference's trees and scores exactly)."""
         table, feats = self._table(sentences)
         rows = len(table.tokens)
         heads = np.empty((width, rows), dtype=np.int64)

@@ -13,7 +13,7 @@ readable twin that is its specification and test oracle:
   scores are bit-identical);
 * the choice: the first best legal class, MaltParser's forced-move rule first;
 * beam search (:meth:`Program.parse_beam`): :func:`barley.transition.beam.parse_batch_beam`,
-  its ties and its float64 totals included (``tests/test_fast_beam.py``).
+  its ties and its float64 totals included (``tests/transition/test_fast_beam.py``).
 
 Lists are stored with the element next to the decision point *last*: the stack top,
 the buffer front, λ1's head, λ2's front, the inactive stack's top. So the element

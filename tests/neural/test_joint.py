@@ -342,7 +342,7 @@ def test_max_words_limits_the_joint_parser_and_a_model_without_a_limit_is_refuse
 
 def test_the_tags_written_are_a_combination_of_training(trained, toy):
     """Consistent tags: every word's UPOS, XPOS and FEATS were seen together in training, and the
-    model file keeps the combinations (tests/test_consistent_tags.py tests the decode itself)."""
+    model file keeps the combinations (tests/neural/test_consistent_tags.py tests the decode itself)."""
     from barley.conllu import FEATS, UPOS, XPOS
 
     seen = {(w[UPOS], w[XPOS], w[FEATS]) for s in read(str(toy / "train.conllu")) for w in s.words}

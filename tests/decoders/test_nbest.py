@@ -148,7 +148,7 @@ def test_nbest_with_jobs_writes_the_same_bytes_and_k_must_be_positive(files, cap
         assert main(["parse", "-q", "-m", files["mst"], files["test"], "--nbest", "3", "--jobs", jobs,
                      "-o", str(folder / f"jobs{jobs}.conllu")]) == 0
     assert (folder / "jobs1.conllu").read_bytes() == (folder / "jobs2.conllu").read_bytes()
-    for jobs in ("1", "2"):  # a transition-based parser's k best, from its beam (tests/test_beam.py)
+    for jobs in ("1", "2"):  # a transition-based parser's k best, from its beam (tests/transition/test_beam.py)
         assert main(["parse", "-q", "-m", files["transition"], files["test"], "--nbest", "3", "--jobs", jobs,
                      "-o", str(folder / f"beam-jobs{jobs}.conllu")]) == 0
     assert (folder / "beam-jobs1.conllu").read_bytes() == (folder / "beam-jobs2.conllu").read_bytes()

@@ -29,7 +29,7 @@ from barley.service.models import model_specs
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
-SOURCE = Path(__file__).resolve().parents[1] / "src"
+SOURCE = Path(__file__).resolve().parents[2] / "src"
 
 
 def quiet(_message: str) -> None:

@@ -23,7 +23,7 @@ from barley.pipeline.tagger import Tagger
 from barley.pipeline.tokenize import KINDS as TOKENIZERS
 from barley.pipeline.tokenize import kind_options
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _keywords(taker: str) -> set[str]:

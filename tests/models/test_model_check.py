@@ -20,14 +20,14 @@ from barley.kinds import train
 from barley.models import archive, check
 from barley.pipeline import Pipeline
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
 import model_files  # noqa: E402  (the fuzzer's own rewriting of a model file)
 import toy_language  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
-SHIPPED = Path(__file__).resolve().parents[1] / "src" / "barley" / "models" / "en_ewt_linear.barley"
+SHIPPED = Path(__file__).resolve().parents[2] / "src" / "barley" / "models" / "en_ewt_linear.barley"
 """The shipped linear model: its compiled parser's tables are what a tampered file would aim at."""
 
 
@@ -225,7 +225,7 @@ def test_a_member_declaring_more_than_deflate_can_hold_is_refused(tmp_path):
 @pytest.fixture(scope="module")
 def every_kind() -> dict[str, Path]:
     """The fuzzer's tiny models of every kind and component (trained once into its folder)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fuzz"))
     import model_files
 
     return model_files.fixtures(model_files.MODELS)

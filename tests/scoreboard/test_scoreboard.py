@@ -270,7 +270,7 @@ def test_the_peers_figures_are_the_published_ones():
 
 def test_the_peers_figures_are_package_data():
     """`pip install .` takes peers.toml: pyproject's package-data names it."""
-    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     globs = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]["barley"]
     assert any(fnmatch.fnmatch("scoreboard/peers.toml", pattern) for pattern in globs)
 

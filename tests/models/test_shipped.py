@@ -25,7 +25,7 @@ from barley.tree import check_tree
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
 FOX = "The quick brown fox jumps over the lazy dog."
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
