@@ -25,12 +25,24 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that partial outputs are removed on the way out."""
 
 
+_terminated: list[bool] = []
+"""Not empty once SIGTERM reached the command: a training that caught the interruption and kept its best
+epoch then exits as :func:`interrupted_status` says."""
+
+
 def _terminate(main_pid: int, signum, frame):
     if os.getpid() != main_pid:  # a forked worker (experiment --jobs, ...): die as SIGTERM would have it
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
         return
+    _terminated.append(True)
     raise Terminated
+
+
+def interrupted_status() -> int:
+    """The exit status of a command stopped by a signal: 143 after SIGTERM, 130 after Ctrl-C (as a shell's
+    128 + the signal's number), also where the command caught the interruption and finished what it could."""
+    return 143 if _terminated else 130
 
 
 def _one_line_warnings(command: str) -> None:

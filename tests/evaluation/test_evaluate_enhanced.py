@@ -153,6 +153,28 @@ def test_the_command_reports_elas_and_eulas(tmp_path, capsys):
     assert scores["EULAS"]["f1"] == pytest.approx(80.0) and scores["ELAS"]["correct"] == 13
 
 
+def test_deps_copied_from_the_input_beside_other_trees_are_said(tmp_path, capsys):
+    """A system file whose DEPS are the gold's on every word while its basic trees differ (what ``barley parse``
+    writes for a treebank without --enhanced: the input's DEPS kept): ELAS is 100 and the command warns that it
+    scores a copy; a system whose trees are the gold's too (or whose DEPS differ) is not warned about."""
+    gold, copied = tmp_path / "gold.conllu", tmp_path / "copied.conllu"
+    gold.write_text(GOLD, "utf-8")
+    copied.write_text(GOLD.replace("7\t.\t.\tPUNCT\t_\t_\t4\tpunct", "7\t.\t.\tPUNCT\t_\t_\t6\tpunct", 1),
+                      "utf-8")
+    assert copied.read_text("utf-8") != GOLD
+    evaluation = evaluate_conll18(str(gold), str(copied))
+    assert evaluation.copied_deps and evaluation.scores["ELAS"].f1 == 100.0
+    assert main(["evaluate", "--conll18", str(gold), str(copied)]) == 0
+    assert "its DEPS are the gold's on every word though its basic trees differ" in capsys.readouterr().err
+    for consistent in (GOLD, _same_words(GOLD)):
+        (tmp_path / "system.conllu").write_text(consistent, "utf-8")
+        assert not evaluate_conll18(str(gold), str(tmp_path / "system.conllu")).copied_deps
+        assert main(["evaluate", "--conll18", str(gold), str(tmp_path / "system.conllu")]) == 0
+        assert "DEPS" not in capsys.readouterr().err
+    [(blocks, _)] = evaluate_files(str(gold), [str(copied)], False, 2, per_word=False, block_bytes=300)
+    assert blocks.copied_deps
+
+
 def _same_words(gold: str) -> str:
     """GOLD's words with other enhanced arcs: every arc's relation cut to its universal part, every third dropped."""
     lines = []

@@ -205,6 +205,36 @@ def test_a_training_stopped_by_hand_is_not_restarted(toy, monkeypatch):
     assert joint["training"]["interrupted"] is True and "fine_tuning" not in joint and len(calls) == 2
 
 
+def test_sigterm_keeps_the_best_epoch_and_its_checkpoint_and_exits_143(toy, tmp_path, monkeypatch, capsys):
+    """SIGTERM in the second epoch of ``barley train``: the model holds epoch 1, the checkpoint stays for
+    ``--resume``, and the command exits 143 (as a killed one), so that no script takes the model for finished."""
+    import os
+    import signal
+
+    from barley.neural import fitting
+
+    calls = []
+    monkeypatch.setattr(cli, "_terminated", [])  # what the real handler records, for this test alone
+
+    def terminated_in_epoch_2(*arguments, **keywords):
+        calls.append(1)
+        if len(calls) == 2:
+            cli._terminate(os.getpid(), signal.SIGTERM, None)
+        return minibatches(*arguments, **keywords)
+
+    minibatches = fitting.minibatches
+    monkeypatch.setattr(fitting, "minibatches", terminated_in_epoch_2)
+    model = tmp_path / "stopped.barley"
+    options = [f"--{name.replace('_', '-')}={value}" for name, value in TINY.items()]
+    status = cli.main(["train", str(toy / "train.conllu"), "--dev", str(toy / "dev.conllu"), "--components", "joint",
+                       "--epochs", "3", "--restart-epochs", "0", "--enhanced-epochs", "0", *options, "-m", str(model)])
+    err = capsys.readouterr().err
+    assert status == 143, err
+    assert f"barley train: interrupted: {model} holds the best epoch so far" in err and "--resume" in err
+    assert archive.interrupted(archive.read_manifest(str(model)))
+    assert (tmp_path / "stopped.barley.checkpoint").is_file()
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda a: a.update({"joint.weights.tags.upos.weight": a["joint.weights.tags.upos.weight"][:-1]}), "not float32"),
     (lambda a: a.update({"joint.weights.encoder.form.weight":

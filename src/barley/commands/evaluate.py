@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 
 from barley import conllu
 from barley.atomic import check_output
 from barley.commands import add_force
-from barley.errors import BarleyError
+from barley.errors import BarleyError, BarleyWarning
 from barley.evaluation.attachment import evaluate, format_comparison, format_report, mcnemar
 from barley.evaluation.conll18 import evaluate_conll18, format_conll18
 from barley.nbest import evaluate_oracle, is_k_best
@@ -69,6 +70,11 @@ def run(args) -> int:
         conll18 = evaluate_conll18(gold, system)
         other18 = evaluate_conll18(gold, args.compare) if args.compare else None
         result = other = None
+    for name, scores in ((args.system, conll18), (args.compare, other18)):
+        if scores is not None and scores.copied_deps:
+            warnings.warn(f"{name}: its DEPS are the gold's on every word though its basic trees differ: enhanced "
+                          f"graphs copied from the input, so ELAS and EULAS score that copy (barley parse --enhanced "
+                          f"makes graphs of the new trees)", BarleyWarning)
     if args.conll18 or not all(e.same_tokenization for e in (conll18, other18) if e):
         if args.show_errors:
             raise BarleyError("--show-errors draws the system's trees under the gold ones, so it needs the gold's "

@@ -360,6 +360,15 @@ class Conll18Evaluation:
     same_tokenization: bool  # same sentences, tokens and words (FORMs included) as the gold
     las_correct: np.ndarray  # per gold word: aligned, with the right head and relation (what McNemar pairs)
     ends_aligned: bool = True  # the last words of both files are paired one to one (see concatenate)
+    same_deps: bool = False  # the same tokenization, and every word's DEPS the gold's
+
+    @property
+    def copied_deps(self) -> bool:
+        """Whether the system's enhanced graphs (DEPS) are the gold's on every word though some of its basic arcs
+        are not: graphs copied from the input (``barley parse`` keeps the input's DEPS unless ``--enhanced``), which
+        ELAS and EULAS would score as perfect."""
+        las = self.counts["LAS"]
+        return self.same_deps and self.counts["ELAS"].gold > 0 and las.correct < las.gold
 
     @property
     def scores(self) -> dict[str, Score]:
@@ -385,7 +394,8 @@ class Conll18Evaluation:
         counts = {metric: Score(*(total(metric, count) for count in ("correct", "gold", "system", "aligned")))
                   for metric in parts[0].counts}
         return cls(counts, all(part.same_tokenization for part in parts),
-                   np.concatenate([part.las_correct for part in parts]))
+                   np.concatenate([part.las_correct for part in parts]),
+                   same_deps=all(part.same_deps for part in parts))
 
 
 def evaluate_conll18(gold: Source, system: Source) -> Conll18Evaluation:
@@ -443,7 +453,8 @@ def evaluate_conll18(gold: Source, system: Source) -> Conll18Evaluation:
     last = gold_words[-1:] + system_words[-1:]
     ends_aligned = same or (len(last) == 2 and not any(word.multiword for word in last)
                             and (last[0].start, last[0].end) == (last[1].start, last[1].end))
-    return Conll18Evaluation(scores, same, las_correct, ends_aligned)
+    same_deps = same and all(g.deps == s.deps for g, s in pairs)
+    return Conll18Evaluation(scores, same, las_correct, ends_aligned, same_deps)
 
 
 def _enhanced_scores(gold_words: list[Word], system_words: list[Word], pairs: list[tuple[Word, Word]],

@@ -136,6 +136,18 @@ def read_manifest(path: str | os.PathLike) -> dict:
     return read(path, arrays=False)[0]
 
 
+def interrupted(manifest: dict) -> bool:
+    """Whether a model's training was stopped by a signal (Ctrl-C, SIGTERM) and the model is the best epoch kept
+    so far: some component's training record in ``manifest`` says ``interrupted``."""
+
+    def said(entry: object) -> bool:
+        if isinstance(entry, dict):
+            return entry.get("interrupted") is True or any(said(value) for value in entry.values())
+        return isinstance(entry, list) and any(said(value) for value in entry)
+
+    return said(manifest)
+
+
 def read(path: str | os.PathLike, arrays: bool = True) -> tuple[dict, dict[str, np.ndarray]]:
     """The manifest (without :data:`DECLARED`) and the arrays of a model file; any problem is a
     :class:`ModelError`, checked as the module's docstring says.

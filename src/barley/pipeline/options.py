@@ -10,6 +10,7 @@ from collections.abc import Callable
 from barley import options as declared
 from barley import treebanks
 from barley.errors import BarleyError
+from barley.models.archive import interrupted, read_manifest
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
 from barley.pipeline.tokenize import KINDS, TokenizeComponent
 from barley.recipes import RECIPES, default_recipe
@@ -142,7 +143,7 @@ def refuse_with_from(args: argparse.Namespace, transforms: list) -> None:
                           f"keeps its components and transforms", fix="leave them out")
 
 
-def fine_tune(args: argparse.Namespace, base: str) -> int:
+def fine_tune(args: argparse.Namespace, base: str) -> None:
     """``barley train --from MODEL``: the model's network trained further (:meth:`Pipeline.fine_tuned`)
     with the training options given, then scored on dev and saved as a new model."""
     options = {name: getattr(args, name) for name in _parser_options_set(args, names=True)}
@@ -150,11 +151,10 @@ def fine_tune(args: argparse.Namespace, base: str) -> int:
                                               seed=1 if args.seed is None else args.seed,
                                               record_time=args.seed is None, base=args.from_model)
     _score_and_save(args, pipeline)
-    return 0
 
 
 def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict],
-                   transforms: Callable[[argparse.Namespace], list]) -> int:
+                   transforms: Callable[[argparse.Namespace], list]) -> None:
     names = ordered(args.components.split(","))
     options = {}
     if "parse" in names:
@@ -189,9 +189,8 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
             {"name": name, "data": path} for name, path in several])
     _score_and_save(args, pipeline)
     checkpoint = args.model + CHECKPOINT_SUFFIX
-    if "joint" in names and os.path.exists(checkpoint):
-        os.remove(checkpoint)  # the model is written: the training's checkpoint is done with
-    return 0
+    if "joint" in names and os.path.exists(checkpoint) and not interrupted(read_manifest(args.model)):
+        os.remove(checkpoint)  # the model is written: the training's checkpoint is done with (unless to resume)
 
 
 def _score_and_save(args: argparse.Namespace, pipeline: Pipeline) -> None:

@@ -43,7 +43,7 @@ from barley import __version__
 from barley.atomic import atomic_output
 from barley.conllu import read
 from barley.errors import BarleyError
-from barley.models.archive import read_manifest
+from barley.models.archive import interrupted as manifest_interrupted, read_manifest
 from barley.pipeline.options import CHECKPOINT_SUFFIX
 from barley.experiment.runner import read_json, slug, write_json
 from barley.recipes import RECIPES, Recipe
@@ -218,16 +218,9 @@ def interrupted(model: Path) -> bool:
     it and exits as after Ctrl-C, its manifest saying ``interrupted``), or cannot be read: not the recipe's
     model, so no cell is scored from it (a rerun resumes the training from its checkpoint)."""
     try:
-        manifest = read_manifest(str(model))
+        return manifest_interrupted(read_manifest(str(model)))
     except BarleyError:
         return True
-
-    def said(entry) -> bool:
-        if isinstance(entry, dict):
-            return entry.get("interrupted") is True or any(said(value) for value in entry.values())
-        return isinstance(entry, list) and any(said(value) for value in entry)
-
-    return said(manifest)
 
 
 def _resumed(cell: Cell, model: str) -> list[str]:
