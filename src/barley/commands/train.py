@@ -94,7 +94,7 @@ def run(args) -> int:
     elif args.recipe is not None or (folder is not None and args.components is None):
         pipeline_options.use_recipe(args)
     if folder is not None and args.dev is None:
-        neural = base is not None or "joint" in args.components or args.tokenizer == "neural"
+        neural = base is not None or "joint" in args.components or "neural" in (args.tokenizer or "").split(",")
         print(f"barley train: {folder} has no dev file ({DEV}): no dev scores at the end"
               + ("; the neural components hold out the end of the training file to choose their epoch" if neural
                  else ""), file=sys.stderr)

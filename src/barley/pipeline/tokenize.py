@@ -8,8 +8,9 @@ yields CoNLL-U sentences with ``_`` in every column it does not write.
 Two kinds of tokenizer, chosen by the option ``tokenizer``: ``linear`` (the default,
 :class:`~barley.tokenizer.Tokenizer`: hashed character-window features, liblinear) and
 ``neural`` (:class:`~barley.tokenizer.neural.NeuralTokenizer`: a character BiLSTM,
-trained with PyTorch, tokenizing with numpy alone). Each takes its own options; an
-option of the other kind is refused.
+trained with PyTorch, tokenizing with numpy alone), or both (``linear,neural``): each trained and
+the better on dev kept (:mod:`barley.tokenizer.choice`). Each takes its own options; an
+option of no kind named is refused.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from barley.errors import BarleyError, ModelError
 from barley.models import check
 from barley.registry import FromRegistries, Registry
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions
+from barley.tokenizer.choice import choose
 from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
 
 
@@ -47,16 +49,28 @@ class TokenizerKind:
     segmenter: type[Segmenter]
     options: type
     train: Callable
+    reads_dev: bool = False  # whether its training reads dev sentences (to stop early), or tunes on its own data alone
 
 
 LINEAR = TokenizerKind(Tokenizer, TokenizerOptions, Tokenizer.train)
-NEURAL = TokenizerKind(NeuralTokenizer, NeuralTokenizerOptions, train_neural)
+NEURAL = TokenizerKind(NeuralTokenizer, NeuralTokenizerOptions, train_neural, reads_dev=True)
 
 KINDS: Registry[TokenizerKind] = Registry("tokenizer", "barley.tokenizers", {
     "linear": "barley.pipeline.tokenize:LINEAR",
     "neural": "barley.pipeline.tokenize:NEURAL",
 })
 """The kinds of tokenizer by name (:mod:`barley.registry`), each a :class:`TokenizerKind`."""
+
+
+def tokenizer_kinds(text: str) -> list[str]:
+    """The kinds of ``--tokenizer``: one (``neural``), or several separated by commas (``linear,neural``: each
+    trained, the best on dev kept, :mod:`barley.tokenizer.choice`)."""
+    kinds = text.split(",")
+    for kind in kinds:
+        KINDS[kind]  # an unknown kind: the registry's one-line error, naming the kinds there are
+    if len(set(kinds)) < len(kinds):
+        raise BarleyError(f"--tokenizer {text}: a kind named twice", fix="name each kind once")
+    return kinds
 
 
 def kind_options(kind: str) -> list[str]:
@@ -88,15 +102,27 @@ class TokenizeComponent:
     def train(cls, sentences: list[Sentence], options: dict, *, seed: int, log: Callable[[str], None],
               dev: list[Sentence] | None = None) -> TokenizeComponent:
         """Train the kind ``options["tokenizer"]``; ``dev`` sentences (the neural kind's early
-        stopping; the linear kind tunes on the end of the training text and does not read them)."""
-        kind = options.get("tokenizer", "linear")
-        tokenizer = KINDS[kind]
+        stopping; the linear kind tunes on the end of the training text and does not read them). Several
+        kinds (``linear,neural``): each trained, the best on ``dev`` kept (:mod:`barley.tokenizer.choice`);
+        each receives the options it takes."""
+        kinds = tokenizer_kinds(options.get("tokenizer", "linear"))
         given = {name: value for name, value in options.items() if name != "tokenizer"}
-        refused = sorted(set(given) - set(kind_options(kind)))
+        taken = {name for kind in kinds for name in kind_options(kind)}
+        refused = sorted(set(given) - taken)
         if refused:
-            raise BarleyError(f"the {kind} tokenizer takes no option {', '.join(map(repr, refused))}",
-                              fix=f"its options are: {', '.join(kind_options(kind))}")
-        return cls(tokenizer.train(sentences, tokenizer.options(**given), seed=seed, log=log, dev=dev))
+            named = " and ".join(kinds)
+            raise BarleyError(f"the {named} tokenizer{'s take' if len(kinds) > 1 else ' takes'} no option "
+                              f"{', '.join(map(repr, refused))}", fix=f"{'their' if len(kinds) > 1 else 'its'} "
+                              f"options are: {', '.join(sorted(taken, key=str.lower))}")
+
+        def training(kind: str) -> Callable[[list[Sentence], list[Sentence] | None], Segmenter]:
+            own = KINDS[kind].options(**{name: value for name, value in given.items() if name in kind_options(kind)})
+            return lambda train, held: KINDS[kind].train(train, own, seed=seed, log=log, dev=held)
+
+        if len(kinds) == 1:
+            return cls(training(kinds[0])(sentences, dev))
+        return cls(choose({kind: training(kind) for kind in kinds}, {kind: KINDS[kind].reads_dev for kind in kinds},
+                          list(sentences), list(dev) if dev else None, log))
 
     def tokenize(self, text: str | Iterable[str], input: str = "text", source: str | None = None
                  ) -> Iterator[Sentence]:

@@ -103,6 +103,7 @@ class Segmenter:
     """
 
     kind: str
+    training: dict  # what its training recorded (the model's manifest keeps it)
 
     def __init__(self, multiword: MultiwordExpander, sentence_threshold: float = 0.0, spaces_in_tokens: bool = False):
         self.multiword = multiword
