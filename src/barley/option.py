@@ -4,7 +4,20 @@ options; :mod:`barley.parse_options`, those of ``barley parse``). Kept apart fro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import Field, dataclass, field, fields
+from typing import Any
+
+TRANSITION, GRAPH = "parser:transition", "parser:graph"
+BIAFFINE, NEURAL_TRANSITION = "parser:biaffine", "parser:neural-transition"
+JOINT = "component:joint"
+NEURAL = (BIAFFINE, NEURAL_TRANSITION, JOINT)
+LINEAR, SVM, PERCEPTRON = "learner:linear", "learner:svm-poly2", "learner:perceptron"
+TAGGER = "component:tag"
+LINEAR_TOKENIZER, NEURAL_TOKENIZER = "tokenizer:linear", "tokenizer:neural"
+"""The takers: what an option reaches (see :mod:`barley.options`)."""
+
+DECLARED = "barley.option"
+"""The key of a dataclass field's metadata that declares it an option (:func:`option`)."""
 
 
 @dataclass(frozen=True)
@@ -51,3 +64,29 @@ def declare(name: str, type_: type, default: object, help: str, *takers: str, fl
     """An option whose flag is its name (``--split-threshold``) unless ``flags`` says otherwise."""
     return Option(name, ("--" + name.replace("_", "-"),) if flags is None else flags, type_, default, help, takers,
                   **more)
+
+
+def option(default: Any, help: str, *takers: str, **more: Any) -> Any:
+    """A dataclass field whose default is that of an option it declares: the help, the takers (none: those the
+    collector of the class gives) and any other :class:`Option` field (``choices``, ``metavar``, ``flags``),
+    kept in the field's metadata, so that the option is declared once, where its default lives, and read off
+    by :func:`from_fields`."""
+    return field(default=default, metadata={DECLARED: (help, takers, more)})
+
+
+def declaration(declared: Field) -> tuple[str, tuple[str, ...], dict] | None:
+    """``(help, takers, more)`` of a field made by :func:`option`, else None."""
+    return declared.metadata.get(DECLARED)
+
+
+def from_fields(cls: type, *takers: str) -> list[Option]:
+    """The options declared on the fields of the dataclass ``cls`` (:func:`option`), in the fields' order,
+    each taken by its own takers or else by ``takers``; the type is the default's."""
+    made = []
+    for declared in fields(cls):
+        spec = declaration(declared)
+        if spec is not None:
+            help, own, more = spec
+            made.append(declare(declared.name, type(declared.default), declared.default, help, *(own or takers),
+                                **more))
+    return made

@@ -4,7 +4,11 @@ and the options page of the documentation (docs/options.md) are made.
 
 MaltParser's ``options.xml`` is the model (Hall & Nilsson, MaltParser user guide, "Options"):
 every option is declared once, in groups, and the command line and the documentation are read off
-the declarations. A *taker* is what an option reaches: a kind of parser (``parser:graph``), a
+the declarations. An option whose default is a field of an options dataclass (the neural encoder's,
+the biaffine scorer's, training's, the joint component's own, each tokenizer's) is declared on that
+field (:func:`barley.option.option`) and collected here (:func:`barley.option.from_fields`); the others —
+shared by kinds with different defaults, or whose default lives in a learner or the tagger — are
+declared here. A *taker* is what an option reaches: a kind of parser (``parser:graph``), a
 learner of the transition-based parser (``learner:linear``), a pipeline component
 (``component:tag``, ``component:joint``) or a kind of tokenizer (``tokenizer:neural``). Every option
 reaches its taker only when given (argparse's ``SUPPRESS``), so that a taker that does not take it
@@ -18,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable, Mapping
+from dataclasses import fields
 
 from barley.errors import BarleyError
-from barley.option import Option, declare, shown
+from barley.option import (BIAFFINE, GRAPH, LINEAR, LINEAR_TOKENIZER, NEURAL, NEURAL_TOKENIZER, NEURAL_TRANSITION,
+                           SVM, TAGGER, TRANSITION, Option, declaration, declare, from_fields, shown)
 from barley.parse_options import PARSE_OPTIONS
 from barley.decoders.options import DECODERS
 from barley.graph.model import GraphOptions
@@ -29,7 +35,8 @@ from barley.learners import LEARNERS
 from barley.learners.kernel_svm import PolySVMLearner
 from barley.learners.linear import SOLVERS, LinearLearner
 from barley.learners.perceptron import PerceptronLearner
-from barley.neural.options import CHARACTERS, LR_SCHEDULES, BiaffineOptions, EncoderOptions, Training, TransitionOptions
+from barley.neural.options import CHARACTERS, BiaffineOptions, EncoderOptions, Training, TransitionOptions
+from barley.pipeline.joint import JointOptions
 from barley.pipeline.tagger import Tagger
 from barley.systems import system_names
 from barley.tokenizer import TokenizerOptions
@@ -37,12 +44,6 @@ from barley.tokenizer.neural import NeuralTokenizerOptions
 from barley.transition.global_training import UPDATES
 from barley.transition.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS
 
-TRANSITION, GRAPH = "parser:transition", "parser:graph"
-BIAFFINE, NEURAL_TRANSITION = "parser:biaffine", "parser:neural-transition"
-NEURAL = (BIAFFINE, NEURAL_TRANSITION, "component:joint")
-LINEAR, SVM, PERCEPTRON = "learner:linear", "learner:svm-poly2", "learner:perceptron"
-TAGGER = "component:tag"
-LINEAR_TOKENIZER, NEURAL_TOKENIZER = "tokenizer:linear", "tokenizer:neural"
 
 GROUPS = {
     "parser": "parsers (each option reaches the kinds of parser that take it, --parser)",
@@ -55,18 +56,26 @@ GROUPS = {
 """The ``barley train --help`` group of each kind of taker (an option's first taker decides)."""
 
 
-def _neural(name: str, default: object, help: str, *takers: str) -> Option:
-    return declare(name, type(default), default, help, *(takers or NEURAL))
-
-
-def _tokenizer(name: str, help: str) -> Option:
-    """A tokenizer option, ``--tokenizer-NAME``: taken by the kinds whose options have ``name``."""
-    kinds = [(LINEAR_TOKENIZER, TokenizerOptions()), (NEURAL_TOKENIZER, NeuralTokenizerOptions())]
-    takers = tuple(taker for taker, options in kinds if hasattr(options, name))
-    default = getattr(next(options for taker, options in kinds if hasattr(options, name)), name)
-    return declare("tokenizer_" + name.lower(), type(default), default, help, *takers,
-                   flags=("--tokenizer-" + name.lower().replace("_", "-"),), key=name,
-                   choices=(True, False) if isinstance(default, bool) else None)
+def _tokenizer_options() -> list[Option]:
+    """The tokenizers' options, ``--tokenizer-NAME``, declared on the fields of each kind's options
+    (:func:`barley.option.option`), each taken by the kinds whose options have the field; the help says which
+    kind takes one that only one takes."""
+    kinds = {LINEAR_TOKENIZER: TokenizerOptions, NEURAL_TOKENIZER: NeuralTokenizerOptions}
+    made: dict[str, Option] = {}
+    for options in kinds.values():
+        for declared in fields(options):
+            spec = declaration(declared)
+            if spec is None or declared.name in made:
+                continue
+            help, _, more = spec
+            takers = tuple(taker for taker, kind in kinds.items() if declared.name in {f.name for f in fields(kind)})
+            said = help if len(takers) > 1 else f"{takers[0].partition(':')[2]}: {help}"
+            made[declared.name] = declare("tokenizer_" + declared.name.lower(), type(declared.default),
+                                          declared.default, said, *takers, key=declared.name,
+                                          flags=("--tokenizer-" + declared.name.lower().replace("_", "-"),),
+                                          choices=(True, False) if isinstance(declared.default, bool) else None,
+                                          **more)
+    return list(made.values())
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -128,48 +137,11 @@ OPTIONS: tuple[Option, ...] = (
     declare("positions", str, None, "--parser neural-transition: the positions whose vectors the scorer reads, one "
             "address per line (default: the system's, see docs/results/neural.md)", NEURAL_TRANSITION,
             metavar="FILE"),
-    _neural("form_dim", EncoderOptions.form_dim,
-            "form embedding size (the pretrained vectors' when --pretrained is given)"),
-    _neural("lemma_dim", EncoderOptions.lemma_dim, "LEMMA embedding size", BIAFFINE, NEURAL_TRANSITION),
-    _neural("upos_dim", EncoderOptions.upos_dim, "UPOS embedding size", BIAFFINE, NEURAL_TRANSITION),
-    _neural("xpos_dim", EncoderOptions.xpos_dim, "XPOS embedding size", BIAFFINE, NEURAL_TRANSITION),
-    _neural("feats_dim", EncoderOptions.feats_dim, "FEATS embedding size (the mean of its atoms' embeddings)",
-            BIAFFINE, NEURAL_TRANSITION),
-    _neural("treebank_dim", EncoderOptions.treebank_dim, "treebank embedding size of a joint network trained on "
-            "several treebanks (barley train FOLDER FOLDER ...; Stymne et al. 2018)", "component:joint"),
-    _neural("char_dim", EncoderOptions.char_dim, "character embedding size"),
-    _neural("char_hidden", EncoderOptions.char_hidden, "character BiLSTM size (per direction)"),
-    _neural("lstm_hidden", EncoderOptions.lstm_hidden, "BiLSTM size per direction"),
-    _neural("lstm_layers", EncoderOptions.lstm_layers, "BiLSTM layers"),
-    _neural("dropout", EncoderOptions.dropout, "dropout on embeddings, between LSTM layers and in the MLPs"),
-    _neural("word_dropout", EncoderOptions.word_dropout,
-            "probability of replacing a training form and lemma by the unknown word"),
-    _neural("min_form_count", EncoderOptions.min_form_count,
-            "forms seen fewer times share the unknown form's embedding (the character model tells them apart)"),
-    _neural("arc_mlp", BiaffineOptions.arc_mlp, "arc MLP size", BIAFFINE, "component:joint"),
-    _neural("label_mlp", BiaffineOptions.label_mlp, "label MLP size", BIAFFINE, "component:joint"),
-    _neural("hidden", TransitionOptions.hidden, "hidden layer size of the neural transition scorer",
-            NEURAL_TRANSITION),
-    _neural("patience", Training.patience, "early stopping: stop after N epochs without a better dev LAS "
-            "(needs --dev)"),
-    _neural("batch_words", Training.batch_words, "words per training minibatch"),
-    _neural("learning_rate", Training.learning_rate, "Adam's learning rate"),
-    declare("lr_schedule", str, Training.lr_schedule, "the learning rate over the epochs: constant, or cosine "
-            "(falling from --learning-rate towards 0 along half a cosine over --epochs)", *NEURAL,
-            choices=LR_SCHEDULES),
-    declare("parser_layers", int, 1, "BiLSTM layers of the parser's own, on the shared --lstm-layers",
-            "component:joint"),
-    declare("restart_epochs", int, 0, "after training, N more epochs from the epoch kept, with a fresh optimiser "
-            "and the learning rate restarted at --restart-learning-rate along a new cosine (a warm restart, "
-            "Loshchilov & Hutter 2017; the neural recipe's: 20); 0: none", "component:joint", metavar="N"),
-    declare("restart_learning_rate", float, 1e-3, "the learning rate a warm restart (--restart-epochs) starts from",
-            "component:joint", metavar="RATE"),
-    declare("enhanced_epochs", int, 30, "where the training data has enhanced graphs (DEPS), train the enhanced "
-            "head on the finished network for up to N epochs (barley parse --enhanced then predicts the graphs); "
-            "0: none (the rules make them)", "component:joint", metavar="N"),
-    declare("linear_tags", bool, False, "after training, also train the linear tagger and let it write UPOS, XPOS, "
-            "FEATS or LEMMA where it scores better on dev than the network (the neural and quick recipes: true)",
-            "component:joint"),
+    *from_fields(EncoderOptions, *NEURAL),
+    *from_fields(BiaffineOptions),
+    *from_fields(TransitionOptions),
+    *from_fields(Training, *NEURAL),
+    *from_fields(JointOptions),
     declare("characters", str, None, "how the character BiLSTM's final states join the form embedding: add "
             "(projected to its size; the parsers') or concat (--components joint, its default)",
             "component:joint", choices=CHARACTERS),
@@ -196,28 +168,7 @@ OPTIONS: tuple[Option, ...] = (
     declare("tag_dictionary_min_count", int, Tagger.OPTIONS["tag_dictionary_min_count"], "words seen at least N "
             "times give their tags as features (0: no tag dictionary)", TAGGER),
     # --- the tokenizer ------------------------------------------------------------------------------
-    _tokenizer("bits", "linear: feature ids are hashed into 2**N buckets"),
-    _tokenizer("C", "linear: liblinear's cost of a training error"),
-    _tokenizer("solver", "linear: liblinear's solver (as --learner-solver)"),
-    _tokenizer("tune_sentence_end", "linear: tune the sentence-end threshold on held-out text (trains twice)"),
-    _tokenizer("max_sentence_tokens", "a sentence is cut after N tokens"),
-    _tokenizer("char_dim", "neural: embedding size of a lower-cased character"),
-    _tokenizer("class_dim", "neural: embedding size of a character's class"),
-    _tokenizer("chunk_dim", "neural: embedding size of the whitespace-delimited chunk a character is in"),
-    _tokenizer("hidden", "neural: LSTM units per direction"),
-    _tokenizer("layers", "neural: BiLSTM layers"),
-    _tokenizer("window", "neural: characters the LSTM reads at a time (training and tokenizing)"),
-    _tokenizer("context", "neural: characters on each side of a window that only give context when tokenizing"),
-    _tokenizer("dropout", "neural: dropout"),
-    _tokenizer("min_char_count", "neural: rarer characters share the unknown id"),
-    _tokenizer("min_chunk_count", "neural: rarer chunks share the unknown id"),
-    _tokenizer("epochs", "neural: most training epochs"),
-    _tokenizer("patience", "neural: epochs without a better dev score (Tokens F1 + Sentences F1) before training "
-                           "stops"),
-    _tokenizer("batch_windows", "neural: windows per minibatch"),
-    _tokenizer("learning_rate", "neural: Adam's learning rate"),
-    _tokenizer("threads", "neural: PyTorch CPU threads when training (the same seed and threads give the same "
-                          "model)"),
+    *_tokenizer_options(),
 )
 
 BY_NAME = {option.name: option for option in OPTIONS}
@@ -321,7 +272,7 @@ def markdown() -> str:
     """The options page of the documentation (docs/options.md), from the declarations."""
     lines = ["# Training options", "",
              ("Every option of `barley train` that reaches a parser, a learner, the tagger or the tokenizer, "
-             "declared once in `barley.options` (this page is made from the declarations: "
+             "declared once, beside its default on an options dataclass or in `barley.options` (this page is made from the declarations: "
              "`python scripts/options_page.py > docs/options.md`; a test checks it is current). An option "
              "is passed only to what takes it; given to anything else, it is refused in one line. In an "
              "experiment spec, a parser's options go by their names (the first column), e.g. "

@@ -54,6 +54,33 @@ def test_the_joint_component_takes_its_declared_options():
     assert set(JOINT_OPTIONS) | JOINT_OPTIONAL == declared | {"transforms", "checkpoint", "resume", "clip", "holdout"}
 
 
+def test_each_option_declared_on_a_field_is_barley_trains_with_the_fields_default():
+    """The options declared beside their defaults (:func:`barley.option.option`) are collected, every one, with
+    the dataclass's default and the field's name as the keyword their taker receives."""
+    from dataclasses import fields
+
+    from barley.neural.options import BiaffineOptions, EncoderOptions, Training, TransitionOptions
+    from barley.option import declaration
+    from barley.pipeline.joint import JointOptions
+    from barley.tokenizer import TokenizerOptions
+    from barley.tokenizer.neural import NeuralTokenizerOptions
+
+    homes = {"": (EncoderOptions, BiaffineOptions, TransitionOptions, Training, JointOptions),
+             "tokenizer_": (TokenizerOptions, NeuralTokenizerOptions)}
+    collected = 0
+    for prefix, classes in homes.items():
+        for cls in classes:
+            for field in fields(cls):
+                if declaration(field) is None:
+                    continue
+                option = options.BY_NAME[prefix + field.name.lower()]
+                assert (option.default, option.keyword, option.type) == (field.default, field.name,
+                                                                         type(field.default)), field.name
+                collected += 1
+    assert collected == 45
+    assert len(options.BY_NAME) == len(options.OPTIONS)  # none declared twice, by hand and on a field
+
+
 def _train_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser()
     train_command.register(parser.add_subparsers())

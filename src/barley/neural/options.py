@@ -1,6 +1,7 @@
 """The options of the neural parsers, as data (no PyTorch needed): the encoder's sizes and
-regularisation, the biaffine scorer's, and training's; :mod:`barley.options` declares them as
-``barley train``'s options.
+regularisation, the biaffine scorer's, and training's. Each field that is a ``barley train`` option declares
+it here, beside its default (:func:`barley.option.option`: help and takers; without takers, every neural
+kind), and :mod:`barley.options` collects them.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 
 from barley.errors import BarleyError
+from barley.option import BIAFFINE, JOINT, NEURAL_TRANSITION, option
 
 
 CHARACTERS = ("add", "concat")
@@ -19,20 +21,23 @@ CHARACTERS = ("add", "concat")
 class EncoderOptions:
     """Sizes and regularisation of the encoder; the defaults are sized for a CPU."""
 
-    form_dim: int = 100
-    lemma_dim: int = 50
-    upos_dim: int = 32
-    xpos_dim: int = 32
-    feats_dim: int = 32
-    treebank_dim: int = 12
+    form_dim: int = option(100, "form embedding size (the pretrained vectors' when --pretrained is given)")
+    lemma_dim: int = option(50, "LEMMA embedding size", BIAFFINE, NEURAL_TRANSITION)
+    upos_dim: int = option(32, "UPOS embedding size", BIAFFINE, NEURAL_TRANSITION)
+    xpos_dim: int = option(32, "XPOS embedding size", BIAFFINE, NEURAL_TRANSITION)
+    feats_dim: int = option(32, "FEATS embedding size (the mean of its atoms' embeddings)", BIAFFINE,
+                            NEURAL_TRANSITION)
+    treebank_dim: int = option(12, "treebank embedding size of a joint network trained on several treebanks "
+                                   "(barley train FOLDER FOLDER ...; Stymne et al. 2018)", JOINT)
     """The treebank embedding's size, where the encoder reads ``treebank`` (Stymne et al. 2018: 12)."""
-    char_dim: int = 32
-    char_hidden: int = 64
-    lstm_hidden: int = 128
-    lstm_layers: int = 2
-    dropout: float = 0.33
-    word_dropout: float = 0.25
-    min_form_count: int = 2
+    char_dim: int = option(32, "character embedding size")
+    char_hidden: int = option(64, "character BiLSTM size (per direction)")
+    lstm_hidden: int = option(128, "BiLSTM size per direction")
+    lstm_layers: int = option(2, "BiLSTM layers")
+    dropout: float = option(0.33, "dropout on embeddings, between LSTM layers and in the MLPs")
+    word_dropout: float = option(0.25, "probability of replacing a training form and lemma by the unknown word")
+    min_form_count: int = option(2, "forms seen fewer times share the unknown form's embedding (the character "
+                                    "model tells them apart)")
     inputs: tuple[str, ...] = ("form", "lemma", "upos", "xpos", "feats")
     """The columns the encoder reads (:data:`barley.neural.inputs.INPUTS`); FORM always (with the characters)."""
     characters: str = "add"
@@ -77,8 +82,8 @@ class EncoderOptions:
 
 @dataclass(frozen=True)
 class BiaffineOptions:
-    arc_mlp: int = 256
-    label_mlp: int = 100
+    arc_mlp: int = option(256, "arc MLP size", BIAFFINE, JOINT)
+    label_mlp: int = option(100, "label MLP size", BIAFFINE, JOINT)
 
     def check(self) -> None:
         for name, value in (("arc-mlp", self.arc_mlp), ("label-mlp", self.label_mlp)):
@@ -90,23 +95,28 @@ class BiaffineOptions:
 class TransitionOptions:
     """The neural transition scorer: one hidden layer over the vectors at the positions."""
 
-    hidden: int = 256
+    hidden: int = option(256, "hidden layer size of the neural transition scorer", NEURAL_TRANSITION)
 
     def check(self) -> None:
         if self.hidden < 1:
             raise BarleyError(f"--hidden must be at least 1, not {self.hidden}")
 
 
+LR_SCHEDULES = ("constant", "cosine")
+
+
 @dataclass(frozen=True)
 class Training:
     """How the neural parsers are trained (Dozat & Manning 2017 §4: Adam with β₂ = 0.9)."""
 
-    epochs: int = 30
-    patience: int = 5
-    batch_words: int = 1000
-    learning_rate: float = 2e-3
+    epochs: int = 30  # declared in barley.options: --epochs reaches the other kinds of parser too
+    patience: int = option(5, "early stopping: stop after N epochs without a better dev LAS (needs --dev)")
+    batch_words: int = option(1000, "words per training minibatch")
+    learning_rate: float = option(2e-3, "Adam's learning rate")
     clip: float = 5.0
-    lr_schedule: str = "constant"
+    lr_schedule: str = option("constant", "the learning rate over the epochs: constant, or cosine (falling from "
+                                          "--learning-rate towards 0 along half a cosine over --epochs)",
+                              choices=LR_SCHEDULES)
     """``constant``, or ``cosine``: each epoch's learning rate falls from ``learning_rate`` towards 0
     along half a cosine over the ``epochs`` (Loshchilov & Hutter 2017, without restarts), so that
     the last epochs take small steps — what a fixed budget of epochs gains most from."""
@@ -127,7 +137,6 @@ class Training:
         return self.learning_rate * 0.5 * (1 + math.cos(math.pi * (epoch - 1) / self.epochs))
 
 
-LR_SCHEDULES = ("constant", "cosine")
 
 
 def from_given(given: dict, *kinds: type, device: str = "cpu", threads: int = 1) -> tuple:

@@ -19,7 +19,7 @@ on one's own treebank, its vocabularies extended (:meth:`JointComponent.fine_tun
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from barley.neural.joint import Annotator, JointParser, LearnedEnhancer, NumpyJo
 from barley.neural.joint_tables import JointTables
 from barley.neural.numpy_encoder import checked_weights
 from barley.neural.options import BiaffineOptions, EncoderOptions, Training
+from barley.option import JOINT, option
 from barley.pipeline.linear_tags import PREFIX as LINEAR_TAGS_PREFIX
 from barley.pipeline.linear_tags import LinearTags, chosen
 from barley.transforms import of_manifest
@@ -51,10 +52,29 @@ ENCODER_OPTIONS = ("form_dim", "treebank_dim", "char_dim", "char_hidden", "lstm_
 TRAINING = Training(batch_words=500)
 """Minibatches of 500 words, half the parsers': the joint network learns from the form alone and
 needs more steps (on EWT dev, LAS 75.86 after 3 epochs against 72.60 with 1,000 words)."""
+@dataclass(frozen=True)
+class JointOptions:
+    """The joint component's own ``barley train`` options, declared here beside their defaults
+    (:func:`barley.option.option`; the encoder's, the biaffine scorer's and training's are theirs)."""
+
+    parser_layers: int = option(1, "BiLSTM layers of the parser's own, on the shared --lstm-layers", JOINT)
+    restart_epochs: int = option(0, "after training, N more epochs from the epoch kept, with a fresh optimiser and "
+                                    "the learning rate restarted at --restart-learning-rate along a new cosine (a warm "
+                                    "restart, Loshchilov & Hutter 2017; the neural recipe's: 20); 0: none", JOINT,
+                                 metavar="N")
+    restart_learning_rate: float = option(1e-3, "the learning rate a warm restart (--restart-epochs) starts from",
+                                          JOINT, metavar="RATE")
+    enhanced_epochs: int = option(30, "where the training data has enhanced graphs (DEPS), train the enhanced head "
+                                      "on the finished network for up to N epochs (barley parse --enhanced then "
+                                      "predicts the graphs); 0: none (the rules make them)", JOINT, metavar="N")
+    linear_tags: bool = option(False, "after training, also train the linear tagger and let it write UPOS, XPOS, "
+                                      "FEATS or LEMMA where it scores better on dev than the network (the neural and "
+                                      "quick recipes: true)", JOINT)
+
+
 OPTIONS = {**{name: getattr(ENCODER, name) for name in ENCODER_OPTIONS}, **asdict(BiaffineOptions()),
-           **asdict(TRAINING), "parser_layers": 1, "decoder": "mst", "transforms": (), "holdout": 0.1, "device": "cpu", "threads": 1,
-           "resume": False, "restart_epochs": 0, "restart_learning_rate": 1e-3, "enhanced_epochs": 30,
-           "linear_tags": False}
+           **asdict(TRAINING), "decoder": "mst", "transforms": (), "holdout": 0.1, "device": "cpu", "threads": 1,
+           "resume": False, **asdict(JointOptions())}
 """Training options and their defaults: the encoder's and the biaffine scorer's sizes, training
 (epochs, patience, batch words, learning rate, clipping), the parser's own BiLSTM layers
 (``parser_layers``, on the shared ``lstm_layers``; 2 + 1 of 200 cost what 2 of 256 do), the decoder, tree transforms (objects of

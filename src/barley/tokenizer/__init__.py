@@ -46,6 +46,7 @@ import numpy as np
 
 from barley.conllu import MISC, Sentence
 from barley.errors import BarleyError, InputError, ModelError
+from barley.option import option
 from barley.learners import rows_to_csr, weight_sums
 from barley.learners.linear import LinearLearner
 from barley.models import check
@@ -73,11 +74,14 @@ MAX_BITS = 24
 
 @dataclass
 class TokenizerOptions:
-    bits: int = 20  # feature ids are hashed into 2**bits buckets
-    C: float = 0.1  # liblinear's cost of a training error
-    solver: str = "svm"
-    max_sentence_tokens: int = 250
-    tune_sentence_end: bool = True  # tune the sentence-end threshold on held-out text (trains twice)
+    """The linear tokenizer's options, each a ``barley train --tokenizer-NAME`` option declared here
+    (:func:`barley.option.option`; :mod:`barley.options` collects them)."""
+
+    bits: int = option(20, "feature ids are hashed into 2**N buckets")
+    C: float = option(0.1, "liblinear's cost of a training error")
+    solver: str = option("svm", "liblinear's solver (as --learner-solver)")
+    max_sentence_tokens: int = option(250, "a sentence is cut after N tokens")
+    tune_sentence_end: bool = option(True, "tune the sentence-end threshold on held-out text (trains twice)")
 
 
 def _stderr(message: str) -> None:

@@ -41,6 +41,7 @@ import numpy as np
 
 from barley.errors import BarleyError, ModelError
 from barley.models import check
+from barley.option import option
 from barley.neural import numpy_ops
 from barley.tokenizer import Segmenter, features
 from barley.tokenizer.multiword import MultiwordExpander
@@ -58,21 +59,24 @@ WINDOWS_AT_ONCE = 64  # windows run through the LSTM together: bounded memory, f
 
 @dataclass
 class NeuralTokenizerOptions:
-    char_dim: int = 32  # embedding of a lower-cased character
-    class_dim: int = 8  # embedding of a character's class
-    chunk_dim: int = 16  # embedding of the whitespace-delimited chunk a character is in
-    hidden: int = 64  # LSTM units per direction
-    layers: int = 1  # BiLSTM layers
-    window: int = 256  # characters the LSTM reads at a time (training and tokenizing)
-    context: int = 32  # characters on each side of a window that only give context when tokenizing
-    dropout: float = 0.2
-    min_char_count: int = 2  # rarer characters share the unknown id
-    min_chunk_count: int = 2  # rarer chunks share the unknown id
-    epochs: int = 30
-    patience: int = 5  # epochs without a better dev score (Tokens F1 + Sentences F1) before training stops
-    batch_windows: int = 32  # windows per minibatch
-    learning_rate: float = 0.002
-    threads: int = 1  # PyTorch CPU threads when training (the same seed and threads give the same model)
+    """The neural tokenizer's options, each a ``barley train --tokenizer-NAME`` option declared here
+    (:func:`barley.option.option`; ``max_sentence_tokens`` is declared by the linear kind's)."""
+
+    char_dim: int = option(32, "embedding size of a lower-cased character")
+    class_dim: int = option(8, "embedding size of a character's class")
+    chunk_dim: int = option(16, "embedding size of the whitespace-delimited chunk a character is in")
+    hidden: int = option(64, "LSTM units per direction")
+    layers: int = option(1, "BiLSTM layers")
+    window: int = option(256, "characters the LSTM reads at a time (training and tokenizing)")
+    context: int = option(32, "characters on each side of a window that only give context when tokenizing")
+    dropout: float = option(0.2, "dropout")
+    min_char_count: int = option(2, "rarer characters share the unknown id")
+    min_chunk_count: int = option(2, "rarer chunks share the unknown id")
+    epochs: int = option(30, "most training epochs")
+    patience: int = option(5, "epochs without a better dev score (Tokens F1 + Sentences F1) before training stops")
+    batch_windows: int = option(32, "windows per minibatch")
+    learning_rate: float = option(0.002, "Adam's learning rate")
+    threads: int = option(1, "PyTorch CPU threads when training (the same seed and threads give the same model)")
     max_sentence_tokens: int = 250
 
     def check(self) -> None:
