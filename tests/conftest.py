@@ -3,7 +3,7 @@
 The tests mirror the package: ``tests/systems/`` tests ``barley.systems``, ``tests/neural/`` ``barley.neural``,
 and so on; the tests of the top-level modules and of the whole (docs, imports, plugins) are here. Every test
 folder is on ``sys.path``, so that a test imports the helpers of another by its module name
-(``from test_parser import _toy_treebank``) wherever either lives.
+(``from fixed_grammar import toy_treebank``) wherever either lives.
 """
 
 from __future__ import annotations

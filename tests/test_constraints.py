@@ -283,10 +283,10 @@ NEURAL_TINY = dict(form_dim=16, char_dim=8, char_hidden=8, lstm_hidden=16, lstm_
 
 
 def _toy(folder):
-    from test_parser import _toy_treebank
+    from fixed_grammar import toy_treebank
 
-    _toy_treebank(folder / "train.conllu", 60, seed=1)
-    _toy_treebank(folder / "test.conllu", 25, seed=2)
+    toy_treebank(folder / "train.conllu", 60, seed=1)
+    toy_treebank(folder / "test.conllu", 25, seed=2)
     return folder / "train.conllu", folder / "test.conllu"
 
 

@@ -14,7 +14,7 @@ from barley import cli
 from barley.conllu import UPOS, read
 from barley.errors import BarleyError
 from barley.kinds import train
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
 
@@ -26,8 +26,8 @@ UNTAGGED_SENTENCE = 3
 def files(tmp_path_factory):
     """A parser-only model (a transition parser's file), a tagged file and one with a sentence without UPOS."""
     folder = tmp_path_factory.mktemp("entry")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
-    _toy_treebank(folder / "tagged.conllu", 20, seed=2)
+    toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "tagged.conllu", 20, seed=2)
     train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(folder / "toy.barley"))
     sentences = list(read(folder / "tagged.conllu"))
     for word in sentences[UNTAGGED_SENTENCE].words:

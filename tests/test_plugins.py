@@ -16,7 +16,7 @@ import warnings
 from importlib import resources
 
 import pytest
-from test_conformance import check_component, check_learner, check_system, check_tokenizer_kind, check_transform
+from conformance import check_component, check_learner, check_system, check_tokenizer_kind, check_transform
 from toy_language import treebank
 
 import barley

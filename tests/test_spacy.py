@@ -9,7 +9,7 @@ spacy = pytest.importorskip("spacy")
 
 from conftest import ud_file  # noqa: E402
 from spacy.tokens import DocBin  # noqa: E402
-from test_tokenizer import write_treebank  # noqa: E402
+from tokenizer_treebank import write_treebank  # noqa: E402
 
 import barley  # noqa: E402
 import barley.spacy as barley_spacy  # noqa: E402

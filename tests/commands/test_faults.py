@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 import pytest
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 from barley import atomic
 from barley.kinds import train
@@ -31,8 +31,8 @@ PREVIOUS = b"the previous file, which must survive\n"
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
     folder = tmp_path_factory.mktemp("faults")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
-    _toy_treebank(folder / "big.conllu", 3000, seed=4)  # ≈ 1.5 MB, 26,000 words: a second or two to parse
+    toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "big.conllu", 3000, seed=4)  # ≈ 1.5 MB, 26,000 words: a second or two to parse
     model = folder / "toy.barley"
     train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(model))
     expected = subprocess.run(BARLEY + ["parse", "-q", "-m", str(model), str(folder / "big.conllu")],

@@ -23,7 +23,7 @@ from barley.cli import main
 from barley.errors import BarleyError, InputError
 from barley.kinds import train
 from barley.pipeline import Pipeline
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -35,8 +35,8 @@ TEXT = "The dog barks.\n\nA cat sleeps here.\n"
 def files(tmp_path_factory):
     """A toy treebank, a parser, a tokenizer alone and a tagger alone; a text; an empty folder."""
     folder = tmp_path_factory.mktemp("contract")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
-    _toy_treebank(folder / "test.conllu", 10, seed=2)
+    toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "test.conllu", 10, seed=2)
     quiet = lambda message: None  # noqa: E731
     train(str(folder / "train.conllu"), system="arc-eager", log=quiet).save(str(folder / "parser.barley"))
     for name in ("tokenize", "tag"):

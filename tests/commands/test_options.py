@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 from barley import cli, options, parse_options
 from barley.commands import train as train_command
@@ -107,7 +107,7 @@ def test_the_options_page_is_made_from_the_declarations():
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
     folder = tmp_path_factory.mktemp("toy")
-    _toy_treebank(folder / "train.conllu", 60, seed=1)
+    toy_treebank(folder / "train.conllu", 60, seed=1)
     return folder / "train.conllu"
 
 
@@ -164,7 +164,7 @@ def test_an_option_its_taker_does_not_take_is_refused_in_one_line(toy, tmp_path,
 
 
 def _spec(tmp_path, parser: str) -> Path:
-    _toy_treebank(tmp_path / "a.conllu", 5, seed=1)
+    toy_treebank(tmp_path / "a.conllu", 5, seed=1)
     path = tmp_path / "spec.toml"
     path.write_text(f'name = "x"\n[[treebanks]]\nname = "t"\ndata = "a.conllu"\n[[parsers]]\nname = "p"\n{parser}',
                     encoding="utf-8")

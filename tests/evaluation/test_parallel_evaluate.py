@@ -18,7 +18,7 @@ from barley.evaluation.conll18 import evaluate_conll18
 from random_trees import draw_ints
 from resegment import resegment
 from test_evaluate_conll18 import sentences_of, treebanks
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -40,7 +40,7 @@ def _perturbed(sentences, rng: random.Random, share: float) -> str:
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("evaluate-jobs")
     gold = folder / "gold.conllu"
-    _toy_treebank(gold, 300, seed=5)
+    toy_treebank(gold, 300, seed=5)
     (folder / "system.conllu").write_text(_perturbed(list(conllu.read(gold)), random.Random(1), 0.15), "utf-8")
     (folder / "other.conllu").write_text(_perturbed(list(conllu.read(gold)), random.Random(2), 0.2), "utf-8")
     (folder / "retokenized.conllu").write_text(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 import barley
 from barley.conllu import DEPS, read
@@ -118,7 +118,7 @@ def test_bad_arguments_are_one_line_errors_before_anything_is_read(english, tmp_
     with pytest.raises(BarleyError, match="text 2 has 12 characters, more than pipe's limit of 11 for one text"):
         list(english.pipe(["Short text.", "Longer text."], max_chars=11))
     assert len(list(english.pipe(["Short text."] * 2, max_chars=11))) == 2
-    _toy_treebank(tmp_path / "train.conllu", 30, seed=1)
+    toy_treebank(tmp_path / "train.conllu", 30, seed=1)
     train(str(tmp_path / "train.conllu"), log=lambda message: None).save(str(tmp_path / "parser.barley"))
     with pytest.raises(BarleyError, match="pipe reads texts, and this model has no tokenizer"):
         barley.load(str(tmp_path / "parser.barley")).pipe(["x"])

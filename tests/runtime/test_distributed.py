@@ -17,7 +17,7 @@ from barley.runtime.distributed import RECORD_SUFFIX, parse_files  # noqa: E402
 from barley.runtime.shards import SHARD_BYTES, expand, plan, shard_size  # noqa: E402
 from barley.errors import BarleyError  # noqa: E402
 from barley.kinds import train  # noqa: E402
-from test_parser import _toy_treebank  # noqa: E402
+from fixed_grammar import toy_treebank  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -26,15 +26,15 @@ pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves thi
 def corpus(tmp_path_factory):
     """A model and a small corpus: files in nested folders, a big one (cut in shards), one CRLF with a BOM."""
     folder = tmp_path_factory.mktemp("dask")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "train.conllu", 120, seed=1)
     model = folder / "toy.barley"
     train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(model))
     corpus = folder / "corpus"
     (corpus / "news" / "2020").mkdir(parents=True)
     (corpus / "web").mkdir()
-    _toy_treebank(corpus / "news" / "2020" / "a.conllu", 60, seed=5)
-    _toy_treebank(corpus / "news" / "b.conllu", 30, seed=6)
-    _toy_treebank(corpus / "web" / "big.conllu", 1500, seed=7)
+    toy_treebank(corpus / "news" / "2020" / "a.conllu", 60, seed=5)
+    toy_treebank(corpus / "news" / "b.conllu", 30, seed=6)
+    toy_treebank(corpus / "web" / "big.conllu", 1500, seed=7)
     text = (corpus / "news" / "b.conllu").read_text(encoding="utf-8")
     (corpus / "web" / "crlf.conllu").write_bytes(("\ufeff" + text.replace("\n", "\r\n") * 20).encode("utf-8"))
     expected = {}
@@ -105,11 +105,11 @@ def test_the_cluster_output_equals_a_one_process_run_byte_for_byte_and_a_rerun_s
     again = parse_files(client, model, inputs, tmp_path, shard_bytes=SHARD)
     assert again["parsed"] == 0 and again["skipped"] == 4 and again["sentences"] == summary["sentences"]
     # a changed input is parsed again; a damaged output too; the rest is skipped
-    _toy_treebank(corpus_dir / "news" / "b.conllu", 31, seed=8)
+    toy_treebank(corpus_dir / "news" / "b.conllu", 31, seed=8)
     (tmp_path / "news" / "2020" / "a.conllu").write_bytes(b"damaged")
     third = parse_files(client, model, inputs, tmp_path, shard_bytes=SHARD)
     assert third["parsed"] == 3 and third["skipped"] == 2  # a's 2 shards and b parsed; big and crlf skipped
-    _toy_treebank(corpus_dir / "news" / "b.conllu", 30, seed=6)  # as it was, for the other tests
+    toy_treebank(corpus_dir / "news" / "b.conllu", 30, seed=6)  # as it was, for the other tests
     assert _outputs(tmp_path)["news/2020/a.conllu"] == expected["news/2020/a.conllu"]
 
 

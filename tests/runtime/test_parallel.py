@@ -16,7 +16,7 @@ from barley.runtime.blocks import blocks
 from barley.errors import BarleyError
 from barley.kinds import train
 from barley.pipeline import loader
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -24,8 +24,8 @@ pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves thi
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parallel")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
-    _toy_treebank(folder / "test.conllu", 400, seed=3)
+    toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "test.conllu", 400, seed=3)
     model = folder / "toy.barley"
     train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(model))
     # strip the gold trees, so that the parser's output is what is compared
@@ -118,7 +118,7 @@ def test_jobs_must_be_positive_or_auto(value, capsys):
 @pytest.fixture(scope="module")
 def text_models(tmp_path_factory):
     """A tokenize,tag,parse pipeline and a tokenize,parse one (no tagger), on a treebank with text."""
-    from test_tokenizer import write_treebank
+    from tokenizer_treebank import write_treebank
 
     folder = tmp_path_factory.mktemp("parallel-text")
     write_treebank(folder / "train.conllu", 300, seed=1)

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("fastapi", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
 pytest.importorskip("uvicorn", reason="barley serve needs the serve extra: pip install -e '.[serve]' in barley's checkout")
 
-from test_parser import _toy_treebank  # noqa: E402
+from fixed_grammar import toy_treebank  # noqa: E402
 
 from barley import cli  # noqa: E402
 from barley.conllu import read  # noqa: E402
@@ -35,8 +35,8 @@ LIMIT = 200_000  # --max-request-bytes of the test server
 def served(tmp_path_factory):
     """A model trained on the toy language, a test file, and a running server (its base URL)."""
     folder = tmp_path_factory.mktemp("serve")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
-    _toy_treebank(folder / "test.conllu", 40, seed=2)
+    toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "test.conllu", 40, seed=2)
     train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(folder / "toy.barley"))
     workdir = folder / "cwd"
     workdir.mkdir()

@@ -25,7 +25,7 @@ from barley.pipeline import Pipeline, require_component  # noqa: E402
 from barley.service.guards import SECURITY_HEADERS, HostCheck, split_host  # noqa: E402
 from barley.service.process import start_server  # noqa: E402
 from barley.kinds import train  # noqa: E402
-from test_parser import _toy_treebank  # noqa: E402
+from fixed_grammar import toy_treebank  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -71,8 +71,8 @@ class Service:
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve-contract")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
-    _toy_treebank(folder / "test.conllu", 10, seed=2)
+    toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "test.conllu", 10, seed=2)
     train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None).save(str(folder / "toy.barley"))
     options = [str(item) for option, value in LIMITS.items() for item in (option, value)]
     with open(folder / "server.log", "wb") as log:
@@ -539,7 +539,7 @@ def test_options_out_of_range_are_one_line_errors(options, message, capsys):
 
 
 def test_a_model_without_a_parser_is_refused_in_one_line(tmp_path, capsys):
-    _toy_treebank(tmp_path / "train.conllu", 60, seed=1)
+    toy_treebank(tmp_path / "train.conllu", 60, seed=1)
     tagger = Pipeline.train(str(tmp_path / "train.conllu"), ["tag"], jackknife=None, log=lambda m: None)
     tagger.save(str(tmp_path / "tagger.barley"))
     assert cli.main(["serve", "--model", str(tmp_path / "tagger.barley")]) == 2

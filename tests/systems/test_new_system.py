@@ -23,7 +23,7 @@ from barley.errors import BarleyWarning
 from barley.kinds import evaluate_parser, train
 from barley.systems import REGISTRY, get_system
 from barley.systems.base import Action, State, TransitionSystem, projective_gold
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 LEFT_ARC, RIGHT_ARC, SHIFT = range(3)
 
@@ -88,8 +88,8 @@ def _trees(parser, path) -> list[str]:
 def test_a_system_registered_in_a_test_trains_and_parses_through_the_reference_path(registered, tmp_path,
                                                                                      monkeypatch):
     assert isinstance(get_system(registered), StackTops)
-    _toy_treebank(tmp_path / "train.conllu", 120, seed=1)
-    _toy_treebank(tmp_path / "test.conllu", 40, seed=2)
+    toy_treebank(tmp_path / "train.conllu", 120, seed=1)
+    toy_treebank(tmp_path / "test.conllu", 40, seed=2)
     features = resources.files("barley.features") / "defaults" / "stack-projective.txt"
     parser = train(str(tmp_path / "train.conllu"), system=registered, features=str(features), log=lambda _: None)
     parser.save(str(tmp_path / "toy.barley"))

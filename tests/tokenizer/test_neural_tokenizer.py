@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_tokenizer import SMALL_NEURAL, quiet, write_treebank
+from tokenizer_treebank import SMALL_NEURAL, quiet, write_treebank
 
 from barley.cli import main
 from barley.conllu import FORM, read, read_lines

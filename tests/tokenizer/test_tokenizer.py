@@ -26,73 +26,12 @@ from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import TokenizeComponent
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions, spaces
 from barley.tokenizer.multiword import MultiwordExpander
-from barley.tokenizer.neural import NeuralTokenizerOptions
 from barley.tokenizer.reading import text_pieces
 from barley.tokenizer.treebank_text import SENTENCE_END, TOKEN_END, paragraphs
 from conftest import ud_file
+from tokenizer_treebank import SMALL_NEURAL, WORDS, quiet, token_lines, write_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
-
-WORDS = ["casa", "perro", "gato", "rey", "libro", "mesa", "vio", "tiene", "come", "lee", "grande", "rojo",
-         "la", "el", "un", "una", "Juan", "Maria", "Pedro", "Ana", "y", "con", "sin"]
-NAMES = ["Juan", "Maria", "Pedro", "Ana", "Luis", "Rosa"]
-MULTIWORD = {"del": ["de", "el"], "al": ["a", "el"]}
-
-
-def _token_lines(tokens: list[tuple[str, bool, list[str] | None]]) -> list[str]:
-    lines, word = [], 1
-    for form, space_after, words in tokens:
-        misc = "_" if space_after else "SpaceAfter=No"
-        if words:
-            lines.append(f"{word}-{word + len(words) - 1}\t{form}\t_\t_\t_\t_\t_\t_\t_\t{misc}")
-            for part in words:
-                lines.append(f"{word}\t{part}\t{part}\tX\t_\t_\t{0 if word == 1 else 1}\t"
-                             f"{'root' if word == 1 else 'dep'}\t_\t_")
-                word += 1
-        else:
-            lines.append(f"{word}\t{form}\t{form}\tX\t_\t_\t{0 if word == 1 else 1}\t"
-                         f"{'root' if word == 1 else 'dep'}\t_\t{misc}")
-            word += 1
-    return lines
-
-
-def write_treebank(path, sentences: int, seed: int) -> None:
-    rng = random.Random(seed)
-    blocks = []
-    for number in range(sentences):
-        tokens = []
-        for position in range(rng.randint(3, 12)):
-            roll = rng.random()
-            if roll < 0.08:
-                form = rng.choice(sorted(MULTIWORD))
-                tokens.append((form, True, MULTIWORD[form]))
-            elif roll < 0.15:
-                name = rng.choice(NAMES)
-                tokens.append((name + "'s", True, [name, "'s"]))
-            else:
-                word = rng.choice(WORDS)
-                tokens.append((word.capitalize() if position == 0 else word, True, None))
-            if rng.random() < 0.1:  # a comma glued to the word before it
-                form, _, words = tokens[-1]
-                tokens[-1] = (form, False, words)
-                tokens.append((",", True, None))
-        form, _, words = tokens[-1]
-        tokens[-1] = (form, False, words)
-        tokens.append((rng.choice([".", ".", ".", "?", "!"]), True, None))
-        text = "".join(form + (" " if space else "") for form, space, _ in tokens).rstrip()
-        comments = []
-        if number % 20 == 0:
-            comments.append(f"# newdoc id = doc{number // 20}")
-        if number % 5 == 0:
-            comments.append(f"# newpar id = p{number // 5}")
-        comments += [f"# sent_id = s{number}", f"# text = {text}"]
-        blocks.append("\n".join(comments + _token_lines(tokens)) + "\n")
-    path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
-
-
-def quiet(_message: str) -> None:
-    pass
-
 
 @pytest.fixture(scope="module")
 def treebank(tmp_path_factory):
@@ -101,9 +40,6 @@ def treebank(tmp_path_factory):
     return path
 
 
-SMALL_NEURAL = NeuralTokenizerOptions(char_dim=16, class_dim=4, hidden=24, window=64, context=8, epochs=12,
-                                      patience=12, batch_windows=8, learning_rate=0.01)
-"""A neural tokenizer small enough to train in seconds on the test treebank."""
 
 
 @pytest.fixture(scope="module", params=["linear", "neural"])
@@ -129,9 +65,9 @@ def sentence_tokens(sentences) -> list[list[str]]:
 
 
 def test_treebank_text_is_rebuilt_with_labels():
-    lines = ["# newdoc id = d", "# text = Hi, you.", *_token_lines([("Hi", False, None), (",", True, None),
+    lines = ["# newdoc id = d", "# text = Hi, you.", *token_lines([("Hi", False, None), (",", True, None),
                                                                      ("you", False, None), (".", True, None)]),
-             "", "# text = Go del.", *_token_lines([("Go", True, None), ("del", False, ["de", "el"]),
+             "", "# text = Go del.", *token_lines([("Go", True, None), ("del", False, ["de", "el"]),
                                                     (".", True, None)]), ""]
     [paragraph] = list(paragraphs(read_lines(lines)))
     assert paragraph.text == "Hi, you. Go del."
@@ -165,7 +101,7 @@ def test_it_learns_tokens_sentences_and_multiword_tokens(tokenizer):
 
 
 def test_multiword_dictionary_rules_and_case():
-    expander = MultiwordExpander.train(read_lines(_token_lines(
+    expander = MultiwordExpander.train(read_lines(token_lines(
         [("del", True, ["de", "el"]), ("del", True, ["de", "el"]), ("its", True, ["it", "s"]),
          ("its", True, None), ("its", True, None)] +
         [(name + "'s", True, [name, "'s"]) for name in ("Ana", "Bo", "Cy", "Di")] + [("As", True, None)])))

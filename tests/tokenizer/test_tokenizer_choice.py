@@ -5,7 +5,7 @@ sentences (the chosen kind then trained again on all of them where it reads no d
 from __future__ import annotations
 
 import pytest
-from test_tokenizer import SMALL_NEURAL, quiet, write_treebank
+from tokenizer_treebank import SMALL_NEURAL, quiet, write_treebank
 
 from barley.cli import main
 from barley.conllu import read

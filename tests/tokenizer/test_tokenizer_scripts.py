@@ -69,7 +69,7 @@ def trained(request, treebanks):
     if request.param == "neural":
         pytest.importorskip("torch")
         from barley.tokenizer.neural_training import train_neural_tokenizer
-        from test_tokenizer import SMALL_NEURAL
+        from tokenizer_treebank import SMALL_NEURAL
 
         return script, folder, train_neural_tokenizer(sentences, SMALL_NEURAL, seed=1, log=quiet)
     return script, folder, Tokenizer.train(sentences, TokenizerOptions(bits=16), seed=1, log=quiet)

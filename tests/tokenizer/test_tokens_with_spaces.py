@@ -56,7 +56,7 @@ def trained(request, treebanks):
     if request.param == "neural":
         pytest.importorskip("torch")
         from barley.tokenizer.neural_training import train_neural_tokenizer
-        from test_tokenizer import SMALL_NEURAL
+        from tokenizer_treebank import SMALL_NEURAL
 
         return train_neural_tokenizer(read(str(treebanks / "train.conllu")), SMALL_NEURAL, seed=1, log=quiet)
     return Tokenizer.train(read(str(treebanks / "train.conllu")), TokenizerOptions(bits=16), seed=1, log=quiet)

@@ -14,58 +14,15 @@ from barley.errors import BarleyError, InputError, ModelError
 from barley.kinds import evaluate_parser, train
 from barley.learners import SplitLearner
 from barley.transforms import Counts
+from fixed_grammar import toy_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
-
-# A toy language with a fixed grammar: a parser must learn it perfectly.
-NOUNS = ["dog", "cat", "bird", "fox", "cow", "owl"]
-VERBS = ["sees", "likes", "chases", "feeds"]
-ADJECTIVES = ["big", "small", "red", "old"]
-
-
-def _toy_sentence(rng: random.Random, number: int) -> str:
-    """det (adj) noun verb det (adj) noun (adp det noun) . — with multiword-free CoNLL-U lines."""
-    words = []  # (form, upos, head, deprel) with heads as offsets resolved below
-
-    def noun_phrase(role):
-        start = len(words) + 1
-        adjective = rng.random() < 0.5
-        noun_at = start + 1 + adjective
-        words.append(("the", "DET", noun_at, "det"))
-        if adjective:
-            words.append((rng.choice(ADJECTIVES), "ADJ", noun_at, "amod"))
-        words.append((rng.choice(NOUNS), "NOUN", None, role))
-        return noun_at
-
-    subject = noun_phrase("nsubj")
-    verb_at = len(words) + 1
-    words.append((rng.choice(VERBS), "VERB", 0, "root"))
-    obj = noun_phrase("obj")
-    if rng.random() < 0.5:
-        words.append(("with", "ADP", None, "case"))
-        case_at = len(words)
-        noun = noun_phrase("obl")
-        words[case_at - 1] = ("with", "ADP", noun, "case")
-        words[noun - 1] = words[noun - 1][:2] + (verb_at, "obl")
-    words[subject - 1] = words[subject - 1][:2] + (verb_at, "nsubj")
-    words[obj - 1] = words[obj - 1][:2] + (verb_at, "obj")
-    words.append((".", "PUNCT", verb_at, "punct"))
-    lines = [f"# sent_id = toy-{number}", f"# text = {' '.join(w[0] for w in words)}"]
-    for i, (form, upos, head, deprel) in enumerate(words, start=1):
-        lines.append(f"{i}\t{form}\t{form}\t{upos}\t{upos[:2]}\tToy=Yes\t{head}\t{deprel}\t_\tSpaceAfter=No")
-    return "\n".join(lines) + "\n\n"
-
-
-def _toy_treebank(path, count: int, seed: int) -> None:
-    rng = random.Random(seed)
-    path.write_text("".join(_toy_sentence(rng, i) for i in range(count)), encoding="utf-8")
-
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
     folder = tmp_path_factory.mktemp("toy")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
-    _toy_treebank(folder / "test.conllu", 40, seed=2)
+    toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "test.conllu", 40, seed=2)
     model = folder / "toy.barley"
     parser = train(str(folder / "train.conllu"), system="arc-eager", log=lambda message: None)
     parser.save(str(model))

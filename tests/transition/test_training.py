@@ -19,7 +19,7 @@ from barley.systems import REGISTRY, get_system, run_oracle
 from barley.transition.training import (AFTER_TWO_EPOCHS, EVERY_MISTAKE, Classes, Exploration, FollowOracle, Oracle,
                              perceptron_exploration)
 from random_trees import any_tree
-from test_parser import _toy_treebank
+from fixed_grammar import toy_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out
 
@@ -30,8 +30,8 @@ STATIC_ONLY = sorted(name for name in REGISTRY if not get_system(name).explorati
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
     folder = tmp_path_factory.mktemp("toy")
-    _toy_treebank(folder / "train.conllu", 120, seed=1)
-    _toy_treebank(folder / "test.conllu", 40, seed=2)
+    toy_treebank(folder / "train.conllu", 120, seed=1)
+    toy_treebank(folder / "test.conllu", 40, seed=2)
     return folder
 
 
