@@ -76,7 +76,7 @@ class Evaluation:
     system_nonprojective: np.ndarray
     gold_not_trees: int  # sentences left out of NP recall
     system_not_trees: int  # sentences left out of NP precision
-    head_confidence: np.ndarray = None  # the system's HeadProb per scored word (NaN: none), barley.confidence
+    head_confidence: np.ndarray | None = None  # the system's HeadProb per scored word (NaN: none), barley.confidence
     scores: dict = field(init=False)
 
     def __post_init__(self) -> None:
@@ -202,7 +202,7 @@ def evaluate(gold: Source, system: Source, exclude_punct: bool | str = False) ->
         head_correct.append(gold_heads[words] == system_heads[words])
         label_correct.extend(gold_rel[w] == system_rel[w] for w in words)
         universal_correct.extend(gold_rel[w].split(":")[0] == system_rel[w].split(":")[0] for w in words)
-        head_confidence.extend(_head_prob(system_sentence, w) for w in words)
+        head_confidence.extend(_head_prob(system_sentence, int(w)) for w in words)
         gold_labels.extend(gold_rel[w] for w in words)
         system_labels.extend(system_rel[w] for w in words)
         lengths = np.abs(gold_heads - np.arange(len(gold_heads)))
@@ -217,7 +217,7 @@ def evaluate(gold: Source, system: Source, exclude_punct: bool | str = False) ->
         system_np.append(np.zeros(len(words), dtype=bool) if system_nonprojective is None
                          else system_nonprojective[words])
     return Evaluation(
-        punctuation=PUNCT_MODES.get(mode, "included (every word is scored)"),
+        punctuation="included (every word is scored)" if mode is None else PUNCT_MODES[mode],
         sentences=sentences,
         sentence_of_word=_concatenate(sentence_of_word, np.int64),
         head_correct=_concatenate(head_correct, bool),
@@ -342,14 +342,13 @@ def format_comparison(system: Evaluation, other: Evaluation, test: McNemar, othe
 
 def aligned_pairs(gold: Source, system: Source) -> Iterator[tuple[Sentence, Sentence]]:
     """Pairs of gold and system sentences; an InputError at the first sentence or word that differs."""
-    missing = object()
-    for number, (gold_sentence, system_sentence) in enumerate(zip_longest(sentences_of(gold), sentences_of(system),
-                                                                         fillvalue=missing), start=1):
-        if system_sentence is missing:
+    for number, (gold_sentence, system_sentence) in enumerate(zip_longest(sentences_of(gold), sentences_of(system)),
+                                                              start=1):
+        if system_sentence is None:
             raise InputError(f"the system file ends after {number - 1} sentences but the gold has more "
                              f"(gold sentence {number} is at {gold_sentence.source}:{gold_sentence.line})",
                              path=source_name(system), fix="parse the whole gold file")
-        if gold_sentence is missing:
+        if gold_sentence is None:
             raise InputError(f"the system file has more sentences than the gold ({number - 1}); sentence "
                              f"{number} has no gold counterpart", path=system_sentence.source,
                              line=system_sentence.line, fix="evaluate against the gold file that was parsed")

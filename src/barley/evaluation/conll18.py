@@ -199,7 +199,10 @@ def _enhanced_arcs(deps: str, words: int, source: str, line: int) -> tuple[tuple
     if deps == "_":
         return ()
     arcs = _word_arcs(deps, words)
-    return parse_deps(deps, words, source, line) if arcs is None else arcs  # None: parse_deps says what is wrong
+    if arcs is None:
+        parse_deps(deps, words, source, line)  # raises the InputError that says what is wrong
+        raise AssertionError(f"{source}:{line}: DEPS {deps!r} read neither as arcs nor as an error")
+    return arcs
 
 
 @lru_cache(maxsize=1 << 16)
@@ -387,12 +390,12 @@ class Conll18Evaluation:
         Exact when no word of one piece is aligned with a word of another: when the
         gold and system pieces end at the same character of the text, after words
         aligned one to one (:attr:`ends_aligned`), as the pieces of ``--jobs`` are checked to do."""
-        def total(metric: str, count: str) -> int | None:
-            values = [getattr(part.counts[metric], count) for part in parts]
-            return None if values[0] is None else sum(values)
+        def total(metric: str, count: str) -> int:
+            return sum(getattr(part.counts[metric], count) for part in parts)
 
-        counts = {metric: Score(*(total(metric, count) for count in ("correct", "gold", "system", "aligned")))
-                  for metric in parts[0].counts}
+        counts = {metric: Score(total(metric, "correct"), total(metric, "gold"), total(metric, "system"),
+                                None if score.aligned is None else total(metric, "aligned"))
+                  for metric, score in parts[0].counts.items()}
         return cls(counts, all(part.same_tokenization for part in parts),
                    np.concatenate([part.las_correct for part in parts]),
                    same_deps=all(part.same_deps for part in parts))

@@ -136,7 +136,8 @@ class SplitLearner:
         self.columns: list[np.ndarray] = []  # the global feature ids of each part's local features, sorted
         self.n_classes = 0
         self.n_features = 0
-        self._scoring = None  # built by scoring_tables when first needed (at once by from_arrays)
+        # built by scoring_tables when first needed (at once by from_arrays)
+        self._scoring: tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None] | None = None
 
     def fit(self, X: sp.csr_matrix, y: np.ndarray, n_classes: int, seed: int = 0, log=None, *,
             split_values: np.ndarray) -> None:
@@ -203,7 +204,7 @@ class SplitLearner:
         part_of = self._part_of(split_values)
         rows, first, weights, intercepts = self.scoring_tables()
         stacked = rows[part_of[:, None], ids]
-        if weights is not None:
+        if weights is not None and intercepts is not None:
             return weight_sums(weights, stacked) + intercepts[part_of]
         out = np.empty((len(ids), self.n_classes), dtype=np.float32)
         for number, learner in enumerate(self.parts):
@@ -235,12 +236,13 @@ class SplitLearner:
         self.n_features, self._scoring = int(keep.sum()), None
 
     def to_arrays(self) -> tuple[dict, dict[str, np.ndarray]]:
+        parts: list[dict] = []
         params = {"base": self.base, "threshold": self.threshold, "base_params": self.params,
-                  "n_classes": self.n_classes, "n_features": self.n_features, "parts": []}
+                  "n_classes": self.n_classes, "n_features": self.n_features, "parts": parts}
         arrays = {"split.values": self.values}
         for number, (learner, columns) in enumerate(zip(self.parts, self.columns)):
             part_params, part_arrays = learner.to_arrays()
-            params["parts"].append(part_params)
+            parts.append(part_params)
             arrays[f"split.{number}.columns"] = columns
             arrays.update({f"split.{number}.{key}": value for key, value in part_arrays.items()})
         return params, arrays
@@ -277,8 +279,8 @@ class SplitLearner:
                                                   n_features=len(columns)))
         known = {f"split.{number}." for number in range(len(parts))}
         for name in arrays:  # each under "split.": its values, or a part's
-            number, _, rest = name[len("split."):].partition(".")
-            if name != "split.values" and (not rest or f"split.{number}." not in known):
+            part, _, rest = name[len("split."):].partition(".")
+            if name != "split.values" and (not rest or f"split.{part}." not in known):
                 check.fail(f"unexpected {check.array_name(arrays, name)}")
         learner.scoring_tables()  # now, with the rest of loading: parsing starts ready
         return learner

@@ -125,7 +125,7 @@ class PolySVMLearner:
         k = len(arrays["classes"]) if "classes" in arrays else 0
         vectors = max(len(arrays["sv_indptr"]) - 1, 0) if "sv_indptr" in arrays else 0
         entries = len(arrays["sv_indices"]) if "sv_indices" in arrays else 0
-        check.arrays(arrays, ARRAYS, n_classes=n_classes, n_features=n_features, vectors=vectors,
+        check.arrays(arrays, ARRAYS, (), n_classes=n_classes, n_features=n_features, vectors=vectors,
                      entries=entries, **{"vectors+1": vectors + 1, "entries+1": entries + 1,
                                          "k-1": max(k - 1, 0), "pairs": k * (k - 1) // 2,
                                          "supported": k if k >= 2 else 0})

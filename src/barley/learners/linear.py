@@ -45,9 +45,10 @@ class LinearLearner:
         self.solver, self.C, self.tol = solver, C, tol
         self.n_classes = 0
         self.classes = np.zeros(0, dtype=np.int64)  # the class ids seen in training: one column each
-        self.weights = np.zeros((1, 0), dtype=np.float32)  # (features + 1, seen classes)
+        self._weights: np.ndarray | None = np.zeros((1, 0), dtype=np.float32)  # (features + 1, seen classes)
         self.bias = np.zeros(0, dtype=np.float32)
-        self._stored = None  # a loaded model's (features, rows, columns, values), until densified
+        # a loaded model's (features, rows, columns, values), until densified
+        self._stored: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def weights(self) -> np.ndarray:
@@ -55,22 +56,26 @@ class LinearLearner:
         the compiled loop reads those alone (:meth:`sparse_rows`), so that parsing never holds
         the dense matrix (115 MB for an EWT arc-eager model, 4.7 % of it non-zero)."""
         if self._weights is None:
+            assert self._stored is not None  # one of the two is always there
             self._weights = _dense(*self._stored, len(self.classes))
         return self._weights
 
     @weights.setter
-    def weights(self, value: np.ndarray) -> None:
+    def weights(self, value: np.ndarray | None) -> None:
         self._weights = value
 
     @property
     def n_features(self) -> int:
-        return self._stored[0] if self._weights is None else self._weights.shape[0] - 1
+        if self._weights is None:
+            assert self._stored is not None
+            return self._stored[0]
+        return self._weights.shape[0] - 1
 
     def sparse_rows(self) -> tuple[np.ndarray, np.ndarray] | None:
         """``(starts, entries)`` as ``barley.transition.fast._loop.sparse_rows`` makes them from the dense
         matrix, read straight from the stored arrays (written row by row, columns ascending,
         by ``np.nonzero``); None once the dense matrix exists."""
-        if self._weights is not None:
+        if self._weights is not None or self._stored is None:
             return None
         n_features, rows, columns, values = self._stored
         starts = np.zeros(n_features + 2, dtype=np.int64)

@@ -70,7 +70,7 @@ class AveragedWeights:
         """The averaged weights (float32, "none" row zero); the online state is spent."""
         self.totals /= self.step  # in place: the weight matrices are the big arrays here (memory)
         self.weights -= self.totals
-        self.totals = None
+        self.totals = np.zeros((0, 0))  # spent: its memory freed
         weights = self.weights.astype(np.float32)
         weights[-1] = 0.0
         return weights

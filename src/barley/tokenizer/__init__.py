@@ -41,6 +41,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -70,6 +71,12 @@ INPUTS = ("text", "sentences", "tokenized")
 MAX_BITS = 24
 """The largest hashed feature space, 2**24 buckets: the weights are used dense, three floats a bucket
 (200 MB), and a model file's ``bits`` allocates that much before any parse."""
+
+
+class SegmenterOptions(Protocol):
+    """What every kind's options give the shared segmenter."""
+
+    max_sentence_tokens: int
 
 
 @dataclass
@@ -108,6 +115,7 @@ class Segmenter:
 
     kind: str
     training: dict  # what its training recorded (the model's manifest keeps it)
+    options: SegmenterOptions  # a kind's own
 
     def __init__(self, multiword: MultiwordExpander, sentence_threshold: float = 0.0, spaces_in_tokens: bool = False):
         self.multiword = multiword
@@ -317,7 +325,7 @@ class Segmenter:
         comments.append(f"# sent_id = {number}")
         comments.append(f"# text = {spaces.normalised(text[spans[0][0]:spans[-1][1]])}")
         rows = []
-        row = None
+        row: list[str] = []
         word = 1
         expand = self.multiword.expand if self.multiword.expansions or self.multiword.rules else None
         misc = spaces.misc
@@ -341,6 +349,7 @@ class Tokenizer(Segmenter):
     """The linear tokenizer: boundary classifier, sentence-end threshold, multiword expander."""
 
     kind = "linear"
+    options: TokenizerOptions
 
     def __init__(self, learner: LinearLearner, multiword: MultiwordExpander,
                  options: TokenizerOptions | None = None, training: dict | None = None,

@@ -29,7 +29,6 @@ from barley.models import check
 
 CACHED_FORMS = 1 << 16  # surface forms whose expansion is remembered (forms repeat: most tokens are hits)
 MIN_RULE_SUPPORT = 3  # training forms a suffix rule needs before it is trusted
-_NOT_YET = object()  # a surface form expand has not seen
 MAX_SUFFIX = 6
 
 
@@ -87,12 +86,12 @@ class MultiwordExpander:
 
     def expand(self, surface: str) -> list[str] | None:
         """The words of ``surface`` when it is a multiword token, else None."""
-        known = self._known.get(surface, _NOT_YET)
-        if known is _NOT_YET:
+        if surface not in self._known:
             if len(self._known) >= CACHED_FORMS:
                 self._known.clear()
             words = self._expanded(surface)
-            known = self._known[surface] = None if words is None else tuple(words)
+            self._known[surface] = None if words is None else tuple(words)
+        known = self._known[surface]
         return None if known is None else list(known)
 
     def _expanded(self, surface: str) -> list[str] | None:
@@ -146,7 +145,7 @@ def _suffix_rules(as_multiword: dict[str, Counter], occurrences: Counter) -> dic
                 rule = (words[0][stem:], words[1])
                 if stem + len(rule[0]) == len(words[0]) and suffix:
                     rule_forms[suffix][rule] += 1
-    ending = Counter()  # suffix → training forms (types) longer than it with that ending
+    ending: Counter[str] = Counter()  # suffix → training forms (types) longer than it with that ending
     for surface in occurrences:
         for length in range(1, min(MAX_SUFFIX, len(surface) - 1) + 1):
             if surface[-length:] in rule_forms:

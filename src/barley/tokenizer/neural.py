@@ -197,7 +197,7 @@ class CharacterNetwork:
 def weight_shapes(options: NeuralTokenizerOptions, characters: int, chunks: int) -> dict[str, tuple[int, ...]]:
     """The name and shape of every array of the network (PyTorch's ``state_dict`` names
     under ``weights.``), for ``characters`` known characters and ``chunks`` known chunks."""
-    shapes = {"weights.characters.weight": (characters + 1, options.char_dim),
+    shapes: dict[str, tuple[int, ...]] = {"weights.characters.weight": (characters + 1, options.char_dim),
               "weights.classes.weight": (N_CLASSES, options.class_dim),
               "weights.chunks.weight": (chunks + 1, options.chunk_dim)}
     gates = 4 * options.hidden
@@ -215,6 +215,7 @@ class NeuralTokenizer(Segmenter):
     """The character BiLSTM tokenizer: vocabulary, network, sentence-end threshold, multiword expander."""
 
     kind = "neural"
+    options: NeuralTokenizerOptions
 
     def __init__(self, characters: np.ndarray, chunks: np.ndarray, network: CharacterNetwork,
                  multiword: MultiwordExpander, options: NeuralTokenizerOptions, training: dict | None = None,

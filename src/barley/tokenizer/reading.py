@@ -47,7 +47,7 @@ def text_pieces(path: str | os.PathLike, chunk_bytes: int = CHUNK_BYTES) -> Iter
     open_line = 0  # bytes of the last line read, if it has not ended
     first = True
     with open_bytes(path) as handle:
-        read_some = handle.read1 if path == "-" else handle.read
+        read_some = getattr(handle, "read1") if path == "-" else handle.read  # stdin's buffer: what has come
         while True:
             try:
                 data = read_some(chunk_bytes)
@@ -103,10 +103,12 @@ def guess_input(path: str | os.PathLike) -> str:
     path = os.fspath(path)
     try:
         with open_bytes(path) as handle:
-            peek = getattr(handle, "peek", None) if path == "-" else None
-            if path == "-" and peek is None:
+            if path != "-":
+                sample = handle.read(SNIFF_BYTES)
+            elif hasattr(handle, "peek"):
+                sample = handle.peek(SNIFF_BYTES)[:SNIFF_BYTES]
+            else:
                 return "conllu"
-            sample = peek(SNIFF_BYTES)[:SNIFF_BYTES] if path == "-" else handle.read(SNIFF_BYTES)
     except (InputError, OSError, *_GZIP_ERRORS):
         return "conllu"
     return guess_format(sample)

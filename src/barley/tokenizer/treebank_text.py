@@ -120,13 +120,14 @@ def sentence_text(sentence: Sentence, stats: TextStatistics) -> tuple[str, list[
     stats.sentences += 1
     text = comment_value(sentence, "text")
     spans = _aligned(text, tokens) if text is not None else None
-    if spans is None:
+    if text is None or spans is None:
         if text is None:
             stats.without_text += 1
         else:
             stats.mismatched_text += 1
         text = _from_forms(tokens)
         spans = _aligned(text, tokens)
+        assert spans is not None  # the forms joined are found in order in what they make
     space_after = tokens[-1][1] if tokens else True
     return text, spans, space_after
 
@@ -138,9 +139,7 @@ def paragraphs(sentences: Iterable[Sentence], stats: TextStatistics | None = Non
     labels: list[np.ndarray] = []
     new_document = True
 
-    def finish() -> Paragraph | None:
-        if not parts:
-            return None
+    def finish() -> Paragraph:
         if parts[-1] == " ":  # the space after the paragraph's last sentence is not in the text
             parts.pop()
             labels.pop()
@@ -171,6 +170,5 @@ def paragraphs(sentences: Iterable[Sentence], stats: TextStatistics | None = Non
         if space_after:
             parts.append(" ")
             labels.append(np.zeros(1, dtype=np.int8))
-    paragraph = finish()
-    if paragraph is not None:
-        yield paragraph
+    if parts:
+        yield finish()
