@@ -29,6 +29,19 @@ def test_the_parse_options_are_those_asked_and_no_others():
         "retag": True, "arcs": arcs, "valid_ud": False, "beam": 4, "enhanced": True}
 
 
+def test_what_the_request_leaves_at_its_defaults_is_pipeline_parses_default():
+    """parse_options leaves out what the request has at its own defaults: those must be Pipeline.parse's."""
+    import inspect
+    from dataclasses import fields
+
+    from barley.pipeline import Pipeline
+
+    parse = inspect.signature(Pipeline.parse).parameters
+    requested = {field.name: field.default for field in fields(ParseRequest)}
+    assert {name: parse[name].default for name in parse if name not in ("self", "data")} == {
+        name: requested[name] for name in parse if name not in ("self", "data")}
+
+
 class _Recorder:
     def __init__(self):
         self.calls = []

@@ -7,7 +7,7 @@ cannot do when the request meets it (:meth:`ParseRequest.prepare`, through :mod:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from barley.errors import BarleyError
@@ -56,7 +56,6 @@ class ParseRequest:
     def parse_options(self) -> dict[str, Any]:
         """The keywords of :meth:`barley.pipeline.Pipeline.parse` that this request sets (those left at their
         defaults are left out)."""
-        options = {"retag": self.retag, "arcs": self.arcs, "nbest": self.nbest, "valid_ud": self.valid_ud,
-                   "beam": self.beam, "enhanced": self.enhanced}
-        defaults = {"retag": False, "enhanced": False}
-        return {name: value for name, value in options.items() if value != defaults.get(name)}
+        defaults = {field.name: field.default for field in fields(self)}
+        return {name: getattr(self, name) for name in ("retag", "arcs", "nbest", "valid_ud", "beam", "enhanced")
+                if getattr(self, name) != defaults[name]}
