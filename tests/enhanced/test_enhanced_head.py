@@ -107,6 +107,7 @@ def _elas(gold, system) -> float:
     return evaluate_conll18(gold, system).scores["ELAS"].f1
 
 
+@pytest.mark.slow  # the toy fixture trains a joint network with its head (12 s)
 def test_the_head_learns_an_arc_the_rules_never_make(toy):
     pipeline = Pipeline.load(str(toy / "model.barley"))
     assert pipeline["joint"].enhancer is not None and pipeline["joint"].manifest["enhanced"]["classes"]
@@ -125,6 +126,7 @@ def test_the_head_learns_an_arc_the_rules_never_make(toy):
         assert_valid(sentence, sentence.column(DEPS))
 
 
+@pytest.mark.slow  # the toy fixture trains a joint network with its head (12 s)
 def test_numpy_edge_scores_equal_pytorch_s(toy):
     from barley.enhanced.head import HeadOptions
     from barley.enhanced.head_training import EnhancedHeadModel
@@ -143,6 +145,7 @@ def test_numpy_edge_scores_equal_pytorch_s(toy):
     assert np.allclose(head.edge_scores(vectors), expected, atol=1e-4)
 
 
+@pytest.mark.slow  # the toy fixture trains a joint network with its head (12 s)
 def test_the_command_line_parses_with_the_learned_head(toy, tmp_path):
     out = tmp_path / "out.conllu"
     assert main(["parse", "-q", "--enhanced", "-m", str(toy / "model.barley"), str(toy / "test.conllu"),
@@ -151,6 +154,7 @@ def test_the_command_line_parses_with_the_learned_head(toy, tmp_path):
     assert any("det:extra" in value for s in parsed for value in s.column(DEPS))
 
 
+@pytest.mark.slow  # the toy fixture trains a joint network with its head (12 s)
 def test_the_learned_head_is_refused_with_the_k_best_trees(toy):
     pipeline = Pipeline.load(str(toy / "model.barley"))
     with pytest.raises(BarleyError, match="best tree only"):
@@ -158,6 +162,7 @@ def test_the_learned_head_is_refused_with_the_k_best_trees(toy):
     assert len(list(pipeline.parse(conllu.read(toy / "test.conllu"), nbest=2))) >= 40  # without enhanced: taken
 
 
+@pytest.mark.slow  # the toy fixture trains a joint network with its head (12 s)
 def test_fine_tuning_leaves_the_head_out_and_zero_epochs_train_none(toy):
     pipeline = Pipeline.load(str(toy / "model.barley"))
     messages = []
@@ -172,6 +177,7 @@ def test_fine_tuning_leaves_the_head_out_and_zero_epochs_train_none(toy):
     assert none["joint"].enhancer is None and any("--enhanced-epochs 0" in m for m in messages)
 
 
+@pytest.mark.slow  # the toy fixture trains a joint network with its head (12 s)
 def test_a_damaged_head_is_refused_on_loading(toy, tmp_path):
     from barley.errors import ModelError
     from barley.models import archive
