@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from barley.conllu import Sentence
 from barley.errors import BarleyError
 from barley.evaluation.conll18 import evaluate_conll18
-from barley.tokenizer import Segmenter
+from barley.tokenizer.segmenter import Segmenter
 from barley.tokenizer.treebank_text import paragraphs
 
 MEASURES = ("Tokens", "Sentences", "Words")

@@ -43,7 +43,8 @@ from barley.errors import BarleyError, ModelError
 from barley.models import check
 from barley.option import option
 from barley.neural import numpy_ops
-from barley.tokenizer import Segmenter, features
+from barley.tokenizer import features
+from barley.tokenizer.segmenter import Segmenter
 from barley.tokenizer.multiword import MultiwordExpander
 
 UNKNOWN = 0  # the id of every character (chunk) not in the vocabulary
