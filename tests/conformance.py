@@ -21,12 +21,14 @@ import pytest
 
 import barley
 from barley import conllu
+from barley.capabilities import CAPABILITIES
 from barley.errors import BarleyError
 from barley.kinds import KINDS, ParserKind, kind_of, train
 from barley.learners import LEARNERS, make_learner, rows_to_csr
 from barley.pipeline import COMPONENTS, Pipeline, check_options
 from barley.pipeline.tokenize import KINDS as TOKENIZERS, TokenizeComponent, TokenizerKind
 from barley.systems import REGISTRY as SYSTEMS, TransitionSystem
+from barley.trained_parser import TrainedParser
 from barley.transforms import REGISTRY as TRANSFORMS, from_json
 from barley.tree import check_tree
 from random_trees import any_tree, projective_tree
@@ -159,7 +161,8 @@ def _text(path) -> str:
 def check_parser_kind(name: str, toy, **options) -> None:
     """A :class:`~barley.kinds.ParserKind` named as registered that refuses an option it does not take,
     trains on a toy treebank (with the tiny options it takes, and ``options``; None leaves one out) into a parser whose
-    manifest names its kind, parses into trees, describes its model, and saves to a model file that
+    manifest names its kind, keeps the contract of a trained parser (:class:`~barley.trained_parser.TrainedParser`,
+    its capabilities among :data:`~barley.capabilities.CAPABILITIES`), parses into trees, describes its model, and saves to a model file that
     loads and parses the same."""
     kind = KINDS[name]
     assert isinstance(kind, ParserKind) and kind.name == name, kind
@@ -168,6 +171,7 @@ def check_parser_kind(name: str, toy, **options) -> None:
     given = {option: value for option, value in {**_tiny(kind.options), **options}.items() if value is not None}
     parser = train(str(toy / "train.conllu"), parser=name, record_time=False, **given, **QUIET)
     assert kind_of(parser.to_files()[0]) is kind
+    assert isinstance(parser, TrainedParser) and parser.kind == name and parser.capabilities <= set(CAPABILITIES)
     parsed = _parsed(parser, toy / "test.conllu")
     assert all(check_tree(sentence.heads().tolist()) is None for sentence in parsed)
     assert all(isinstance(line, str) for line in kind.describe(parser.manifest))

@@ -461,7 +461,7 @@ def enforce(heads: list[int], deprels: list[str], arcs: SentenceArcs, single_roo
                 heads[d] = given_root
 
 
-def write_tree(sentence: Sentence, heads: list[int], deprels: list[str], transforms: Sequence = (),
+def write_tree(sentence: Sentence, heads: Sequence[int], deprels: list[str], transforms: Sequence = (),
                arcs: SentenceArcs | None = None, single_root: bool = False) -> None:
     """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms;
     with ``arcs``, enforced again after them (:func:`enforce`) and checked to be a tree holding

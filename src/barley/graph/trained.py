@@ -16,9 +16,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from barley import __version__
-from barley.confidence import Confidence, calibration_of
 from barley.conllu import FEATS, FORM, LEMMA, UPOS, XPOS, Sentence
-from barley.constraints import ArcOptions, decoder_class, settle, write_tree
+from barley.constraints import ArcOptions, decoder_class
 from barley.features.vocabulary import ROOT, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.decoders.decoding import check_k_best, check_length, default_max_words
 from barley.graph.features import Tokens
@@ -26,9 +25,10 @@ from barley.decoders.marginals import ArcEvidence
 from barley.graph.model import GraphOptions
 from barley.graph.parser import GraphParser
 from barley.kinds import ParserKind, options_of
-from barley.models import archive, check
+from barley.models import check
 from barley.nbest import EMPTY_TREE, analyses
 from barley.transforms import describe_transforms, of_manifest
+from barley.trained_parser import ParserShell
 from barley.tree import crossing_share, label_ids, label_table
 
 
@@ -45,7 +45,7 @@ class GraphParseStats:
                 f"{self.approximation_moves} non-projective approximation moves")
 
 
-class TrainedGraphParser:
+class TrainedGraphParser(ParserShell):
     """A graph-based parser with its vocabularies, labels and transforms."""
 
     kind = "graph"
@@ -53,17 +53,12 @@ class TrainedGraphParser:
 
     def __init__(self, graph: GraphParser, labels: list[str], upos: Vocabulary, xpos: Vocabulary,
                  transforms: Sequence = (), manifest: dict | None = None):
+        super().__init__(labels, transforms, manifest)
         self.graph = graph
-        self.labels = labels
         self.upos = upos
         self.xpos = xpos
-        self.transforms = list(transforms)
-        self.manifest = manifest or {}
-        self.confidence: Confidence | None = None  # barley parse --confidence
-        self.calibrated = calibration_of(self.manifest)
         self.stats = GraphParseStats()
         self.max_words = default_max_words(graph.options)  # barley parse --max-words
-        self.nbest: int | None = None  # barley parse --nbest
 
     def tokens(self, sentence: Sentence) -> Tokens:
         return Tokens.encode([w[FORM] for w in sentence.words],
@@ -79,23 +74,21 @@ class TrainedGraphParser:
         name = f"{('first', 'second')[options.order - 1]}-order graph-based parser"
         for sentence in sentences:
             if len(sentence) == 0:
-                yield from [sentence] if self.nbest is None else analyses(sentence, [EMPTY_TREE], self._set_tree)
+                yield from [sentence] if self.nbest is None else analyses(sentence, [EMPTY_TREE], self.set_tree)
                 continue
             check_length(sentence, self.max_words, name)
             self.stats.sentences += 1
             self.stats.words += len(sentence)
             if self.nbest is not None:  # not with arcs (Pipeline.parse refuses the two together)
-                ranked = [(score, heads, self._deprels(label_ids))
+                ranked = [(score, heads, self.deprels(label_ids))
                           for score, heads, label_ids in self.graph.parse_k_best(self.tokens(sentence), self.nbest)]
-                yield from analyses(sentence, ranked, self._set_tree)
+                yield from analyses(sentence, ranked, self.set_tree)
                 continue
-            given = arcs.of(sentence, self.labels) if arcs is not None else None
-            settle(given, decoder_class(options), arcs.strict if arcs else False, f"{name} ({options.decoder})",
-                   self.transforms)
+            [given] = self.given([sentence], arcs, decoder_class(options), f"{name} ({options.decoder})")
             heads, label_ids, moves, scores = self.graph.parse_scored(
                 self.tokens(sentence), None if self.confidence is None else self.calibrated.temperature, given)
             self.stats.approximation_moves += moves
-            write_tree(sentence, heads, self._deprels(label_ids), self.transforms, given, options.single_root)
+            self.set_tree(sentence, heads, self.deprels(label_ids), given, options.single_root)
             if self.confidence is not None:
                 self._write_confidence(sentence, scores, heads, label_ids)
             yield sentence
@@ -111,21 +104,11 @@ class TrainedGraphParser:
                                label_ids[1:], scores.label_probability[heads[1:], nodes])
         self.confidence.write([sentence], evidence, self.calibrated)
 
-    def _deprels(self, label_ids: np.ndarray) -> list[str]:
-        return [""] + [self.labels[label] for label in label_ids[1:]]
-
-    def _set_tree(self, sentence: Sentence, heads: np.ndarray, deprels: list[str]) -> None:
-        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
-        write_tree(sentence, heads, deprels, self.transforms)
-
     def set_nbest(self, k: int | None) -> None:
         """Parse into the ``k`` best trees of each sentence (None: the best tree only)."""
         if k is not None:
             check_k_best(self.graph.options)
         self.nbest = k
-
-    def save(self, path: str) -> None:
-        archive.write(path, *self.to_files())
 
     def to_files(self) -> tuple[dict, dict[str, np.ndarray]]:
         """The manifest and arrays of this parser (what :meth:`save` writes; a pipeline embeds them)."""

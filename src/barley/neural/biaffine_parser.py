@@ -18,7 +18,6 @@ from barley.decoders.decoding import check_k_best, check_length, default_max_wor
 from barley.decoders.marginals import ArcEvidence
 from barley.decoders.options import DecoderOptions
 from barley.models import check
-from barley.nbest import analyses, expanded
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, pad
 from barley.neural.numpy_biaffine import NumpyBiaffine, biaffine_shapes
 from barley.neural.options import BiaffineOptions, EncoderOptions
@@ -43,9 +42,7 @@ class TrainedBiaffineParser(NeuralParser):
         self.decoding = decoding
         self.stats = BiaffineParseStats()
         self.max_words = default_max_words(decoding)  # barley parse --max-words
-        self.nbest: int | None = None  # barley parse --nbest
         self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
-        self._analyses: dict[int, list[Sentence]] = {}  # with nbest: each parsed sentence's, by id()
 
     def network_of(self, weights: dict[str, np.ndarray]) -> NumpyBiaffine:
         return NumpyBiaffine(self.encoder, self.vocabularies, weights)
@@ -62,10 +59,7 @@ class TrainedBiaffineParser(NeuralParser):
               arcs: ArcOptions | None = None) -> Iterator[Sentence]:
         """Parse sentences (in place) and yield them in input order; with ``nbest`` set, the k best
         analyses of each (:mod:`barley.nbest`; not with ``arcs``, which Pipeline.parse refuses)."""
-        parsed = super().parse(sentences, batch_words, arcs)
-        if self.nbest is None:
-            return parsed
-        return expanded(parsed, self._analyses, self.set_tree)
+        return self.with_analyses(super().parse(sentences, batch_words, arcs))
 
     def tree_class(self) -> str:
         return decoder_class(self.decoding)
@@ -89,15 +83,15 @@ class TrainedBiaffineParser(NeuralParser):
                                           else decode)
         for sentence, (arc, best_label, *decoded), arcs in zip(batch, scored, given):
             if self.nbest is not None:
-                self._analyses[id(sentence)] = analyses(sentence, self._k_best(arc, best_label), self.set_tree)
+                self.keep_analyses(sentence, self._k_best(arc, best_label))
                 continue
             heads = decoded[0] if decoded else best_tree(self.decoding, arc, self.stats, arcs)
             if self.valid_ud is None:
-                deprels = self._deprels(best_label, heads, arcs)
+                deprels = self._best_deprels(best_label, heads, arcs)
             else:  # relabelled and punctuation attached again where UD's rules want it
                 heads, label_ids = self.valid_ud.keep(heads, [-1, *best_label[heads[1:], np.arange(1, len(heads))]],
                                                       decoded[2], arc, sentence.words, given_words(arcs), self.stats)
-                deprels = [""] + [self.labels[label] for label in labels_kept(label_ids, arcs)[1:]]
+                deprels = self.deprels(labels_kept(label_ids, arcs))
             self.set_tree(sentence, [int(h) for h in heads], deprels, arcs, self.decoding.single_root)
         if self.confidence is not None:  # heads: the tree marginals or softmax of log P(h | d); labels at the head
             labels = np.concatenate([best_label[heads[1:], np.arange(1, len(heads))]
@@ -117,14 +111,13 @@ class TrainedBiaffineParser(NeuralParser):
 
     def _k_best(self, arc: np.ndarray, best_label: np.ndarray) -> list[tuple[float, list[int], list[str]]]:
         """The ``nbest`` best trees of a sentence's scores as (score, heads, deprels), each arc with its best label."""
-        return [(score, [int(h) for h in heads], self._deprels(best_label, heads))
+        return [(score, [int(h) for h in heads], self._best_deprels(best_label, heads))
                 for score, heads in k_best_trees(self.decoding, arc, self.nbest, self.stats)]
 
-    def _deprels(self, best_label: np.ndarray, heads: np.ndarray, arcs: SentenceArcs | None = None) -> list[str]:
+    def _best_deprels(self, best_label: np.ndarray, heads: np.ndarray, arcs: SentenceArcs | None = None) -> list[str]:
         """Each word's label: the best of its arc (``best_label[head, dependent]``), or the given label of
         a kept arc (:func:`barley.constraints.labels_kept`); entry 0: ""."""
-        label_ids = labels_kept([-1, *best_label[heads[1:], np.arange(1, len(heads))]], arcs)
-        return [""] + [self.labels[label] for label in label_ids[1:]]
+        return self.deprels(labels_kept([-1, *best_label[heads[1:], np.arange(1, len(heads))]], arcs))
 
     # --- model files -------------------------------------------------------------------
 

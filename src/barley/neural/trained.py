@@ -1,5 +1,6 @@
-"""What the trained neural parsers share at parse time, numpy only (never PyTorch): parsing in
-batches of similar length, given arcs, the inverse transforms and model files.
+"""What the trained neural parsers share at parse time, numpy only (never PyTorch), beyond the shell of
+every kind (:class:`barley.trained_parser.ParserShell`): parsing in batches of similar length, the
+encoder, the weights and their model files.
 
 A trained parser is its options, the encoder's vocabularies, its labels and transforms, and
 its weights: the arrays of its model file (PyTorch's state-dict names), which the kind's
@@ -18,36 +19,30 @@ from dataclasses import asdict
 import numpy as np
 
 from barley import __version__
-from barley.confidence import Confidence, calibration_of
 from barley.conllu import Sentence
-from barley.constraints import ArcOptions, SentenceArcs, settle, write_tree
-from barley.models import archive, check
+from barley.constraints import ArcOptions, SentenceArcs
+from barley.models import check
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, by_length
 from barley.neural.numpy_encoder import Shapes, checked_weights, encoder_shapes
 from barley.neural.options import EncoderOptions
+from barley.trained_parser import ParserShell
 
 
-class NeuralParser:
+class NeuralParser(ParserShell):
     """A trained neural parser: its encoder's options and vocabularies, labels, transforms and weights.
 
     A subclass names its ``kind``, builds its numpy network from the weights (``network_of``),
-    parses a batch (``_parse_batch``, writing trees back with :func:`barley.constraints.write_tree`),
+    parses a batch (``_parse_batch``, writing trees back with :meth:`ParserShell.set_tree`),
     gives its own manifest entries (``own_manifest``) and restores itself (``from_files``, inside
     :func:`barley.models.check.loading`, its weights read by :meth:`checked` with the shapes of the
     arrays its options imply beyond the encoder's).
     """
 
-    kind = ""
-
     def __init__(self, encoder: EncoderOptions, vocabularies: EncoderVocabularies, labels: list[str],
                  weights: dict[str, np.ndarray], transforms: Sequence = (), manifest: dict | None = None):
+        super().__init__(labels, transforms, manifest)
         self.encoder = encoder
         self.vocabularies = vocabularies
-        self.labels = labels
-        self.transforms = list(transforms)
-        self.manifest = manifest or {}
-        self.confidence: Confidence | None = None  # barley parse --confidence (each kind writes it)
-        self.calibrated = calibration_of(self.manifest)
         self.use_weights(weights)
 
     def use_weights(self, weights: dict[str, np.ndarray]) -> None:
@@ -64,7 +59,8 @@ class NeuralParser:
         """Parse sentences (in place) and yield them in input order; only HEAD and DEPREL change.
         ``arcs``: keep the given arcs and avoid the forbidden ones (:mod:`barley.constraints`)."""
         self.check_arcs(arcs)
-        return by_length(sentences, lambda batch: self._parse_batch(batch, self.given(batch, arcs)), batch_words)
+        return by_length(sentences, lambda batch: self._parse_batch(
+            batch, self.given(batch, arcs, self.tree_class(), f"{self.kind} parser")), batch_words)
 
     def check_arcs(self, arcs: ArcOptions | None) -> None:
         """Refuse ``arcs`` if this parser cannot keep them (a transition system without a rule)."""
@@ -73,27 +69,8 @@ class NeuralParser:
         """The trees this parser builds (:func:`barley.constraints.buildable`)."""
         raise NotImplementedError
 
-    def given(self, batch: list[Sentence], arcs: ArcOptions | None) -> list[SentenceArcs | None]:
-        """Per sentence of ``batch``, its checked given and forbidden arcs (None: none), those the
-        parser cannot build left out (:func:`barley.constraints.settle`)."""
-        if arcs is None:
-            return [None] * len(batch)
-        given = [arcs.of(sentence, self.labels) for sentence in batch]
-        for sentence_arcs in given:
-            settle(sentence_arcs, self.tree_class(), arcs.strict, f"{self.kind} parser", self.transforms)
-        return given
-
     def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> None:
         raise NotImplementedError
-
-    def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str], arcs: SentenceArcs | None = None,
-                 single_root: bool = False) -> None:
-        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms
-        (:func:`barley.constraints.write_tree`)."""
-        write_tree(sentence, heads, deprels, self.transforms, arcs, single_root)
-
-    def save(self, path: str) -> None:
-        archive.write(path, *self.to_files())
 
     def own_manifest(self) -> dict:
         raise NotImplementedError

@@ -197,8 +197,7 @@ class NeuralTransitionParser(NeuralParser):
             if mend is not None:
                 heads, label_ids = mend(heads, label_ids, sentence.words, arcs)
             label_ids = labels_kept(label_ids, arcs)  # a root arc that finalize built takes its given label too
-            self.set_tree(sentence, heads, [""] + [self.labels[label] for label in label_ids[1:]],
-                          arcs, system.single_root)
+            self.set_tree(sentence, heads, self.deprels(label_ids), arcs, system.single_root)
         if self.confidence is not None and evidence is not None:  # each word keeps its arc's probabilities
             self.confidence.write(batch, evidence, self.calibrated)  # through the inverse transforms
 

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from barley import __version__
-from barley.confidence import Confidence, calibration_of
 from barley.conllu import Sentence
-from barley.constraints import ArcOptions, SentenceArcs, guides, labels_kept, require_support, settle, write_tree
+from barley.constraints import ArcOptions, SentenceArcs, guides, labels_kept, require_support
 from barley.errors import BarleyError, InputError
 from barley.features import load_model, parse_model
 from barley.features.extract import FeatureIndex
@@ -32,10 +31,10 @@ from barley.features.model import TOKEN_ATTRIBUTES, FeatureModel, parse_feature
 from barley.features.vocabulary import COLUMN_OF, Vocabulary, build_vocabularies, describe_vocabularies
 from barley.kinds import ParserKind, check_choice, in_length_batches, options_of
 from barley.learners import SplitLearner, learner_class, make_learner, rows_to_csr
-from barley.models import archive, check
-from barley.nbest import analyses, expanded
+from barley.models import check
 from barley.systems import get_system
 from barley.systems.base import NoDynamicOracle, TransitionSystem
+from barley.trained_parser import ParserShell
 from barley.transforms import describe_transforms, of_manifest
 from barley.transition.beam import parse_batch_beam
 from barley.transition.featurize import Featurizer
@@ -61,7 +60,7 @@ SORT_WINDOW = 8
 MIN_FEATURE_COUNT = 1
 
 
-class Parser:
+class Parser(ParserShell):
     """A trained parser. ``parse`` fills HEAD and DEPREL; everything else is kept."""
 
     kind = "transition"
@@ -70,26 +69,20 @@ class Parser:
     def __init__(self, system: TransitionSystem, features: FeatureModel, vocabularies: dict[str, Vocabulary],
                  labels: list[str], root_label: int, classes: np.ndarray, index: FeatureIndex, learner,
                  split_feature: str | None = None, transforms: Sequence = (), manifest: dict | None = None):
+        super().__init__(labels, transforms, manifest)
         self.system = system
         self.features = features
         self.vocabularies = vocabularies
-        self.labels = labels
         self.root_label = root_label
         self.classes = classes
         self.learner = learner
         self.split_feature = split_feature
         self.featurizer = Featurizer(features, system, vocabularies, len(labels), split_feature)
         self.featurizer.use_index(index)
-        self.transforms = list(transforms)
-        self.manifest = manifest or {}
         self.stats = ParseStats()
-        self.confidence: Confidence | None = None  # barley parse --confidence
-        self.calibrated = calibration_of(self.manifest)
         self._compiled = None  # the compiled loop (barley.transition.fast), built on the first parse; False: none
         self.valid_ud: UDRules | None = None  # barley parse --valid-ud (barley.valid_ud)
         self.beam = trained_beam(self.manifest)  # barley parse --beam: the width (1: greedy)
-        self.nbest: int | None = None  # barley parse --nbest: the k best trees, from the beam
-        self._analyses: dict[int, list[Sentence]] = {}  # with nbest: each parsed sentence's, by id()
 
     @property
     def compiled(self):
@@ -142,7 +135,7 @@ class Parser:
                                    batch_size * SORT_WINDOW, lambda order, _: [order[start:start + batch_size]
                                                                                for start in range(0, len(order),
                                                                                                   batch_size)])
-        return parsed if self.nbest is None else expanded(parsed, self._analyses, self._set_tree)
+        return self.with_analyses(parsed)
 
     def set_valid_ud(self, on: bool) -> None:
         """Keep UD's structural rules in every tree (``barley parse --valid-ud``, :mod:`barley.valid_ud`)
@@ -153,14 +146,12 @@ class Parser:
 
     def _parse_with_arcs(self, batch: list[Sentence], arcs: ArcOptions | None) -> None:
         """The sentences of ``batch`` without given arcs parsed together, then those with them."""
-        given = [arcs.of(sentence, self.labels) if arcs else None for sentence in batch]
+        given = self.given(batch, arcs, self.system.tree_class, f"{self.system.name} system")
         free = [k for k, g in enumerate(given) if g is None]
         if free:
             self._parse_batch([batch[k] for k in free], [None] * len(free))
         constrained = [k for k, g in enumerate(given) if g is not None]
         if constrained:
-            for k in constrained:
-                settle(given[k], self.system.tree_class, arcs.strict, f"{self.system.name} system", self.transforms)
             self._parse_batch([batch[k] for k in constrained], [given[k] for k in constrained])
 
     def _parse_batch(self, batch: list[Sentence], given: list[SentenceArcs | None]) -> list[Sentence]:
@@ -180,7 +171,7 @@ class Parser:
             if mend is not None:
                 heads, ids = mend(heads, ids, sentence.words, arcs)
             ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
-            write_tree(sentence, heads, self._deprels(ids), self.transforms, arcs, self.system.single_root)
+            self.set_tree(sentence, heads, self.deprels(ids), arcs, self.system.single_root)
         if self.confidence is not None:  # a word keeps its probabilities through the inverse transforms
             self.confidence.write(batch, evidence[0], self.calibrated)
         return batch
@@ -197,25 +188,13 @@ class Parser:
                                       self.nbest or 1)
         for sentence, trees, arcs in zip(batch, ranked, given):
             if self.nbest is not None:  # not with arcs (Pipeline.parse refuses the two together)
-                self._analyses[id(sentence)] = analyses(
-                    sentence, [(score, heads, self._deprels(ids)) for score, heads, ids in trees], self._set_tree)
+                self.keep_analyses(sentence, [(score, heads, self.deprels(ids)) for score, heads, ids in trees])
                 continue
             _, heads, ids = trees[0]
-            write_tree(sentence, heads, self._deprels(labels_kept(ids, arcs)), self.transforms, arcs,
-                       self.system.single_root)
+            self.set_tree(sentence, heads, self.deprels(labels_kept(ids, arcs)), arcs, self.system.single_root)
         return batch
 
-    def _deprels(self, ids: list[int]) -> list[str]:
-        return [""] + [self.labels[label] for label in ids[1:]]
-
-    def _set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
-        """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
-        write_tree(sentence, heads, deprels, self.transforms)
-
     # --- model files ------------------------------------------------------------------
-
-    def save(self, path: str) -> None:
-        archive.write(path, *self.to_files())
 
     def _features_source(self) -> str:
         """Where the feature model came from: the file or default it was trained with, kept through
