@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import barley
 import barley.tokenizer as tokenizer_module
+import barley.tokenizer.segmenter as segmenter
 from barley.cli import main
 from barley.conllu import FORM, MISC, read, read_lines, write
 from barley.errors import BarleyError, InputError
@@ -176,8 +177,23 @@ def test_round_trip_of_tokenized_input(tokenizer, text):
     assert [len(s.rows) for s in sentences if not s.words] == []
 
 
+def small_blocks(monkeypatch) -> list[int]:
+    """Blocks of 64 characters (the segmenter's own ``BLOCK_CHARS``, not the package's re-export) and the
+    list that each cut inside a paragraph is counted in, so that a test can say it crossed a block border."""
+    monkeypatch.setattr(segmenter, "BLOCK_CHARS", 64)
+    cuts: list[int] = []
+    whitespace_cut = segmenter._whitespace_cut
+
+    def counted(buffer: str, limit: int) -> int:
+        cuts.append(limit)
+        return whitespace_cut(buffer, limit)
+
+    monkeypatch.setattr(segmenter, "_whitespace_cut", counted)
+    return cuts
+
+
 def test_round_trip_across_block_borders(tokenizer, monkeypatch):
-    monkeypatch.setattr(tokenizer_module, "BLOCK_CHARS", 64)
+    cuts = small_blocks(monkeypatch)
     rng = random.Random(5)
     text = "".join(rng.choice(["Juan ", "vio ", "del ", "rey. ", "casa, ", "\n", "\n\n", "Ana's ", "x" * 70, " \t "])
                    for _ in range(400))
@@ -185,6 +201,7 @@ def test_round_trip_across_block_borders(tokenizer, monkeypatch):
     sentences = list(tokenizer.tokenize(pieces))
     assert spaces.text_of(sentences) == text
     assert [s.comments[-2] for s in sentences] == [f"# sent_id = {n}" for n in range(1, len(sentences) + 1)]
+    assert cuts
 
 
 def test_a_long_line_without_punctuation_gives_bounded_sentences(tokenizer):
@@ -254,11 +271,11 @@ def test_sentences_input_tokenizes_each_line_as_one_sentence(tokenizer, monkeypa
     assert [w[FORM] for w in sentences[0].words][:4] == ["Juan", "vio", "de", "el"]  # tokenized as text is
     assert ["# newpar" in s.comments for s in sentences] == [True, False, True]
     assert spaces.text_of(sentences) == text
-    monkeypatch.setattr(tokenizer_module, "BLOCK_CHARS", 64)  # lines across block borders: still one sentence each
+    cuts = small_blocks(monkeypatch)  # lines across block borders: still one sentence each
     lines = [" ".join(random.Random(k).choices(WORDS, k=k % 9 + 1)) + "." for k in range(60)]
     many = "\n".join(lines) + "\n"
     cut = list(tokenizer.tokenize([many[i:i + 37] for i in range(0, len(many), 37)], input="sentences"))
-    assert [s.comments[-1] for s in cut] == [f"# text = {line}" for line in lines]
+    assert [s.comments[-1] for s in cut] == [f"# text = {line}" for line in lines] and cuts
     long_line = " ".join(["casa"] * 1000)
     assert max(len(s.words) for s in tokenizer.tokenize(long_line, input="sentences")) <= 250
 
