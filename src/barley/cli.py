@@ -26,7 +26,7 @@ class Terminated(KeyboardInterrupt):
 
 
 _terminated: list[bool] = []
-"""Not empty once SIGTERM reached the command: a training that caught the interruption and kept its best
+"""Not empty once SIGTERM reached the command (emptied as each :func:`main` starts): a training that caught the interruption and kept its best
 epoch then exits as :func:`interrupted_status` says."""
 
 
@@ -93,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     _one_line_warnings(args.command)
+    _terminated.clear()  # this command's own signals (main may run again in one process: tests, scripts)
     signal.signal(signal.SIGTERM, functools.partial(_terminate, os.getpid()))
     if hasattr(signal, "SIGXFSZ"):  # past a file-size limit, writing fails with EFBIG instead of killing us
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -214,7 +214,6 @@ def test_sigterm_keeps_the_best_epoch_and_its_checkpoint_and_exits_143(toy, tmp_
     from barley.neural import fitting
 
     calls = []
-    monkeypatch.setattr(cli, "_terminated", [])  # what the real handler records, for this test alone
 
     def terminated_in_epoch_2(*arguments, **keywords):
         calls.append(1)
@@ -233,6 +232,10 @@ def test_sigterm_keeps_the_best_epoch_and_its_checkpoint_and_exits_143(toy, tmp_
     assert f"barley train: interrupted: {model} holds the best epoch so far" in err and "--resume" in err
     assert archive.interrupted(archive.read_manifest(str(model)))
     assert (tmp_path / "stopped.barley.checkpoint").is_file()
+    monkeypatch.setattr(fitting, "minibatches", minibatches)  # a fine-tuning of it that runs to its end: 0, though
+    tuned = tmp_path / "tuned.barley"                          # the base's record says interrupted
+    assert cli.main(["train", str(toy / "train.conllu"), "--from", str(model), "--epochs", "1", "-m", str(tuned)]) == 0
+    assert archive.interruptions(archive.read_manifest(str(tuned))) == 1
 
 
 @pytest.mark.parametrize("damage, message", [

@@ -78,7 +78,6 @@ def test_a_recipe_trains_as_its_barley_train_options_do(recipe, treebank, tmp_pa
     calls = []
     monkeypatch.setattr(Pipeline, "train", classmethod(lambda cls, data, names, **kwargs: calls.append(
         (list(names), kwargs["options"], kwargs["jackknife"], kwargs["dev"])) or cls([], {})))
-    monkeypatch.setattr(Pipeline, "save", lambda self, path: None)
     monkeypatch.setattr(Pipeline, "evaluate", lambda self, path: {"words": 0, "words_per_second": 0})
     train, dev = str(treebank / "xx_toy-ud-train.conllu"), str(treebank / "xx_toy-ud-dev.conllu")
     given = recipes.RECIPES[recipe].for_words(count_words(train))  # its epochs by the treebank's size

@@ -13,7 +13,7 @@ from barley.cli import interrupted_status
 from barley.commands import add_force
 from barley.errors import BarleyError
 from barley.kinds import KINDS, all_kind_options, get_kind, train
-from barley.models.archive import interrupted, read_manifest
+from barley.models.archive import interrupted
 from barley.models.catalog import resolve
 from barley.pipeline import options as pipeline_options
 from barley.recipes import RECIPES
@@ -102,22 +102,23 @@ def run(args) -> int:
               *(getattr(args, name, None) for name in ("features", "pretrained", "positions"))]
     check_output(args.model, inputs, force=args.force)  # before hours of training
     if base is not None:
-        pipeline_options.fine_tune(args, base)
+        stopped = pipeline_options.fine_tune(args, base)
     elif args.components is not None:
-        pipeline_options.train_pipeline(args, _parse_options, transform_options.from_args)
+        stopped = pipeline_options.train_pipeline(args, _parse_options, transform_options.from_args)
     else:
         pipeline_options.refuse_without_components(args)
         parser = train(args.train, seed=1 if args.seed is None else args.seed, dev=args.dev,
                        record_time=args.seed is None, **_parse_options(args))
         parser.save(args.model)
-    return _exit_status(args.model)
+        stopped = interrupted(parser.manifest)
+    return _exit_status(args.model, stopped)
 
 
-def _exit_status(model: str) -> int:
-    """0, or where a signal stopped a training that then kept its best epoch so far (the model written, its
-    manifest saying ``interrupted``) the status of an interrupted command: a script or scheduler must not take
-    that model for the finished one."""
-    if not os.path.exists(model) or not interrupted(read_manifest(model)):  # (not written: a test's stand-in)
+def _exit_status(model: str, stopped: bool) -> int:
+    """0, or where a signal ``stopped`` this run's training, which then kept its best epoch so far (the model
+    written, its manifest saying ``interrupted``), the status of an interrupted command: a script or scheduler
+    must not take that model for the finished one."""
+    if not stopped:
         return 0
     checkpoint = model + pipeline_options.CHECKPOINT_SUFFIX
     print(f"barley train: interrupted: {model} holds the best epoch so far, not a finished training"

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from barley import options as declared
 from barley import treebanks
 from barley.errors import BarleyError
-from barley.models.archive import interrupted, read_manifest
+from barley.models import archive
+from barley.models.archive import interrupted, interruptions, read_manifest
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
 from barley.pipeline.tokenize import TokenizeComponent, tokenizer_kinds
 from barley.recipes import RECIPES, default_recipe
@@ -144,18 +145,22 @@ def refuse_with_from(args: argparse.Namespace, transforms: list) -> None:
                           f"keeps its components and transforms", fix="leave them out")
 
 
-def fine_tune(args: argparse.Namespace, base: str) -> None:
+def fine_tune(args: argparse.Namespace, base: str) -> bool:
     """``barley train --from MODEL``: the model's network trained further (:meth:`Pipeline.fine_tuned`)
-    with the training options given, then scored on dev and saved as a new model."""
+    with the training options given, then scored on dev and saved as a new model; whether a signal
+    stopped this fine-tuning (the base's own records aside: :func:`barley.models.archive.interruptions`)."""
     options = {name: getattr(args, name) for name in _parser_options_set(args, names=True)}
-    pipeline = Pipeline.load(base).fine_tuned(args.train, options={"joint": options}, dev=args.dev,
-                                              seed=1 if args.seed is None else args.seed,
-                                              record_time=args.seed is None, base=args.from_model)
-    _score_and_save(args, pipeline)
+    based_on = Pipeline.load(base)
+    pipeline = based_on.fine_tuned(args.train, options={"joint": options}, dev=args.dev,
+                                   seed=1 if args.seed is None else args.seed,
+                                   record_time=args.seed is None, base=args.from_model)
+    return interruptions(_score_and_save(args, pipeline)) > interruptions(read_manifest(based_on.path))
 
 
 def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict],
-                   transforms: Callable[[argparse.Namespace], list]) -> None:
+                   transforms: Callable[[argparse.Namespace], list]) -> bool:
+    """``barley train --components ...``: the pipeline trained, scored on dev and saved; whether a signal
+    stopped a component's training (the model then holds the best epoch so far)."""
     names = ordered(args.components.split(","))
     options = {}
     if "parse" in names:
@@ -190,14 +195,15 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
     if several:
         pipeline.manifest["pipeline"]["training"].update(data=args.train, treebanks=[
             {"name": name, "data": path} for name, path in several])
-    _score_and_save(args, pipeline)
+    stopped = interrupted(_score_and_save(args, pipeline))
     checkpoint = args.model + CHECKPOINT_SUFFIX
-    if "joint" in names and os.path.exists(checkpoint) and not interrupted(read_manifest(args.model)):
+    if "joint" in names and os.path.exists(checkpoint) and not stopped:
         os.remove(checkpoint)  # the model is written: the training's checkpoint is done with (unless to resume)
+    return stopped
 
 
-def _score_and_save(args: argparse.Namespace, pipeline: Pipeline) -> None:
-    """The dev scores (with ``--dev``) into the manifest and printed; the model file written."""
+def _score_and_save(args: argparse.Namespace, pipeline: Pipeline) -> dict:
+    """The dev scores (with ``--dev``) into the manifest and printed; the model file written; its manifest."""
     if args.dev:
         scores = pipeline.evaluate(args.dev)
         speed = scores["words_per_second"]
@@ -208,4 +214,6 @@ def _score_and_save(args: argparse.Namespace, pipeline: Pipeline) -> None:
         print(f"dev scores of {args.dev} (gold tokenization, every word): "
               + ", ".join(f"{name} {value:.2f}" for name, value in accuracy.items())
               + f"; {scores['words']} words, {speed} words/s", file=sys.stderr)
-    pipeline.save(args.model)
+    manifest, arrays = pipeline.to_files()
+    archive.write(args.model, manifest, arrays)
+    return manifest

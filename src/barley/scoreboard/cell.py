@@ -256,10 +256,7 @@ def execute(cell: Cell, cores: tuple[int, ...] | None = None) -> dict:
         (directory / TRAIN_RECORD).unlink(missing_ok=True)
         command, seconds, _ = _barley(["train", cell.treebank.folder, "--recipe", cell.recipe, "--seed", str(cell.seed),
                                        "-m", model, *_resumed(cell, model)], directory / "train.log", threads=threads,
-                                      cores=cores)
-        if interrupted(Path(model)):
-            raise CommandFailed(f"`{command}` was interrupted: its model is the best epoch so far, not the recipe's "
-                                "(a rerun resumes the training from its checkpoint)", path=str(directory / "train.log"))
+                                      cores=cores)  # an interrupted training exits 130 or 143: CommandFailed
         training = {"key": json.loads(cell.train_key), "command": command, "seconds": round(seconds, 1),
                     "threads": threads, "cores": list(cores) if cores else None}
         write_json(directory / TRAIN_RECORD, training)
