@@ -84,9 +84,9 @@ def main() -> int:
     from barley.conllu import read
     from barley.neural import numpy_ops
     from barley.pipeline import Pipeline
-    from barley.tokenizer.treebank_text import paragraphs
+    from barley.tokenizer.treebank_text import raw_text
 
-    text = "\n\n".join(paragraph.text for paragraph in paragraphs(read(args.test))) + "\n"
+    text = raw_text(read(args.test))
     process_seconds = whole_process(args.model, text)
     started = time.perf_counter()
     pipeline = Pipeline.load(args.model)

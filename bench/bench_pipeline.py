@@ -90,11 +90,11 @@ def main() -> int:
         result["tagger_words_per_second"] = round(scores["words"] / (time.perf_counter() - started))
         result["tagger_cpu_words_per_second"] = round(scores["words"] / max(time.process_time() - cpu, 1e-9))
     if args.raw:
-        from barley.tokenizer.treebank_text import paragraphs
+        from barley.tokenizer.treebank_text import raw_text
 
         raw = pipeline.evaluate_text(test)
         result.update({f"raw_{key}": value for key, value in raw.items()})
-        text = "\n\n".join(paragraph.text for paragraph in paragraphs(read(test))) + "\n"
+        text = raw_text(read(test))
         cpu = time.process_time()
         list(pipeline.parse(text))  # again, timed in CPU seconds: text in, analysed sentences out
         result["raw_cpu_words_per_second"] = round(raw["words"] / max(time.process_time() - cpu, 1e-9))

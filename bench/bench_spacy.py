@@ -31,7 +31,7 @@ def main() -> int:
     from barley.conllu import read
     from barley.models.shipped import DEFAULT
     from barley.pipeline import Pipeline
-    from barley.tokenizer.treebank_text import paragraphs
+    from barley.tokenizer.treebank_text import raw_text
 
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     options.add_argument("--model", default=DEFAULT, help="model file or name (default: the shipped English model)")
@@ -41,7 +41,7 @@ def main() -> int:
     if not Path(args.test).is_file():
         print(f"bench_spacy: {args.test} is absent (the shared UD treebanks)", file=sys.stderr)
         return 1
-    text = "\n\n".join(paragraph.text for paragraph in paragraphs(read(args.test))) + "\n"
+    text = raw_text(read(args.test))
     pipeline = Pipeline.load(args.model)
     nlp = barley.spacy.load(args.model)
     component = spacy.blank("en")

@@ -36,7 +36,7 @@ from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import TokenizeComponent, train_neural
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions, spaces
 from barley.tokenizer.neural import NeuralTokenizerOptions
-from barley.tokenizer.treebank_text import paragraphs
+from barley.tokenizer.treebank_text import raw_text
 
 UD = Path(os.environ.get("BARLEY_UD_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "ud"))
 
@@ -96,7 +96,7 @@ def bench(name: str, folder: Path, tokenizer: Segmenter, how: str, scorer: str |
           stream_megabytes: int = 0) -> None:
     test = next(folder.glob(f"{name}-ud-test.conllu"))
     gold = list(read(str(test)))
-    text = "\n\n".join(paragraph.text for paragraph in paragraphs(gold)) + "\n"
+    text = raw_text(gold)
     wall, cpu = time.perf_counter(), time.process_time()
     system = list(tokenizer.tokenize(text))
     run_wall, run_cpu = time.perf_counter() - wall, time.process_time() - cpu

@@ -37,7 +37,7 @@ from barley.conllu import read, write
 from barley.evaluation.conll18 import evaluate_conll18
 from barley.models.shipped import default_model_path
 from barley.pipeline import Pipeline
-from barley.tokenizer.treebank_text import paragraphs
+from barley.tokenizer.treebank_text import raw_text
 
 STRUCTURAL = re.compile(r"^(too-many-subjects|too-many-objects|leaf-.*|right-to-left-.*|0-is-not-root|root-is-not-0|"
                         r"rel-upos-.*|upos-rel-punct|goeswith-(upos|lemma|feats|missing-typo))$")
@@ -77,7 +77,7 @@ def main() -> None:
     model = args.model or default_model_path()
     pipeline = Pipeline.load(model)
     gold = list(read(args.gold))
-    text = "\n\n".join(paragraph.text for paragraph in paragraphs(gold)) + "\n"
+    text = raw_text(gold)
     if args.tagged_by:
         tagged = list(Pipeline.load(args.tagged_by).parse(text))
 

@@ -22,7 +22,8 @@ import os
 from barley.conllu import read
 from barley.models.catalog import resolve
 from barley.pipeline import Pipeline
-from barley.tokenizer.choice import HELD_OUT, MEASURES, dev_scores
+from barley.tokenizer.choice import best, dev_scores
+from barley.tokenizer.segmenter import held_out
 from barley.treebank_folder import find_test_file, treebank_files
 
 
@@ -45,8 +46,7 @@ def main() -> None:
         if dev:
             held, where = list(read(dev)), "dev"
         else:
-            sentences = list(read(train))
-            held, where = sentences[-int(len(sentences) * HELD_OUT):], "the last tenth of train (models trained on it)"
+            (_, held, _), where = held_out(list(read(train)), "the choice"), "the last tenth of train (models trained on it)"
         gold = list(read(test)) if test else []
         line: dict = {"treebank": treebank, "scored on": where}
         for kind in ("linear", "neural"):
@@ -57,7 +57,7 @@ def main() -> None:
             line[kind] = {"dev": dev_scores(tokenizer, held), **({"test": dev_scores(tokenizer, gold)} if gold else {})}
         kinds = [kind for kind in ("linear", "neural") if kind in line]
         if kinds:
-            line["kept"] = max(kinds, key=lambda kind: sum(line[kind]["dev"][measure] for measure in MEASURES))
+            line["kept"] = best({kind: line[kind]["dev"] for kind in kinds})
         print(json.dumps(line), flush=True)
 
 

@@ -59,8 +59,8 @@ def test_without_dev_the_choice_is_made_on_a_held_out_tenth_then_the_kept_kind_t
 
 
 def test_too_few_sentences_without_dev_is_one_line(sentences):
-    with pytest.raises(BarleyError, match="choosing the tokenizer needs dev sentences or at least 10"):
-        choose({"a": Recorded(18), "b": Recorded(1)}, {"a": False, "b": False}, sentences[:5], None, quiet)
+    with pytest.raises(BarleyError, match="choosing the tokenizer needs dev sentences or at least two"):
+        choose({"a": Recorded(18), "b": Recorded(1)}, {"a": False, "b": False}, sentences[:1], None, quiet)
 
 
 def test_kinds_are_named_once_and_known():

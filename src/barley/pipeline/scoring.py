@@ -42,10 +42,10 @@ def evaluate_text(pipeline, data: str | Iterable[Sentence]) -> dict:
     the treebank marks them, separated by blank lines) is tokenized and analysed, and the
     output is aligned with the gold on its characters (:mod:`barley.evaluation.conll18`)."""
     from barley.evaluation.conll18 import ENHANCED_METRICS, evaluate_conll18
-    from barley.tokenizer.treebank_text import paragraphs
+    from barley.tokenizer.treebank_text import raw_text
 
     gold = list(read(data) if isinstance(data, str) else data)
-    text = "\n\n".join(paragraph.text for paragraph in paragraphs(gold)) + "\n"
+    text = raw_text(gold)
     started = time.perf_counter()
     predicted = list(pipeline.parse(text))
     seconds = time.perf_counter() - started

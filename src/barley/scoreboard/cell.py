@@ -48,7 +48,7 @@ from barley.pipeline.options import CHECKPOINT_SUFFIX
 from barley.experiment.runner import read_json, slug, write_json
 from barley.recipes import RECIPES, Recipe
 from barley.scoreboard.folders import Treebank
-from barley.tokenizer.treebank_text import paragraphs
+from barley.tokenizer.treebank_text import raw_text
 from barley.treebank_folder import count_words
 
 CELL, TRAIN_RECORD, TRAIN_STARTED, MODEL = "cell.json", "train.json", "train-started.json", "model.barley"
@@ -260,7 +260,7 @@ def execute(cell: Cell, cores: tuple[int, ...] | None = None) -> dict:
         training = {"key": json.loads(cell.train_key), "command": command, "seconds": round(seconds, 1),
                     "threads": threads, "cores": list(cores) if cores else None}
         write_json(directory / TRAIN_RECORD, training)
-    text = "\n\n".join(paragraph.text for paragraph in paragraphs(read(cell.treebank.test))) + "\n"
+    text = raw_text(read(cell.treebank.test))
     with atomic_output(directory / TEXT) as handle:
         handle.write(text.encode("utf-8"))
     core = _timing_core(cores)

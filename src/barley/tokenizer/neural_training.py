@@ -28,12 +28,12 @@ from barley.errors import BarleyError
 from barley.evaluation.conll18 import evaluate_conll18
 from barley.neural.fitting import deterministic
 from barley.tokenizer import best_threshold, features
+from barley.tokenizer.segmenter import held_out
 from barley.tokenizer.multiword import MultiwordExpander
 from barley.tokenizer.neural import (INPUTS, N_CLASSES, CharacterNetwork, NeuralTokenizer, NeuralTokenizerOptions,
                                      character_inputs, chunk_hashes)
 from barley.tokenizer.treebank_text import INSIDE, TextStatistics, paragraphs, spaces_in_tokens
 
-HELD_OUT = 0.1  # the share of the training sentences held out when there is no dev set
 CLIP = 5.0  # gradient norm clipping
 IGNORED = -100  # the label of whitespace in the loss: not scored
 
@@ -115,18 +115,14 @@ def train_neural_tokenizer(sentences: Iterable[Sentence], options: NeuralTokeniz
     log = log or (lambda message: None)
     sentences, dev = list(sentences), None if dev is None else list(dev)
     if dev is None:
-        held = max(1, int(len(sentences) * HELD_OUT))
-        if len(sentences) < 2:
-            raise BarleyError("the neural tokenizer needs at least two training sentences (or dev sentences)")
-        sentences, dev = sentences[:-held], sentences[-held:]
-        dev_source = f"the last {held} training sentences (held out: no dev set)"
+        sentences, dev, dev_source = held_out(sentences, "the neural tokenizer")
     else:
         dev_source = f"{len(dev)} dev sentences"
-    train, held_out = _Text(sentences), _Text(dev)
-    if not train.text or not held_out.text:
+    train, dev_text = _Text(sentences), _Text(dev)
+    if not train.text or not dev_text.text:
         raise BarleyError("the neural tokenizer found no text to learn from in the training or dev sentences")
     characters, chunks = train.vocabularies(options)
-    inputs, dev_inputs = train.inputs(characters, chunks), held_out.inputs(characters, chunks)
+    inputs, dev_inputs = train.inputs(characters, chunks), dev_text.inputs(characters, chunks)
     targets = np.where(train.solid, train.labels, IGNORED).astype(np.int64)
     multiword = MultiwordExpander.train(sentences)
     spaced, with_space, tokens = spaces_in_tokens(sentences)
@@ -138,7 +134,7 @@ def train_neural_tokenizer(sentences: Iterable[Sentence], options: NeuralTokeniz
         f"chunks; paragraph marks: "
         f"{', '.join(sorted(stats.marks)) or 'none (one paragraph)'}; text rebuilt from the forms: "
         f"{stats.without_text} without # text, {stats.mismatched_text} with a # text the forms are not found in; "
-        f"dev: {dev_source}, {len(held_out.text)} characters")
+        f"dev: {dev_source}, {len(dev_text.text)} characters")
     rng = np.random.default_rng(seed)
     with deterministic(seed, "cpu", options.threads):
         model = CharacterBiLSTM(len(characters), len(chunks), options)
@@ -150,7 +146,7 @@ def train_neural_tokenizer(sentences: Iterable[Sentence], options: NeuralTokeniz
             f"Ctrl-C stops training and keeps the best epoch so far")
         history = _fit(model, inputs, targets, options, rng, log,
                        lambda network: _scored(NeuralTokenizer(characters, chunks, network, multiword, options,
-                                                               spaces_in_tokens=spaced), held_out, dev_inputs))
+                                                               spaces_in_tokens=spaced), dev_text, dev_inputs))
     best = history.pop("best")
     log(f"neural tokenizer: kept epoch {history['best_epoch']} (dev Tokens F1 {best['Tokens']:.2f}, Sentences F1 "
         f"{best['Sentences']:.2f}, sentence-end threshold {best['threshold']:+.3f}); trained in "

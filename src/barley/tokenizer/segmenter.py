@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from barley.conllu import MISC, Sentence
-from barley.errors import InputError
+from barley.errors import BarleyError, InputError
 from barley.tokenizer import features, spaces
 from barley.tokenizer.multiword import MultiwordExpander
 from barley.tokenizer.treebank_text import INSIDE, SENTENCE_END, TOKEN_END
@@ -32,6 +32,9 @@ _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n|\u2029")
 _LINE_BREAK = re.compile(r"\n|\u2029")
 _TOKEN = re.compile(r"\S+")
 INPUTS = ("text", "sentences", "tokenized")
+HELD_OUT_SENTENCES = 0.1
+"""The share of the training sentences held out at their end where a tokenizer's training needs dev
+sentences (the neural one's epoch, the choice between kinds) and none are given (:func:`held_out`)."""
 
 
 class SegmenterOptions(Protocol):
@@ -408,3 +411,13 @@ def _finish(sentence: Sentence, last_token: list[str], after: str) -> Sentence:
     """Set the whitespace after the sentence's last token (known once the next sentence is found)."""
     last_token[MISC] = spaces.misc(after, spaces.around(last_token[MISC])[0])
     return sentence
+
+
+def held_out(sentences: list[Sentence], needs: str) -> tuple[list[Sentence], list[Sentence], str]:
+    """Without dev sentences: the training sentences but the last tenth (:data:`HELD_OUT_SENTENCES`, at least one),
+    that tenth, and how a training record names it; ``needs``: what needs them, for the refusal of fewer than two."""
+    if len(sentences) < 2:
+        raise BarleyError(f"{needs} needs dev sentences or at least two training sentences (the last tenth held out), "
+                          f"not {len(sentences)}", fix="give --dev, or more training sentences")
+    held = max(1, int(len(sentences) * HELD_OUT_SENTENCES))
+    return sentences[:-held], sentences[-held:], f"the last {held} training sentences (held out: no dev set)"

@@ -132,6 +132,12 @@ def sentence_text(sentence: Sentence, stats: TextStatistics) -> tuple[str, list[
     return text, spans, space_after
 
 
+def raw_text(sentences: Iterable[Sentence]) -> str:
+    """The raw text of a treebank as :func:`paragraphs` rebuilds it: its paragraphs, a blank line between
+    two, a line break at the end (what a tokenizer is scored on from raw text)."""
+    return "\n\n".join(paragraph.text for paragraph in paragraphs(sentences)) + "\n"
+
+
 def paragraphs(sentences: Iterable[Sentence], stats: TextStatistics | None = None) -> Iterator[Paragraph]:
     """The labelled character stream of every paragraph of a treebank (see the module docstring)."""
     stats = TextStatistics() if stats is None else stats
