@@ -87,6 +87,9 @@ def from_fields(cls: type, *takers: str) -> list[Option]:
         spec = declaration(declared)
         if spec is not None:
             help, own, more = spec
+            if not (own or takers):  # a declaration error: an option nobody takes would be refused everywhere
+                raise TypeError(f"{cls.__name__}.{declared.name}: an option with no taker (name one in option(...) "
+                                f"or give from_fields the takers of the class)")
             made.append(declare(declared.name, type(declared.default), declared.default, help, *(own or takers),
                                 **more))
     return made

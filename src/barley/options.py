@@ -21,7 +21,7 @@ The options that shape the command itself (the treebank, ``--model``, ``--seed``
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 
 from barley.errors import BarleyError
@@ -68,7 +68,10 @@ def _tokenizer_options() -> list[Option]:
             if spec is None or declared.name in made:
                 continue
             help, _, more = spec
-            takers = tuple(taker for taker, kind in kinds.items() if declared.name in {f.name for f in fields(kind)})
+            shared = {taker: field for taker, kind in kinds.items() for field in fields(kind) if field.name == declared.name}
+            if len({repr(field.default) for field in shared.values()}) > 1:  # one flag, one default
+                raise TypeError(f"the tokenizers' option {declared.name} has different defaults in different kinds")
+            takers = tuple(shared)
             said = help if len(takers) > 1 else f"{takers[0].partition(':')[2]}: {help}"
             made[declared.name] = declare("tokenizer_" + declared.name.lower(), type(declared.default),
                                           declared.default, said, *takers, key=declared.name,
@@ -223,13 +226,16 @@ def given(args: argparse.Namespace, kind: str) -> dict[str, object]:
     return {option.name: getattr(args, option.name) for option in taken_by(kind) if hasattr(args, option.name)}
 
 
-def refuse_untaken(names: Iterable[str], taker: str, fix: str | None = None) -> None:
-    """Refuse, in one line naming the option and who takes it, a declared option ``taker`` does not take."""
+def refuse_untaken(names: Iterable[str], takers: str | Sequence[str], fix: str | None = None) -> None:
+    """Refuse, in one line naming the option and who takes it, a declared option that none of ``takers`` (one, or
+    several: ``--tokenizer linear,neural`` trains both) takes."""
+    takers = [takers] if isinstance(takers, str) else list(takers)
     for name in names:
         option = BY_NAME[name]
-        if not option.takes(taker):
-            raise BarleyError(f"{describe(taker)} takes no option {option.flag}; {who_takes(name)}",
-                              fix=fix or "leave it out, or choose what takes it")
+        if not any(option.takes(taker) for taker in takers):
+            named = " and ".join(describe(taker) for taker in takers)
+            raise BarleyError(f"{named} take{'s' if len(takers) == 1 else ''} no option {option.flag}; "
+                              f"{who_takes(name)}", fix=fix or "leave it out, or choose what takes it")
 
 
 def who_takes(name: str) -> str | None:

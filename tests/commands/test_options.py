@@ -223,3 +223,26 @@ def test_the_cosine_schedule_falls_from_the_learning_rate_towards_zero():
     assert Training(epochs=4, learning_rate=0.002).rate(4) == 0.002  # constant, the default
     with pytest.raises(BarleyError, match="--lr-schedule"):
         Training(lr_schedule="linear").check()
+
+
+def test_an_option_none_of_several_takers_takes_is_refused_naming_them_all():
+    options.refuse_untaken(["tokenizer_bits"], ["tokenizer:neural", "tokenizer:linear"])  # the linear kind takes it
+    with pytest.raises(BarleyError) as refused:
+        options.refuse_untaken(["tokenizer_bits"], ["tokenizer:neural", "component:tag"])
+    message = str(refused.value)
+    assert message.startswith("the neural tokenizer and the tag component take no option --tokenizer-bits; it is "
+                              "an option of the linear tokenizer") and len(message.splitlines()) == 1
+
+
+def test_a_declared_field_without_a_taker_is_a_declaration_error():
+    from dataclasses import dataclass
+
+    from barley.option import from_fields, option
+
+    @dataclass
+    class Orphan:
+        size: int = option(3, "taken by nobody")
+
+    with pytest.raises(TypeError, match="Orphan.size: an option with no taker"):
+        from_fields(Orphan)
+    assert [made.name for made in from_fields(Orphan, "component:tag")] == ["size"]

@@ -14,7 +14,7 @@ from barley.models import archive
 from barley.pipeline import Pipeline
 from barley.pipeline.tokenize import tokenizer_kinds
 from barley.tokenizer import Tokenizer, TokenizerOptions
-from barley.tokenizer.choice import choose, dev_scores
+from barley.tokenizer.choice import Candidate, choose, dev_scores
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ class Recorded:
 def test_the_better_kind_on_dev_is_kept_and_the_scores_recorded(sentences):
     train, dev = sentences[:150], sentences[150:]
     good, poor = Recorded(bits=18), Recorded(bits=1)  # 2 hashed features: every character alike
-    chosen = choose({"poor": poor, "good": good}, {"poor": False, "good": False}, train, dev, quiet)
+    chosen = choose({"poor": Candidate(poor, False), "good": Candidate(good, False)}, train, dev, quiet)
     record = chosen.training["chosen_on_dev"]
     assert record["kinds"] == ["poor", "good"] and record["dev"] == "50 dev sentences"
     assert sum(record["scores"]["good"].values()) > sum(record["scores"]["poor"].values())
@@ -49,18 +49,18 @@ def test_the_better_kind_on_dev_is_kept_and_the_scores_recorded(sentences):
 def test_without_dev_the_choice_is_made_on_a_held_out_tenth_then_the_kept_kind_trains_on_everything(sentences):
     good, poor = Recorded(bits=18), Recorded(bits=1)
     lines: list[str] = []
-    chosen = choose({"good": good, "poor": poor}, {"good": False, "poor": False}, sentences, None, lines.append)
+    chosen = choose({"good": Candidate(good, False), "poor": Candidate(poor, False)}, sentences, None, lines.append)
     assert chosen.training["chosen_on_dev"]["dev"] == "the last 20 training sentences (held out: no dev set)"
     assert poor.calls == [(180, None)] and good.calls == [(180, None), (200, None)]
     assert "tokenizer choice: training the good tokenizer again on every training sentence" in lines
     reads_dev = Recorded(bits=18)
-    choose({"reads": reads_dev, "poor": Recorded(bits=1)}, {"reads": True, "poor": False}, sentences, None, quiet)
+    choose({"reads": Candidate(reads_dev, True), "poor": Candidate(Recorded(bits=1), False)}, sentences, None, quiet)
     assert reads_dev.calls == [(180, 20)]  # the held-out tenth as its dev, as such a kind does without one
 
 
 def test_too_few_sentences_without_dev_is_one_line(sentences):
     with pytest.raises(BarleyError, match="choosing the tokenizer needs dev sentences or at least two"):
-        choose({"a": Recorded(18), "b": Recorded(1)}, {"a": False, "b": False}, sentences[:1], None, quiet)
+        choose({"a": Candidate(Recorded(18), False), "b": Candidate(Recorded(1), False)}, sentences[:1], None, quiet)
 
 
 def test_kinds_are_named_once_and_known():

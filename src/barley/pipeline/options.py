@@ -146,15 +146,14 @@ def refuse_with_from(args: argparse.Namespace, transforms: list) -> None:
 
 
 def fine_tune(args: argparse.Namespace, base: str) -> bool:
-    """``barley train --from MODEL``: the model's network trained further (:meth:`Pipeline.fine_tuned`)
+    """``barley train --from MODEL`` (``base``: its path): the model's network trained further (:meth:`Pipeline.fine_tuned`)
     with the training options given, then scored on dev and saved as a new model; whether a signal
     stopped this fine-tuning (the base's own records aside: :func:`barley.models.archive.interruptions`)."""
     options = {name: getattr(args, name) for name in _parser_options_set(args, names=True)}
-    based_on = Pipeline.load(base)
-    pipeline = based_on.fine_tuned(args.train, options={"joint": options}, dev=args.dev,
-                                   seed=1 if args.seed is None else args.seed,
-                                   record_time=args.seed is None, base=args.from_model)
-    return interruptions(_score_and_save(args, pipeline)) > interruptions(read_manifest(based_on.path))
+    pipeline = Pipeline.load(base).fine_tuned(args.train, options={"joint": options}, dev=args.dev,
+                                              seed=1 if args.seed is None else args.seed,
+                                              record_time=args.seed is None, base=args.from_model)
+    return interruptions(_score_and_save(args, pipeline)) > interruptions(read_manifest(base))
 
 
 def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict],
@@ -175,16 +174,16 @@ def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.N
     if args.tokenizer is not None:
         if "tokenize" not in names:
             raise BarleyError("--tokenizer, but --components has no tokenize", fix="add tokenize to --components")
-        options["tokenize"] = {"tokenizer": ",".join(tokenizer_kinds(args.tokenizer))}
+        tokenizer_kinds(args.tokenizer)  # checked: known kinds, each named once
+        options["tokenize"] = {"tokenizer": args.tokenizer}
     for component, given in _component_options(args).items():
         if component not in names:
             _refuse_without(component, given, fix=f"add {component} to --components")
         takers = (["tokenizer:" + kind for kind in tokenizer_kinds(args.tokenizer or
                                                                    TokenizeComponent.OPTIONS["tokenizer"])]
                   if component == "tokenize" else ["component:" + component])
-        untaken = [name for name in given if not any(declared.BY_NAME[name].takes(taker) for taker in takers)]
-        declared.refuse_untaken(untaken, takers[0], fix="leave it out" + (", or choose the --tokenizer that takes it"
-                                                                          if component == "tokenize" else ""))
+        declared.refuse_untaken(given, takers, fix="leave it out" + (", or choose the --tokenizer that takes it"
+                                                                      if component == "tokenize" else ""))
         options.setdefault(component, {}).update(declared.keywords(given))
     jackknife = None if args.no_jackknife else DEFAULT_JACKKNIFE if args.jackknife is None else args.jackknife
     several = args.train_treebanks

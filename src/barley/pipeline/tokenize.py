@@ -25,7 +25,7 @@ from barley.errors import BarleyError, ModelError
 from barley.models import check
 from barley.registry import FromRegistries, Registry
 from barley.tokenizer import Segmenter, Tokenizer, TokenizerOptions
-from barley.tokenizer.choice import choose
+from barley.tokenizer.choice import Candidate, choose
 from barley.tokenizer.neural import NeuralTokenizer, NeuralTokenizerOptions
 
 
@@ -115,14 +115,14 @@ class TokenizeComponent:
                               f"{', '.join(map(repr, refused))}", fix=f"{'their' if len(kinds) > 1 else 'its'} "
                               f"options are: {', '.join(sorted(taken, key=str.lower))}")
 
-        def training(kind: str) -> Callable[[list[Sentence], list[Sentence] | None], Segmenter]:
+        def candidate(kind: str) -> Candidate:
             own = KINDS[kind].options(**{name: value for name, value in given.items() if name in kind_options(kind)})
-            return lambda train, held: KINDS[kind].train(train, own, seed=seed, log=log, dev=held)
+            return Candidate(lambda train, held: KINDS[kind].train(train, own, seed=seed, log=log, dev=held),
+                             KINDS[kind].reads_dev)
 
         if len(kinds) == 1:
-            return cls(training(kinds[0])(sentences, dev))
-        return cls(choose({kind: training(kind) for kind in kinds}, {kind: KINDS[kind].reads_dev for kind in kinds},
-                          list(sentences), list(dev) if dev else None, log))
+            return cls(candidate(kinds[0]).train(sentences, dev))
+        return cls(choose({kind: candidate(kind) for kind in kinds}, list(sentences), list(dev) if dev else None, log))
 
     def tokenize(self, text: str | Iterable[str], input: str = "text", source: str | None = None
                  ) -> Iterator[Sentence]:

@@ -19,6 +19,7 @@ them, is trained again on every sentence, so that the choice costs it no data.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from barley.conllu import Sentence
 from barley.evaluation.conll18 import evaluate_conll18
@@ -30,6 +31,15 @@ MEASURES = ("Tokens", "Sentences", "Words")
 
 Train = Callable[[list[Sentence], list[Sentence] | None], Segmenter]
 """A kind's training: ``train(sentences, dev)`` → its tokenizer (``dev`` None: as the kind does without)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A kind of tokenizer in the choice: its training, and whether it reads dev sentences (the neural kind's
+    early stopping; :attr:`barley.pipeline.tokenize.TokenizerKind.reads_dev`)."""
+
+    train: Train
+    reads_dev: bool
 
 
 def dev_scores(tokenizer: Segmenter, dev: Sequence[Sentence]) -> dict[str, float]:
@@ -44,28 +54,28 @@ def best(scores: Mapping[str, Mapping[str, float]]) -> str:
     return max(scores, key=lambda kind: sum(scores[kind][measure] for measure in MEASURES))
 
 
-def choose(kinds: Mapping[str, Train], reads_dev: Mapping[str, bool], sentences: list[Sentence],
-           dev: list[Sentence] | None, log: Callable[[str], None]) -> Segmenter:
-    """Train every kind of ``kinds`` (name → its training), score each on ``dev`` (or on the held-out end of
-    ``sentences``, see the module docstring; ``reads_dev``: whether a kind reads dev sentences) and return
-    the best; its ``training`` record gets ``chosen_on_dev``: every kind's scores and where they come from."""
+def choose(kinds: Mapping[str, Candidate], sentences: list[Sentence], dev: list[Sentence] | None,
+           log: Callable[[str], None]) -> Segmenter:
+    """Train every kind of ``kinds`` (name → :class:`Candidate`), score each on ``dev`` (or on the held-out end
+    of ``sentences``, see the module docstring) and return the best; its ``training`` record gets
+    ``chosen_on_dev``: every kind's scores and where they come from."""
     if dev:
         train, scored_on, source = sentences, dev, f"{len(dev)} dev sentences"
     else:
         train, scored_on, source = held_out(sentences, "choosing the tokenizer")
     trained, scores = {}, {}
-    for name, training in kinds.items():
+    for name, candidate in kinds.items():
         log(f"tokenizer choice: training the {name} tokenizer")
-        trained[name] = training(train, scored_on if (dev or reads_dev[name]) else None)
+        trained[name] = candidate.train(train, scored_on if (dev or candidate.reads_dev) else None)
         scores[name] = dev_scores(trained[name], scored_on)
         log(f"tokenizer choice: the {name} tokenizer on {source}: "
             + ", ".join(f"{measure} F1 {value:.2f}" for measure, value in scores[name].items()))
     kept = best(scores)
     log(f"tokenizer choice: keeping the {kept} tokenizer (the highest {' + '.join(MEASURES)} F1 on {source})")
     chosen = trained[kept]
-    if not dev and not reads_dev[kept]:
+    if not dev and not kinds[kept].reads_dev:
         log(f"tokenizer choice: training the {kept} tokenizer again on every training sentence")
-        chosen = kinds[kept](sentences, None)
+        chosen = kinds[kept].train(sentences, None)
     chosen.training = {**chosen.training, "chosen_on_dev": {"kinds": list(kinds), "dev": source,
                                                             "measures": list(MEASURES), "scores": scores}}
     return chosen

@@ -53,7 +53,7 @@ class MultiwordExpander:
         self.expansions = expansions or {}  # lower-cased surface → words (lower-cased)
         self.rules = rules or {}  # lower-cased suffix → [end of word 1, word 2]
         self.single = frozenset(single)  # training forms with a rule's ending that stay one word
-        self._known: dict[str, tuple[str, ...] | None] = {}  # surface → expand's answer (bounded)
+        self._known: dict[str, tuple[str, ...]] = {}  # surface → its words, () if not a multiword token (bounded)
 
     @classmethod
     def train(cls, sentences: Iterable[Sentence]) -> MultiwordExpander:
@@ -86,13 +86,13 @@ class MultiwordExpander:
 
     def expand(self, surface: str) -> list[str] | None:
         """The words of ``surface`` when it is a multiword token, else None."""
-        if surface not in self._known:
+        known = self._known.get(surface)  # one lookup per token: most are hits
+        if known is None:
             if len(self._known) >= CACHED_FORMS:
                 self._known.clear()
             words = self._expanded(surface)
-            self._known[surface] = None if words is None else tuple(words)
-        known = self._known[surface]
-        return None if known is None else list(known)
+            known = self._known[surface] = () if words is None else tuple(words)
+        return list(known) if known else None
 
     def _expanded(self, surface: str) -> list[str] | None:
         key = surface.lower()
