@@ -8,7 +8,7 @@ import pytest
 from barley.confidence import Confidence
 from barley.constraints import ArcOptions
 from barley.errors import BarleyError
-from barley.pipeline.request import ParseRequest
+from barley.pipeline.request import PARSE_KEYWORDS, ParseRequest
 
 
 @pytest.mark.parametrize("asked, refusal", [
@@ -36,10 +36,11 @@ def test_what_the_request_leaves_at_its_defaults_is_pipeline_parses_default():
 
     from barley.pipeline import Pipeline
 
-    parse = inspect.signature(Pipeline.parse).parameters
+    parse = {name: parameter.default for name, parameter in inspect.signature(Pipeline.parse).parameters.items()
+             if name not in ("self", "data")}
+    assert tuple(parse) == PARSE_KEYWORDS  # every keyword of Pipeline.parse is a field of the request
     requested = {field.name: field.default for field in fields(ParseRequest)}
-    assert {name: parse[name].default for name in parse if name not in ("self", "data")} == {
-        name: requested[name] for name in parse if name not in ("self", "data")}
+    assert parse == {name: requested[name] for name in PARSE_KEYWORDS}
 
 
 class _Recorder:

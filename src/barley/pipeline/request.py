@@ -13,6 +13,11 @@ from typing import Any
 from barley.errors import BarleyError
 
 
+PARSE_KEYWORDS = ("retag", "arcs", "nbest", "valid_ud", "beam", "enhanced")
+"""The fields of a request that are keywords of :meth:`barley.pipeline.Pipeline.parse` (a test holds them to its
+signature); the others are set once per pipeline (:meth:`ParseRequest.prepare`)."""
+
+
 @dataclass(frozen=True)
 class ParseRequest:
     """``retag``: predict the tags again where the input has them; ``arcs``: the arcs to keep and to avoid
@@ -57,5 +62,4 @@ class ParseRequest:
         """The keywords of :meth:`barley.pipeline.Pipeline.parse` that this request sets (those left at their
         defaults are left out)."""
         defaults = {field.name: field.default for field in fields(self)}
-        return {name: getattr(self, name) for name in ("retag", "arcs", "nbest", "valid_ud", "beam", "enhanced")
-                if getattr(self, name) != defaults[name]}
+        return {name: getattr(self, name) for name in PARSE_KEYWORDS if getattr(self, name) != defaults[name]}
