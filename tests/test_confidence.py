@@ -10,7 +10,7 @@ import random
 
 import numpy as np
 import pytest
-from test_fast import random_treebank
+from random_treebanks import random_sentences
 
 from barley.cli import main
 from barley.confidence import (
@@ -147,12 +147,12 @@ def test_label_log_probs_and_a_relabelled_word():
 
 
 def treebank_lines(count: int, seed: int) -> list[str]:
-    return [line for sentence in random_treebank(seed, count) for line in sentence.to_text().splitlines()]
+    return [line for sentence in random_sentences(seed, count) for line in sentence.to_text().splitlines()]
 
 
 @pytest.fixture(scope="module")
 def treebank():
-    return random_treebank(11, 150)
+    return random_sentences(11, 150)
 
 
 @pytest.mark.parametrize("system", system_names())
@@ -478,37 +478,6 @@ def test_evaluate_reports_calibration_only_when_the_system_has_probabilities(tmp
     assert main(["evaluate", str(tmp_path / "gold.conllu"), str(tmp_path / "bad.conllu")]) == 2
     error = capsys.readouterr().err
     assert "HeadProb" in error and "Traceback" not in error and len(error.strip().splitlines()) == 1
-
-
-def assert_confidence(model, path) -> None:
-    """What every kind of parser must do with confidence (used by each kind's tests): the same
-    trees as without it, a probability for every word's head and label, the sentence's comment;
-    and ``barley calibrate``'s temperature kept through the model file and read back."""
-    from barley.commands.calibrate import calibrate
-    from barley.pipeline import Pipeline
-
-    pipeline = Pipeline.of(model)
-    gold = list(read(path))
-    plain = list(pipeline.parse([s.copy() for s in gold]))
-    pipeline.with_confidence(Confidence())
-    sure = list(pipeline.parse([s.copy() for s in gold]))
-    assert [s.heads().tolist() for s in plain] == [s.heads().tolist() for s in sure]
-    assert [s.deprels() for s in plain] == [s.deprels() for s in sure]
-    for sentence in sure:
-        assert sentence.comments[-1].startswith("# confidence = ")
-        for word in sentence.words:
-            found = dict(item.partition("=")[::2] for item in word[MISC].split("|"))
-            assert 0.0 <= float(found[HEAD_PROB]) <= 1.0 and 0.0 <= float(found[DEPREL_PROB]) <= 1.0
-    found = calibrate(pipeline, gold, str(path))
-    pipeline.calibrated(found)
-    manifest, arrays = model.to_files()
-    reloaded = Pipeline.from_model(manifest, arrays, "<calibrated>")
-    reloaded.with_confidence(Confidence())
-    again = list(reloaded.parse([s.copy() for s in gold]))
-    assert [s.heads().tolist() for s in again] == [s.heads().tolist() for s in plain]
-    if abs(found["temperature"] - 1.0) > 1e-3:
-        assert [s.comments[-1] for s in again] != [s.comments[-1] for s in sure]
-    pipeline.with_confidence(None)  # the model is shared with the kind's other tests
 
 
 def test_the_arc_diagram_shades_words_by_head_probability_and_files_without_it_draw_as_before():

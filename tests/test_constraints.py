@@ -18,10 +18,11 @@ import warnings
 
 import numpy as np
 import pytest
+from brute_force_oracle import NO_SHRINK, BruteForce, key, random_configuration
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from random_trees import any_tree, draw_ints, projective_tree
-from test_dynamic_oracles import NO_SHRINK, BruteForce, key, random_configuration
+from toy_models import QUIET, model, toy
 
 from barley.conllu import Sentence
 from barley.constraints import (
@@ -278,43 +279,6 @@ def test_write_tree_refuses_a_lost_given_arc():
 
 # --- every kind of parser, end to end ----------------------------------------------------
 
-QUIET = dict(log=lambda message: None)
-NEURAL_TINY = dict(form_dim=16, char_dim=8, char_hidden=8, lstm_hidden=16, lstm_layers=1, epochs=1)
-
-
-def _toy(folder):
-    from fixed_grammar import toy_treebank
-
-    toy_treebank(folder / "train.conllu", 60, seed=1)
-    toy_treebank(folder / "test.conllu", 25, seed=2)
-    return folder / "train.conllu", folder / "test.conllu"
-
-
-def _model(kind: str, train_path):
-    from barley.kinds import train
-    from barley.pipeline import Pipeline
-    from barley.transforms.pseudo_projective import PseudoProjective
-
-    if kind in ("biaffine", "neural-transition", "joint"):
-        pytest.importorskip("torch")
-    if kind == "joint":
-        return Pipeline.train(str(train_path), ["joint"], options={"joint": dict(NEURAL_TINY, arc_mlp=16, label_mlp=8)},
-                              jackknife=None, record_time=False, **QUIET)
-    options = {
-        "arc-eager": dict(system="arc-eager"), "arc-hybrid": dict(system="arc-hybrid"),
-        "arc-standard": dict(system="arc-standard"), "stack-projective": dict(system="stack-projective"),
-        "covington-nonprojective": dict(system="covington-nonprojective"),
-        "covington-projective": dict(system="covington-projective"),
-        "planar": dict(system="planar"), "2-planar": dict(system="2-planar"), "swap-eager": dict(system="swap-eager"),
-        "arc-eager+pseudo-projective": dict(system="arc-eager", transforms=[PseudoProjective()]),
-        "graph-mst": dict(parser="graph", decoder="mst", epochs=1),
-        "graph-eisner": dict(parser="graph", decoder="eisner", epochs=1),
-        "biaffine": dict(parser="biaffine", **NEURAL_TINY),
-        "neural-transition": dict(parser="neural-transition", system="arc-hybrid", **NEURAL_TINY),
-    }[kind]
-    return Pipeline.of(train(str(train_path), **options, **QUIET))
-
-
 KINDS = ["arc-eager", "arc-hybrid", "arc-standard", "stack-projective", "covington-nonprojective", "covington-projective", "arc-eager+pseudo-projective", "graph-mst",
          "graph-eisner", "biaffine", "neural-transition", "joint"]
 
@@ -325,8 +289,8 @@ def test_every_parser_keeps_the_given_arcs_of_other_trees(kind, tmp_path):
     with their labels, every output is a tree, and the MST decoder avoids every forbidden arc."""
     from barley.conllu import read
 
-    train_path, test_path = _toy(tmp_path)
-    pipeline = _model(kind, train_path)
+    train_path, test_path = toy(tmp_path)
+    pipeline = model(kind, train_path)
     labels = sorted({word[7] for sentence in read(str(train_path)) for word in sentence.words})
     rng = random.Random(3)
     sentences, wanted = [], []
@@ -364,7 +328,7 @@ def test_the_parse_command(tmp_path, capsys):
     from barley import cli
     from barley.kinds import train
 
-    train_path, test_path = _toy(tmp_path)
+    train_path, test_path = toy(tmp_path)
     model = tmp_path / "eager.barley"
     train(str(train_path), system="arc-eager", **QUIET).save(str(model))
     lines = test_path.read_text().splitlines()
@@ -427,7 +391,7 @@ def test_the_compiled_loop_keeps_given_arcs_as_the_reference_path(system, tmp_pa
     from barley.kinds import train
     from barley.transition.loop import ParseStats, parse_batch
 
-    train_path, test_path = _toy(tmp_path)
+    train_path, test_path = toy(tmp_path)
     parser = train(str(train_path), system=system, **QUIET)
     if parser.compiled is None:
         pytest.skip("the compiled loop is not built")
@@ -458,7 +422,7 @@ def test_behind_a_transform_even_crossing_given_arcs_are_kept(tmp_path):
     from barley.pipeline import Pipeline
     from barley.transforms.pseudo_projective import PseudoProjective
 
-    train_path, test_path = _toy(tmp_path)
+    train_path, test_path = toy(tmp_path)
     pipeline = Pipeline.of(train(str(train_path), system="arc-eager", transforms=[PseudoProjective()], **QUIET))
     rng = random.Random(11)
     sentences, wanted = [], []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from barley import cli
 from barley.evaluation.attachment import evaluate
 from barley.render import errors
-from test_render import SENTENCE
+from rendered_sentence import SENTENCE
 
 
 def _sentence(number: int, wrong_labels: int) -> tuple[str, str]:

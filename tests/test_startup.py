@@ -8,7 +8,7 @@ import sys
 import zipfile
 
 import pytest
-from test_model_file import _repacked_as_before
+from old_model_files import repacked_as_before
 from toy_language import treebank
 
 import barley
@@ -63,7 +63,7 @@ def test_mapped_and_earlier_model_files_parse_byte_for_byte_the_same(tmp_path, c
     treebank(tmp_path / "test.conllu", 20, seed=2)
     model, old = tmp_path / "m.barley", tmp_path / "old.barley"
     train(str(tmp_path / "train.conllu"), system=system, learner=learner, log=lambda m: None).save(str(model))
-    _repacked_as_before(model, old)
+    repacked_as_before(model, old)
     with zipfile.ZipFile(old) as zipped:
         assert zipped.getinfo("arrays.npz").compress_type == zipfile.ZIP_DEFLATED
     outputs = []

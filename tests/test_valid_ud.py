@@ -401,13 +401,13 @@ REFUSING = ["arc-eager+pseudo-projective", "graph-mst"]
 def test_every_parser_keeps_the_rules_or_refuses_in_one_line(kind, tmp_path):
     """Trained on a toy language, every kind that keeps the rules parses trees that break none of them;
     the others refuse ``valid_ud=True`` and parse as before without it."""
-    from test_constraints import _model, _toy
+    from toy_models import model, toy
 
     from barley.conllu import read
     from barley.errors import BarleyError
 
-    train_path, test_path = _toy(tmp_path)
-    pipeline = _model(kind, train_path)
+    train_path, test_path = toy(tmp_path)
+    pipeline = model(kind, train_path)
     sentences = list(read(str(test_path)))
     if kind in REFUSING:
         with pytest.raises(BarleyError, match="valid-ud"):

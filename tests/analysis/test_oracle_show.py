@@ -8,7 +8,7 @@ import pytest
 
 from barley import cli
 from barley.systems import system_names
-from test_render import SENTENCE, read_back
+from rendered_sentence import SENTENCE, read_back
 
 GOLD = [-1, 2, 4, 4, 0, 2, 7, 5, 4, 4]  # non-projective: hearing → on
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import toy_language
-from test_enhanced_rules import assert_valid
+from enhanced_checks import assert_valid
 
 from barley import conllu
 from barley.cli import main

@@ -3,19 +3,17 @@ on the gold trees of the shared treebanks."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from barley import conllu
 from barley.conllu import DEPREL, DEPS, HEAD, ID
-from barley.enhanced.deps import format_deps, parse_deps
 from barley.enhanced.rules import CONVENTIONS, DEFAULT, Conventions, conventions_for, enhance
 from barley.errors import InputError
 from barley.evaluation.conll18 import evaluate_conll18
 from conftest import ud_file
+from enhanced_checks import assert_valid
 from random_trees import trees
 
 
@@ -128,34 +126,6 @@ def test_the_czech_conventions_add_the_morphological_case():
 def test_a_word_without_a_head_is_refused_in_one_line():
     with pytest.raises(InputError, match="word 2 has no head"):
         deps("a a X _ 0 root", "b b X _ _ _")
-
-
-EDEPREL = re.compile(r"^[a-z]+(:[a-z]+)?(:[^\W\d_]+(_[^\W\d_]+)*)?(:[a-z]+)?$")  # UD's validator, letters only
-
-
-def assert_valid(sentence: conllu.Sentence, values: list[str]) -> None:
-    """UD's level-2 checks of DEPS (sorted by head then relation, no repeats, no self-loop, valid relations),
-    at least one head per word, and every word reachable from the root."""
-    heads_of = {}
-    for number, value in enumerate(values, 1):
-        arcs = parse_deps(value, len(values))
-        assert arcs, (number, value)
-        assert format_deps(arcs) == value
-        assert str(number) not in [head for head, _ in arcs]
-        assert all(EDEPREL.match(relation) for _, relation in arcs), value
-        assert all((head == "0") == (relation == "root") for head, relation in arcs), value  # UD's level 2
-        heads_of[number] = [int(head) for head, _ in arcs]
-    reached, frontier = {0}, [0]
-    children = {}
-    for dependent, heads in heads_of.items():
-        for head in heads:
-            children.setdefault(head, []).append(dependent)
-    while frontier:
-        for child in children.get(frontier.pop(), []):
-            if child not in reached:
-                reached.add(child)
-                frontier.append(child)
-    assert reached == set(range(len(values) + 1))
 
 
 RELATIONS = ["nsubj", "obj", "iobj", "obl", "nmod", "advcl", "acl", "acl:relcl", "xcomp", "ccomp", "conj", "cc",

@@ -12,7 +12,7 @@ from barley.enhanced.enhancer import RuleEnhancer, enhancer_for
 from barley.enhanced.rules import DEFAULT, enhance
 from barley.errors import BarleyError, BarleyWarning
 from barley.pipeline import Pipeline
-from test_enhanced_rules import assert_valid
+from enhanced_checks import assert_valid
 import toy_language
 
 

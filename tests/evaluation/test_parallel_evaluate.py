@@ -15,9 +15,9 @@ from barley.cli import main
 from barley.conllu import DEPREL, HEAD
 from barley.evaluation.attachment import evaluate
 from barley.evaluation.conll18 import evaluate_conll18
+from conll18_treebanks import sentences_of, treebanks
 from random_trees import draw_ints
 from resegment import resegment
-from test_evaluate_conll18 import sentences_of, treebanks
 from fixed_grammar import toy_treebank
 
 pytestmark = pytest.mark.slow  # the fast loop, pytest -m 'not slow', leaves this file out

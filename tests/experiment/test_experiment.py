@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import random
 import re
 from pathlib import Path
 
 import pytest
+from random_treebanks import random_conllu_text
 
 from barley.cli import main
 from barley.errors import BarleyError, InputError
@@ -15,29 +15,6 @@ from barley.experiment import presets, spec
 from barley.experiment.runner import fold_bounds, plan
 
 pytestmark = pytest.mark.slow  # tests/conftest.py: the fast loop leaves this file out
-
-UPOS = ("NOUN", "VERB", "ADJ", "DET", "ADP")
-
-
-def random_treebank(seed: int, count: int) -> str:
-    """``count`` random trees of 3-9 words (many non-projective), labels a function of the tags."""
-    rng = random.Random(seed)
-    blocks = []
-    for number in range(count):
-        n = rng.randint(3, 9)
-        order = rng.sample(range(1, n + 1), n)  # each node attaches to one placed before it: a tree
-        heads = [0] * (n + 1)
-        for k in range(1, n):
-            heads[order[k]] = rng.choice(order[:k])
-        tags = [""] + [rng.choice(UPOS) for _ in range(n)]
-        lines = [f"# sent_id = s{seed}-{number}"]
-        for d in range(1, n + 1):
-            h = heads[d]
-            label = "root" if h == 0 else "mod" if tags[h] == "NOUN" else "arg" if d < h else "obj"
-            lines.append("\t".join([str(d), tags[d].lower(), "_", tags[d], "_", "_", str(h), label, "_", "_"]))
-        blocks.append("\n".join(lines) + "\n")
-    return "\n".join(blocks) + "\n"
-
 
 SPEC = """
 name = "tiny"
@@ -69,9 +46,9 @@ transforms = [{ name = "pseudo-projective", encoding = "head" }]
 def experiment(tmp_path_factory):
     """The tiny experiment, run once (with two processes) for the tests of this module."""
     folder = tmp_path_factory.mktemp("experiment")
-    (folder / "train.conllu").write_text(random_treebank(1, 40), encoding="utf-8")
-    (folder / "test.conllu").write_text(random_treebank(2, 15), encoding="utf-8")
-    (folder / "all.conllu").write_text(random_treebank(3, 30), encoding="utf-8")
+    (folder / "train.conllu").write_text(random_conllu_text(1, 40), encoding="utf-8")
+    (folder / "test.conllu").write_text(random_conllu_text(2, 15), encoding="utf-8")
+    (folder / "all.conllu").write_text(random_conllu_text(3, 30), encoding="utf-8")
     (folder / "spec.toml").write_text(SPEC, encoding="utf-8")
     out = folder / "out"
     assert main(["experiment", str(folder / "spec.toml"), "--out", str(out), "--jobs", "2"]) == 0
@@ -166,7 +143,7 @@ def test_fold_bounds_cover_the_data_once():
 
 
 def test_features_rich_in_a_spec_is_the_systems_rich_model(tmp_path):
-    (tmp_path / "a.conllu").write_text(random_treebank(1, 3), encoding="utf-8")
+    (tmp_path / "a.conllu").write_text(random_conllu_text(1, 3), encoding="utf-8")
     path = tmp_path / "spec.toml"
     path.write_text('name = "x"\n[[treebanks]]\nname = "t"\ndata = "a.conllu"\n[[parsers]]\nname = "p"\n'
                     'learner = "perceptron"\nfeatures = "rich"\n', encoding="utf-8")
@@ -177,7 +154,7 @@ def test_features_rich_in_a_spec_is_the_systems_rich_model(tmp_path):
 
 
 def test_spec_errors_name_the_problem(tmp_path):
-    (tmp_path / "a.conllu").write_text(random_treebank(1, 3), encoding="utf-8")
+    (tmp_path / "a.conllu").write_text(random_conllu_text(1, 3), encoding="utf-8")
     cases = {
         'name = "x"\n[[treebanks]]\nname = "t"\ntrain = "a.conllu"\n[[parsers]]\nname = "p"\n': "needs train and test",
         'name = "x"\n[[treebanks]]\nname = "t"\ndata = "b.conllu"\n[[parsers]]\nname = "p"\n': "does not exist",
@@ -215,7 +192,7 @@ def test_presets_pick_their_treebanks_by_name(tmp_path, name):
         code = folder.split("_", 1)[1].lower()
         for split in ({"train": ("train", "test"), "train+dev": ("train", "dev", "test"), "dev": ("dev", "test"),
                        "cv": ("train",)}[setting]):
-            (directory / f"{code}-ud-{split}.conllu").write_text(random_treebank(1, 2), encoding="utf-8")
+            (directory / f"{code}-ud-{split}.conllu").write_text(random_conllu_text(1, 2), encoding="utf-8")
     the_spec = presets.preset(name, tmp_path)
     assert [t.name.split(" ")[0] for t in the_spec.treebanks] == [folder for folder, _ in wanted]
     assert [p.name for p in the_spec.parsers] == [p["name"] for p in parsers]
@@ -227,7 +204,7 @@ def test_nivre2008_preset_is_the_seven_parsers_of_table_3(tmp_path):
     directory = tmp_path / "UD_Latin-Perseus"
     directory.mkdir()
     for split in ("train", "test"):
-        (directory / f"la_perseus-ud-{split}.conllu").write_text(random_treebank(1, 2), encoding="utf-8")
+        (directory / f"la_perseus-ud-{split}.conllu").write_text(random_conllu_text(1, 2), encoding="utf-8")
     the_spec = presets.preset("nivre2008", tmp_path)
     described = {p.name: (p.system, [t.get("encoding") for t in p.transforms]) for p in the_spec.parsers}
     assert described == {

@@ -13,7 +13,7 @@ from barley.errors import BarleyError
 from barley.experiment import presets, spec
 from barley.experiment.runner import plan
 
-from test_experiment import random_treebank
+from random_treebanks import random_conllu_text
 
 HEAD = 'transforms = [{ name = "pseudo-projective", encoding = "head" }]\n'
 TINY = ("form_dim = 8\nlemma_dim = 4\nupos_dim = 4\nxpos_dim = 4\nfeats_dim = 4\nchar_dim = 4\nchar_hidden = 4\n"
@@ -22,7 +22,7 @@ TINY = ("form_dim = 8\nlemma_dim = 4\nupos_dim = 4\nxpos_dim = 4\nfeats_dim = 4\
 
 def _spec(tmp_path, parsers: str):
     for name, seed, count in (("train", 1, 40), ("dev", 2, 10), ("test", 3, 15)):
-        (tmp_path / f"{name}.conllu").write_text(random_treebank(seed, count), encoding="utf-8")
+        (tmp_path / f"{name}.conllu").write_text(random_conllu_text(seed, count), encoding="utf-8")
     path = tmp_path / "spec.toml"
     path.write_text('name = "kinds"\n[[treebanks]]\nname = "tiny"\ntrain = "train.conllu"\ndev = "dev.conllu"\n'
                     'test = "test.conllu"\n' + parsers, encoding="utf-8")
@@ -104,7 +104,7 @@ def test_the_neural_preset_is_bjorkelund_with_the_biaffine_scorer(tmp_path):
         code = folder.split("_", 1)[1].lower()
         splits = ("train", "test") if "Latin" in folder else ("train", "dev", "test")
         for split in splits:
-            (directory / f"{code}-ud-{split}.conllu").write_text(random_treebank(1, 2), encoding="utf-8")
+            (directory / f"{code}-ud-{split}.conllu").write_text(random_conllu_text(1, 2), encoding="utf-8")
     linear, neural = presets.preset("bjorkelund", tmp_path), presets.preset("bjorkelund-neural", tmp_path)
     assert [p.name for p in neural.parsers] == [p.name for p in linear.parsers]
     for old, new in zip(linear.parsers, neural.parsers):

@@ -220,7 +220,7 @@ def test_a_sentence_over_max_words_is_refused_in_one_line(tmp_path, capsys):
 @pytest.mark.parametrize("decoder", ["mst", "eisner"])
 def test_confidence_gives_probabilities_and_keeps_the_trees(tmp_path, decoder):
     from barley.kinds import train
-    from test_confidence import assert_confidence
+    from confidence_checks import assert_confidence
 
     (tmp_path / "train.conllu").write_text(_conllu(80, seed=3), encoding="utf-8")
     (tmp_path / "test.conllu").write_text(_conllu(15, seed=4), encoding="utf-8")

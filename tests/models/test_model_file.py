@@ -9,6 +9,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from old_model_files import repacked_as_before
 
 from barley.errors import ModelError
 from barley.models import archive
@@ -82,19 +83,6 @@ def test_a_model_from_an_incompatible_version_fails_with_the_versions(tmp_path):
         archive.read(path)
 
 
-def _repacked_as_before(path, old_path):
-    """The model file as barley wrote it before arrays were mapped: every member deflated."""
-    with zipfile.ZipFile(path) as zipped:
-        manifest, npz = zipped.read("manifest.json"), zipped.read("arrays.npz")
-    inner = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(npz)) as source, zipfile.ZipFile(inner, "w") as target:
-        for info in source.infolist():
-            target.writestr(archive._member(info.filename), source.read(info))
-    with zipfile.ZipFile(old_path, "w") as zipped:
-        zipped.writestr(archive._member("manifest.json"), manifest)
-        zipped.writestr(archive._member("arrays.npz"), inner.getvalue())
-
-
 def test_incompressible_arrays_are_mapped_and_the_rest_decompressed(tmp_path):
     path = tmp_path / "m.barley"
     weights = np.random.default_rng(1).standard_normal((300, 7)).astype(np.float32)
@@ -118,7 +106,7 @@ def test_model_files_of_earlier_versions_give_the_same_arrays(tmp_path):
     path, old = tmp_path / "m.barley", tmp_path / "old.barley"
     weights = np.random.default_rng(1).standard_normal((300, 7)).astype(np.float32)
     _write(path, arrays={"weights": weights, "keys": np.arange(100, dtype=np.int64)})
-    _repacked_as_before(path, old)
+    repacked_as_before(path, old)
     manifest, arrays = archive.read(path)
     old_manifest, old_arrays = archive.read(old)
     assert manifest == old_manifest and sorted(arrays) == sorted(old_arrays)

@@ -354,7 +354,7 @@ def test_in_a_pipeline_with_its_options(data, tmp_path):
 
 @pytest.mark.parametrize("decoder", ["mst", "eisner"])
 def test_confidence_gives_probabilities_and_keeps_the_trees(data, decoder):
-    from test_confidence import assert_confidence
+    from confidence_checks import assert_confidence
 
     parser = train(data["np_train"], parser="biaffine", decoder=decoder, epochs=3, **TINY, **QUIET)
     assert_confidence(parser, data["np_test"])

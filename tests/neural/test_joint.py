@@ -336,7 +336,7 @@ def test_barley_train_makes_a_tokenizing_joint_pipeline(toy, tmp_path, capsys):
 
 
 def test_confidence_gives_probabilities_and_keeps_the_analyses(trained, toy):
-    from test_confidence import assert_confidence
+    from confidence_checks import assert_confidence
 
     assert_confidence(trained, toy / "dev.conllu")
 

@@ -202,7 +202,7 @@ def test_parse_with_jobs_gives_the_one_process_output(data, tmp_path):
 
 @pytest.mark.parametrize("system", ["arc-hybrid", "swap-lazy"])
 def test_confidence_gives_probabilities_and_keeps_the_trees(data, system):
-    from test_confidence import assert_confidence
+    from confidence_checks import assert_confidence
 
     parser = train(data["train"], parser="neural-transition", system=system, epochs=1, **TINY, **QUIET)
     assert_confidence(parser, data["test"])

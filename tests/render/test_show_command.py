@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 from barley import cli
-from test_render import SENTENCE, read_back
+from rendered_sentence import SENTENCE, read_back
 
 SECOND = SENTENCE.replace("s1", "s2").replace("\t2\tnmod", "\t4\tobl")
 

@@ -22,10 +22,10 @@ import sys
 from functools import lru_cache
 
 import pytest
+from gold_trees import ROOT_LABEL, read_gold
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from barley import conllu
 from barley.systems import REGISTRY, get_system, run_oracle
 from barley.tree import check_tree, is_projective, planarity
 
@@ -40,7 +40,6 @@ PAPER_CLASS = {
 }
 TWO_N = {"arc-standard", "arc-eager", "stack-projective", "arc-hybrid"}  # exactly 2n transitions per tree
 SYSTEMS = sorted(REGISTRY)
-ROOT_LABEL = 0  # the label finalize gives; gold root words carry it, as UD's "root"
 
 
 @lru_cache(maxsize=None)
@@ -268,16 +267,6 @@ def test_oracle_work_per_transition_does_not_grow_with_length(name, record_prope
 
 
 # ------------------------------------------------------------ real treebanks
-
-def read_gold(path) -> list[tuple[str, list[int], list[int]]]:
-    """(sent_id, heads, labels) of every sentence; labels numbered per file, "root" = ROOT_LABEL."""
-    ids = {"root": ROOT_LABEL}
-    gold = []
-    for sentence in conllu.read(path):
-        labels = [-1] + [ids.setdefault(deprel, len(ids)) for deprel in sentence.deprels()[1:]]
-        gold.append((sentence.sent_id or f"line {sentence.line}", sentence.heads().tolist(), labels))
-    return gold
-
 
 @pytest.mark.ud
 def test_oracles_on_treebank(ud_path):

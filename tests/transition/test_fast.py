@@ -12,7 +12,6 @@ barley says so once and parses with the reference path.
 
 from __future__ import annotations
 
-import random
 import sys
 from importlib import resources
 
@@ -23,42 +22,18 @@ from hypothesis import strategies as st
 
 from barley.transition import fast
 from barley.transition.loop import FollowModel, ParseStats, advance, parse_batch
-from barley.conllu import read, read_lines
+from barley.conllu import read
 from barley.errors import BarleyWarning, InputError
 from barley.features import default_model, default_names
 from barley.features.extract import check_addresses
-from barley.learners import SplitLearner
 from barley.kinds import train
 from barley.systems import get_system, system_names
-from random_trees import any_tree
+from random_treebanks import random_sentences
+from random_weights import randomize
 from conftest import ud_file
 
 pytestmark = [pytest.mark.skipif(fast.loop_module() is None, reason="the compiled loop is not built here"),
               pytest.mark.slow]  # the fast loop, pytest -m 'not slow', leaves this file out
-
-FORMS = ["the", "dog", "runs", "fast", "a", "cat", "sees", "it", "and", "big", "old", "."]
-TAGS = ["DET", "NOUN", "VERB", "ADV", "ADJ", "PRON", "CCONJ", "PUNCT"]
-FEATS = ["_", "Number=Sing", "Number=Plur", "Number=Sing|Person=3", "Tense=Past|VerbForm=Fin", "Case=Nom"]
-LABELS = ["nsubj", "obj", "det", "amod", "advmod", "cc", "conj", "punct"]
-
-
-def _conllu(words: list[tuple[str, str, str]], heads: list[int], labels: list[str]) -> list[str]:
-    return [f"{i}\t{form}\t{form}\t{tag}\t{tag}X\t{feats}\t{heads[i]}\t{labels[i]}\t_\t_"
-            for i, (form, tag, feats) in enumerate(words, start=1)] + [""]
-
-
-def random_treebank(seed: int, count: int) -> list:
-    """``count`` random sentences (any tree, one root word) with random words, tags and FEATS."""
-    rng = random.Random(seed)
-    lines = []
-    for _ in range(count):
-        n = rng.randint(1, 12)
-        heads = any_tree(rng.randint, n, True)
-        labels = ["_"] + ["root" if heads[d] == 0 else rng.choice(LABELS) for d in range(1, n + 1)]
-        words = [(rng.choice(FORMS), rng.choice(TAGS), rng.choice(FEATS)) for _ in range(n)]
-        lines += _conllu(words, heads, labels)
-    return list(read_lines(lines))
-
 
 def feature_files(system: str) -> list[str]:
     """The shipped feature models (paths) whose addresses ``system``'s configurations have."""
@@ -70,22 +45,6 @@ def feature_files(system: str) -> list[str]:
             continue
         usable.append(str(resources.files("barley.features") / "defaults" / f"{name}.txt"))
     return usable
-
-
-def randomize(parser, seed: int):
-    """Seeded random weights (the "no feature" row stays zero, as every learner keeps it)."""
-    rng = np.random.default_rng(seed)
-    learner = parser.learner
-    parts = learner.parts if isinstance(learner, SplitLearner) else [learner]
-    for part in parts:
-        part.weights = rng.normal(size=part.weights.shape).astype(np.float32)
-        part.weights[-1] = 0.0
-        if hasattr(part, "bias"):
-            part.bias = rng.normal(size=part.bias.shape).astype(np.float32)
-    if isinstance(learner, SplitLearner):
-        learner._scoring = None
-    parser._compiled = None
-    return parser
 
 
 def reference_trace(parser, sentences) -> tuple[list, ParseStats]:
@@ -137,7 +96,7 @@ def assert_same(parser, sentences) -> None:
 
 @pytest.fixture(scope="module")
 def treebank():
-    return random_treebank(7, 60)
+    return random_sentences(7, 60)
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +112,7 @@ def perceptrons(treebank):
 
 @pytest.mark.parametrize("system", system_names())
 def test_every_system_and_feature_model_takes_the_reference_steps(system, perceptrons, treebank):
-    sentences = random_treebank(11, 40)
+    sentences = random_sentences(11, 40)
     for (name, path), parser in perceptrons.items():
         if name == system:
             assert_same(parser, sentences)  # as trained
@@ -164,7 +123,7 @@ def test_every_system_and_feature_model_takes_the_reference_steps(system, percep
 @given(system=st.sampled_from(system_names()), seed=st.integers(0, 10**6), count=st.integers(1, 8))
 def test_random_sentences_and_weights(system, seed, count, perceptrons):
     parser = next(p for (name, _), p in perceptrons.items() if name == system)
-    assert_same(randomize(parser, seed), random_treebank(seed, count))
+    assert_same(randomize(parser, seed), random_sentences(seed, count))
 
 
 @pytest.mark.parametrize("learner,split", [("linear", "none"), ("linear", "UPOS(Input[0])"),
@@ -172,7 +131,7 @@ def test_random_sentences_and_weights(system, seed, count, perceptrons):
 def test_linear_learners_and_the_data_split(learner, split, treebank):
     parser = train(treebank, system="arc-eager", learner=learner, split=split, split_threshold=20,
                    log=lambda m: None)
-    sentences = random_treebank(3, 40)
+    sentences = random_sentences(3, 40)
     assert_same(parser, sentences)
     assert_same(randomize(parser, 5), sentences)
 
@@ -183,7 +142,7 @@ def test_a_loaded_linear_model_parses_compiled_without_its_dense_matrix(treebank
 
     train(treebank, system="arc-eager", learner="linear", log=lambda m: None).save(tmp_path / "m.barley")
     parser = Pipeline.load(tmp_path / "m.barley").parser
-    sentences = random_treebank(4, 30)
+    sentences = random_sentences(4, 30)
     trees = _trees(parser, sentences)
     assert parser.compiled is not None and parser.learner._weights is None  # the stored rows served
     rows = parser.learner.sparse_rows()
@@ -198,7 +157,7 @@ def test_a_learner_without_a_compiled_scorer_parses_with_the_reference_path_said
     parser = train(treebank[:20], system="arc-eager", learner="svm-poly2", log=lambda m: None)
     with pytest.warns(BarleyWarning, match="svm-poly2 learner has no compiled scorer"):
         assert parser.compiled is None
-    sentences = random_treebank(3, 5)
+    sentences = random_sentences(3, 5)
     expected = parse_batch(parser, sentences, ParseStats())
     assert [s.heads().tolist() for s in parser.parse(sentences)] == [heads for heads, _ in expected]
 
@@ -216,7 +175,7 @@ def _trees(parser, sentences) -> list:
 
 
 def test_without_the_compiled_module_barley_says_so_once_and_parses_the_same(arc_eager, monkeypatch):
-    sentences = random_treebank(5, 30)
+    sentences = random_sentences(5, 30)
     expected = _trees(arc_eager, sentences)
     monkeypatch.setattr(fast, "_said", set())
     monkeypatch.setitem(sys.modules, "barley.transition.fast._loop", None)  # import fails
@@ -229,7 +188,7 @@ def test_without_the_compiled_module_barley_says_so_once_and_parses_the_same(arc
 
 
 def test_barley_no_fast_chooses_the_reference_path(arc_eager, monkeypatch):
-    sentences = random_treebank(5, 10)
+    sentences = random_sentences(5, 10)
     expected = _trees(arc_eager, sentences)
     monkeypatch.setenv("BARLEY_NO_FAST", "1")
     arc_eager._compiled = None

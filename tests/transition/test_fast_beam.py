@@ -20,7 +20,8 @@ from barley.systems import system_names
 from barley.transition import fast
 from barley.transition.beam import parse_batch_beam
 from barley.transition.loop import ParseStats
-from test_fast import random_treebank, randomize
+from random_treebanks import random_sentences
+from random_weights import randomize
 
 pytestmark = [pytest.mark.skipif(fast.loop_module() is None, reason="the compiled loop is not built here"),
               pytest.mark.slow]  # the fast loop, pytest -m 'not slow', leaves this file out
@@ -42,7 +43,7 @@ def assert_same_beams(parser, sentences, width: int, most: int) -> None:
 @pytest.fixture(scope="module")
 def perceptrons():
     """One perceptron parser per system (its default feature model), trained on random trees."""
-    treebank = random_treebank(7, 60)
+    treebank = random_sentences(7, 60)
     return {system: train(treebank, system=system, learner="perceptron", epochs=1, split="none",
                           log=lambda m: None) for system in system_names()}
 
@@ -50,7 +51,7 @@ def perceptrons():
 @pytest.mark.parametrize("system", system_names())
 def test_every_system_and_width_gives_the_reference_trees_and_scores(system, perceptrons):
     parser = perceptrons[system]
-    sentences = random_treebank(11, 30)
+    sentences = random_sentences(11, 30)
     for width in WIDTHS:
         for most in sorted({1, width}):  # the best tree; the k best (--nbest)
             assert_same_beams(parser, sentences, width, most)
@@ -73,9 +74,9 @@ def tied(parser, seed: int | None):
 
 @pytest.mark.parametrize("system", system_names())
 def test_ties_go_where_the_reference_sends_them(system):
-    parser = train(random_treebank(7, 60), system=system, learner="perceptron", epochs=1, split="none",
+    parser = train(random_sentences(7, 60), system=system, learner="perceptron", epochs=1, split="none",
                    log=lambda m: None)
-    sentences = random_treebank(13, 20)
+    sentences = random_sentences(13, 20)
     for seed in (None, 1, 2):
         tied(parser, seed)
         for width in WIDTHS:
@@ -86,15 +87,15 @@ def test_ties_go_where_the_reference_sends_them(system):
 @given(system=st.sampled_from(system_names()), seed=st.integers(0, 10**6), count=st.integers(1, 6),
        width=st.sampled_from(WIDTHS), most=st.integers(1, 4))
 def test_random_sentences_and_weights(system, seed, count, width, most, perceptrons):
-    assert_same_beams(randomize(perceptrons[system], seed), random_treebank(seed, count), width, most)
+    assert_same_beams(randomize(perceptrons[system], seed), random_sentences(seed, count), width, most)
 
 
 @pytest.mark.parametrize("learner,split", [("linear", "none"), ("perceptron", "XPOS(Stack[0])")])
 def test_linear_learners_and_the_data_split(learner, split):
-    parser = train(random_treebank(7, 60), system="arc-eager", learner=learner, split=split, split_threshold=20,
+    parser = train(random_sentences(7, 60), system="arc-eager", learner=learner, split=split, split_threshold=20,
                    log=lambda m: None)
     for width in WIDTHS:
-        assert_same_beams(parser, random_treebank(3, 30), width, width)
+        assert_same_beams(parser, random_sentences(3, 30), width, width)
 
 
 def _text(sentences: list[Sentence]) -> str:
@@ -104,13 +105,13 @@ def _text(sentences: list[Sentence]) -> str:
 @pytest.mark.parametrize("system", system_names())
 def test_width_one_is_the_greedy_loop_byte_for_byte(system, perceptrons):
     parser = perceptrons[system]
-    sentences = random_treebank(5, 30)
+    sentences = random_sentences(5, 30)
     greedy = parser.compiled.parse_batch(sentences, ParseStats())
     assert [(heads, labels) for (_, heads, labels), in
             parser.compiled.parse_batch_beam(sentences, ParseStats(), 1)] == greedy
     parser.set_beam(1)
-    want = _text(list(parser.parse(random_treebank(5, 30))))
-    batch = random_treebank(5, 30)
+    want = _text(list(parser.parse(random_sentences(5, 30))))
+    batch = random_sentences(5, 30)
     assert _text(parser._parse_beam(batch, [None] * len(batch))) == want
 
 
@@ -121,10 +122,10 @@ def test_a_beam_parse_takes_the_compiled_loop_and_without_it_the_reference(perce
     compiled_beam = fast.CompiledParser.parse_batch_beam
     monkeypatch.setattr(fast.CompiledParser, "parse_batch_beam",
                         lambda self, *args: calls.append(1) or compiled_beam(self, *args))
-    compiled = _text(list(parser.parse(random_treebank(9, 20))))
+    compiled = _text(list(parser.parse(random_sentences(9, 20))))
     assert calls
     monkeypatch.setattr(parser, "_compiled", False)  # as without the module (or BARLEY_NO_FAST=1)
     calls.clear()
-    assert _text(list(parser.parse(random_treebank(9, 20)))) == compiled
+    assert _text(list(parser.parse(random_sentences(9, 20)))) == compiled
     assert not calls
     parser.set_beam(1)
