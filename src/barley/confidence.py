@@ -230,11 +230,11 @@ class MoveSteps:
                 attach[:, m] += probabilities[:, other] * same
                 if other < m:
                     first[:, m] &= ~same
-        step, move = np.nonzero(first)
-        word = candidates[step, move]
+        step, first_move = np.nonzero(first)
+        word = candidates[step, first_move]
         taken = self.chosen[step]
         attached_here = candidates[step, taken] == word
-        factor = np.where(attached_here, probabilities[step, taken], 1.0 - attach[step, move])
+        factor = np.where(attached_here, probabilities[step, taken], 1.0 - attach[step, first_move])
         log_head = np.bincount(word, np.log(np.maximum(factor, 1e-300)), minlength=rows)
         head = np.exp(log_head[self.words])
         deprel = np.ones(len(self.words))
@@ -363,6 +363,7 @@ def calibration(confidence: np.ndarray, correct: np.ndarray, bins: int = BINS) -
         mean = float(confidence[inside].mean()) if n else None
         accuracy = float(correct[inside].mean()) if n else None
         if n:
+            assert accuracy is not None and mean is not None
             ece += n / len(confidence) * abs(accuracy - mean)
         rows.append((b / bins, (b + 1) / bins, n, mean, accuracy))
     return Calibration(len(confidence), ece, auroc(confidence, correct), rows)

@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from operator import itemgetter
-from typing import IO
+from typing import IO, cast
 
 import numpy as np
 
@@ -135,7 +135,7 @@ class Sentence:
 
     def heads(self) -> np.ndarray:
         """HEAD of every node 0..n as int32; ``heads[0] == -1``, ``_`` reads as -1."""
-        values = [word[HEAD] for word in self.words]
+        values: list[int | str] = [word[HEAD] for word in self.words]
         if "_" in values:
             values = [-1 if value == "_" else value for value in values]
         return np.array([-1, *map(int, values)], dtype=np.int32)
@@ -247,11 +247,11 @@ def check_encoding(start: bytes, name: str) -> None:
     nul = start.count(0)
     if not start or nul * 8 < len(start):
         return
-    encoding = _wide_encoding(start)
-    if encoding:
-        raise InputError(f"the file looks like {encoding} without a byte-order mark (a NUL byte beside every ASCII "
+    guessed = _wide_encoding(start)
+    if guessed:
+        raise InputError(f"the file looks like {guessed} without a byte-order mark (a NUL byte beside every ASCII "
                          "character); barley reads UTF-8", path=name,
-                         fix=f"convert it first: iconv -f {encoding} -t UTF-8 FILE > NEW")
+                         fix=f"convert it first: iconv -f {guessed} -t UTF-8 FILE > NEW")
     raise InputError(f"{nul} NUL bytes in the first {len(start)}: not a text file", path=name,
                      fix="give a UTF-8 text file; convert UTF-16 or UTF-32 text first, e.g. iconv -f UTF-16 -t UTF-8")
 
@@ -363,6 +363,7 @@ def _sentences(handle: IO[bytes], name: str, pipe: bool = False, first_line: int
     """The sentences of a byte stream, each with its file's line end; the first one keeps the BOM."""
     blocks = _blocks(handle, name, pipe, first_line, newline)
     for start, lines in blocks:
+        assert blocks.newline is not None  # set as the first chunk is read
         yield _sentence(lines, start, name, blocks.newline, blocks.bom)
         blocks.bom = False
 
@@ -450,6 +451,7 @@ class _blocks:
     def _warn_mixed(self, text: str, name: str, line: int) -> None:
         """Warn (once per stream) that ``text``, which starts at ``line``, has lines ending unlike the first."""
         self._mixed = True
+        assert self.newline is not None
         other = self._OTHER_END[self.newline].search(text)
         line += text.count("\n", 0, other.start()) if other else 0
         ending = "CRLF" if self.newline == "\r\n" else "LF"
@@ -457,7 +459,7 @@ class _blocks:
                       f"in {ending}, like the first line", BarleyWarning, stacklevel=2)
 
     def _read(self, handle: IO[bytes], name: str, pipe: bool, line: int, start: bool):
-        read_some = handle.read1 if pipe else handle.read
+        read_some = cast(io.BufferedIOBase, handle).read1 if pipe else handle.read
         pending = ""  # the text after the last blank line: a sentence not finished yet
         first = start
         while True:

@@ -42,7 +42,7 @@ import numpy as np
 from barley.conllu import DEPREL, HEAD, Sentence
 from barley.errors import BarleyError, BarleyWarning, InputError
 from barley.transforms import inverted
-from barley.tree import check_tree
+from barley.tree import Heads, check_tree
 
 FREE = -1
 """A word whose head is not given."""
@@ -153,12 +153,14 @@ class ArcOptions:
             _read_given(arcs, sentence, labels)
         for head, dependent, line in forbidden:
             if arcs.heads[dependent] == head:
+                assert self.forbid is not None
                 raise InputError(f"the arc {head} → {dependent} of sentence {sentence.sent_id} is both given and "
                                  f"forbidden", path=self.forbid.path, line=line,
                                  fix="remove it from the forbidden arcs or from the input")
             arcs.forbidden.add((head, dependent))
         for d in range(1, n + 1):
             if arcs.heads[d] == FREE and all((h, d) in arcs.forbidden for h in range(n + 1) if h != d):
+                assert self.forbid is not None
                 raise InputError(f"every head of word {d} of sentence {sentence.sent_id} is forbidden",
                                  path=self.forbid.path, fix="leave some head possible")
         return arcs
@@ -373,7 +375,7 @@ def _crossing(given: Sequence[tuple[int, int]], nodes: int) -> np.ndarray:
     return mask
 
 
-def labels_kept(label_ids: Sequence[int], arcs: SentenceArcs | None) -> list[int]:
+def labels_kept(label_ids: Heads, arcs: SentenceArcs | None) -> list[int]:
     """``label_ids`` (per node 0..n) with the given labels of the kept arcs."""
     label_ids = [int(label) for label in label_ids]
     if arcs is not None:
@@ -447,8 +449,8 @@ def enforce(heads: list[int], deprels: list[str], arcs: SentenceArcs, single_roo
     for d, h in enumerate(arcs.kept_heads()):
         if d and h != FREE:
             heads[d] = h
-            if arcs.deprels[d] is not None:
-                deprels[d] = arcs.deprels[d]
+            if (deprel := arcs.deprels[d]) is not None:
+                deprels[d] = deprel
     kept = arcs.kept_heads()
     given_root = next((d for d in range(1, len(heads)) if kept[d] == 0), None)
     while (cycle := _cycle(heads)):
@@ -461,7 +463,7 @@ def enforce(heads: list[int], deprels: list[str], arcs: SentenceArcs, single_roo
                 heads[d] = given_root
 
 
-def write_tree(sentence: Sentence, heads: Sequence[int], deprels: list[str], transforms: Sequence = (),
+def write_tree(sentence: Sentence, heads: Heads, deprels: list[str], transforms: Sequence = (),
                arcs: SentenceArcs | None = None, single_root: bool = False) -> None:
     """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms;
     with ``arcs``, enforced again after them (:func:`enforce`) and checked to be a tree holding

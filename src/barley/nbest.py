@@ -23,6 +23,7 @@ import numpy as np
 from barley.conllu import DEPREL, HEAD, Sentence
 from barley.errors import InputError
 from barley.evaluation.attachment import Evaluation, Source, source_name, sentences_of, formatted, evaluate
+from barley.tree import Heads
 
 EMPTY_TREE = (0.0, [-1], [""])
 """The one analysis of a sentence without words: (score, heads, deprels)."""
@@ -30,8 +31,8 @@ NBEST_KEYS = ("sent_id", "nbest", "score")
 """The comments an analysis of a k-best file carries (any the input had are replaced)."""
 
 
-def analyses(sentence: Sentence, ranked: Sequence[tuple[float, list[int], list[str]]],
-             set_tree: Callable[[Sentence, list[int], list[str]], None]) -> list[Sentence]:
+def analyses(sentence: Sentence, ranked: Sequence[tuple[float, Heads, list[str]]],
+             set_tree: Callable[[Sentence, Heads, list[str]], None]) -> list[Sentence]:
     """One sentence per (score, heads, deprels) of ``ranked`` (best first): ``sentence`` itself
     (parsed in place, as without k-best) and copies of it, each tree put in by ``set_tree``
     (which undoes the parser's transforms), each with the comments of the module docstring.
@@ -39,6 +40,7 @@ def analyses(sentence: Sentence, ranked: Sequence[tuple[float, list[int], list[s
     are written once, the better."""
     name = sentence.sent_id or f"line-{sentence.line}"
     kept = [comment for comment in sentence.comments if _key(comment) not in NBEST_KEYS]
+    written: list[tuple[Sentence, float]]
     written, seen = [], set()
     for score, heads, deprels in ranked:
         copy = sentence.copy() if written else sentence
@@ -55,7 +57,7 @@ def analyses(sentence: Sentence, ranked: Sequence[tuple[float, list[int], list[s
 
 
 def expanded(parsed: Iterable[Sentence], found: dict[int, list[Sentence]],
-             set_tree: Callable[[Sentence, list[int], list[str]], None]) -> Iterator[Sentence]:
+             set_tree: Callable[[Sentence, Heads, list[str]], None]) -> Iterator[Sentence]:
     """Each sentence of ``parsed`` followed by its other analyses: those of ``found`` (by the
     sentence's id(), taken out), or for a sentence the parser skipped (no words) its one analysis."""
     for sentence in parsed:

@@ -23,6 +23,7 @@ from barley.conllu import Sentence
 from barley.constraints import ArcOptions, SentenceArcs, settle, write_tree
 from barley.models import archive
 from barley.nbest import analyses, expanded
+from barley.tree import Heads
 
 
 @runtime_checkable
@@ -80,7 +81,7 @@ class ParserShell:
         """The labels of a decoded tree's ``label_ids`` (entry 0, the root's, left "")."""
         return [""] + [self.labels[label] for label in label_ids[1:]]
 
-    def set_tree(self, sentence: Sentence, heads: Sequence[int], deprels: list[str],
+    def set_tree(self, sentence: Sentence, heads: Heads, deprels: list[str],
                  arcs: SentenceArcs | None = None, single_root: bool = False) -> None:
         """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms
         (:func:`barley.constraints.write_tree`)."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -213,7 +214,7 @@ def crossing_pairs(heads: Heads, include_root: bool = False) -> list[tuple[int, 
     cross = (left[:, None] < left[None, :]) & (left[None, :] < right[:, None]) & (right[:, None] < right[None, :])
     first, second = np.nonzero(cross)
     pairs = {tuple(sorted((int(dependents[i]), int(dependents[j])))) for i, j in zip(first, second)}
-    return sorted(pairs)
+    return sorted(cast(set[tuple[int, int]], pairs))
 
 
 def crossing_share(trees: Iterable[Heads]) -> float:

@@ -154,8 +154,10 @@ class UDRules:
         self.punct = next((k for k, u in enumerate(self.universal) if u == "punct" and self.labels[k] == u), None)
         restricted = set(AGREEMENT) | RIGHTWARD | set(LEAVES) | {"root"}
         self.free = ~np.isin(relation, list(restricted)) & ~self.subject & ~self.object
+        # the first of: a STRAY label, a free one, any but root (None: the model knows root alone)
+        fallbacks = np.flatnonzero(self.free) if self.free.any() else np.flatnonzero(~self.root)
         self.stray = next((self.labels.index(label) for label in STRAY if label in self.labels),
-                          int(np.flatnonzero(self.free)[0]) if self.free.any() else None)
+                          int(fallbacks[0]) if len(fallbacks) else None)
         self._word_labels: dict[tuple, np.ndarray] = {}
         self.admitted_table = np.ones((len(self.classes) + 1, 2, 2, len(self.labels)), dtype=bool)
         for c, name in enumerate(self.classes):
@@ -338,8 +340,8 @@ class UDRules:
                 heads[word] = max(able, key=lambda h: (arc[h, word], -abs(h - word)))
         return heads
 
-    def keep(self, heads: Sequence[int], label_ids: Sequence[int], label_scores: np.ndarray, arc: np.ndarray,
-             words: Sequence[Sequence[str]], fixed: Sequence[int], stats) -> tuple[list[int], list[int]]:
+    def keep(self, heads: Sequence[int] | np.ndarray, label_ids: Sequence[int], label_scores: np.ndarray,
+             arc: np.ndarray, words: Sequence[Sequence[str]], fixed: Sequence[int], stats) -> tuple[list[int], list[int]]:
         """A graph parser's tree (``heads``, its best ``label_ids``, node 0..n) made to keep the rules:
         relabelled when it breaks one, by the most probable labelling that does (:meth:`reconcile` over
         the log-softmax of ``label_scores``, ``[words, labels]`` at each word's head), then its
@@ -428,14 +430,16 @@ class UDRules:
         not 0) labelled ``punct`` (PUNCT) or :attr:`stray` instead."""
         for d in range(1, len(heads)):
             if heads[d] != 0 and self.root[label_ids[d]]:
-                punct = upos_of(words[d - 1]) == "PUNCT" and self.punct is not None
-                label_ids[d] = self.punct if punct else self.stray
+                label = self.punct if upos_of(words[d - 1]) == "PUNCT" and self.punct is not None else self.stray
+                if label is not None:  # None: the model knows no label but root
+                    label_ids[d] = label
         return label_ids
 
 
 def subtree(heads: Sequence[int], word: int) -> set[int]:
     """``word`` and the words it dominates in the tree ``heads``."""
     inside = {word}
+    path: list[int]
     for d in range(1, len(heads)):
         path, node = [], d
         while node > 0 and node not in inside and len(path) < len(heads):

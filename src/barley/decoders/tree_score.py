@@ -22,7 +22,7 @@ def tree_score(heads: Sequence[int], arc: np.ndarray) -> float:
     return float(arc[head_of[1:], dependents].sum())
 
 
-def inner_siblings(heads: Sequence[int]) -> list[int]:
+def inner_siblings(heads: Sequence[int] | np.ndarray) -> list[int]:
     """For every node d, its adjacent sibling towards its head (the head itself for the closest).
 
     Entry 0 is -1 (the root has no head).

@@ -210,7 +210,7 @@ class Extractor:
         self.value_atoms = [a for a in self.atoms if a.attribute not in TOKEN_ATTRIBUTES and a.attribute != "DIST"]
         self.source = self._generate()
         self._plans: dict = {}
-        namespace = {"_lsib": _lsib, "_rsib": _rsib, "bisect_left": bisect_left}
+        namespace: dict = {"_lsib": _lsib, "_rsib": _rsib, "bisect_left": bisect_left}
         exec(compile(self.source, f"<feature model {model.source}>", "exec"), namespace)
         self.row = namespace["row"]
 

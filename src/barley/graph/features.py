@@ -42,14 +42,14 @@ def string_id(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
-def _hash(template: int, *parts: np.ndarray) -> np.ndarray:
+def _hash(template: int, *parts: np.ndarray | np.integer) -> np.ndarray | np.uint64:
     """Hash a template number and integer arrays (broadcast together) to uint64.
 
     A multiplicative rolling hash; :func:`_to_index` finishes it with a shift-xor.
     Parts that depend on the head only come first in the templates, so the early
     steps run over (size, 1) arrays and only the later ones over all pairs.
     """
-    value = np.uint64(((template + 1) * int(_MIX)) & int(_MASK))
+    value: np.ndarray | np.uint64 = np.uint64(((template + 1) * int(_MIX)) & int(_MASK))
     for part in parts:  # array arithmetic wraps modulo 2**64 silently, as wanted
         value = (value ^ np.asarray(part).astype(np.uint64, copy=False)) * _MIX
     return value
@@ -138,7 +138,7 @@ def _between_features(tokens: Tokens, direction: np.ndarray, dependents: slice) 
     """hP · bP · dP for every POS bP occurring strictly between h and d (one slot per POS of the sentence)."""
     size = len(tokens)
     tags = np.unique(tokens.upos[1:]) if size > 1 else np.zeros(0, dtype=np.int64)
-    columns = []
+    columns: list[np.ndarray] = []
     if not len(tags):
         return columns
     counts = np.zeros((size + 1, len(tags)), dtype=np.int64)  # prefix counts of each tag

@@ -33,7 +33,8 @@ def perceptron_update(weights: np.ndarray, totals: np.ndarray, gold: np.ndarray,
     totals[index] += step * delta
 
 
-def active_features(model: GraphModel, scores: Scores, heads: Sequence[int], labels: Sequence[int]) -> np.ndarray:
+def active_features(model: GraphModel, scores: Scores, heads: np.ndarray | Sequence[int],
+                    labels: np.ndarray | Sequence[int]) -> np.ndarray:
     """The feature indices that fire for one tree (with repetitions)."""
     heads = np.asarray(heads)
     labels = np.asarray(labels)
@@ -60,7 +61,7 @@ def fit(model: GraphModel, sentences: Sequence[tuple[Tokens, np.ndarray, np.ndar
     weights = model.weights
     totals = np.zeros(len(weights), dtype=np.float64)  # Σ c·update, for averaging (Daumé's trick)
     step = 1
-    order = np.arange(len(sentences))
+    order: np.ndarray = np.arange(len(sentences))
     cache: dict[int, tuple] = {}
     cached_bytes = 0
     started = time.perf_counter()

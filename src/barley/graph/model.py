@@ -12,6 +12,7 @@ label scores inside the tree score; edge filters keep the cost of labels small.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Self
 
 import numpy as np
 
@@ -53,8 +54,8 @@ class Scores:
     arc_index: np.ndarray
     label_index: np.ndarray
     sibling_index: np.ndarray | None
-    arc: np.ndarray = field(default=None)
-    best_label: np.ndarray = field(default=None)
+    arc: np.ndarray = field(default=None)  # type: ignore[arg-type]  # filled by GraphModel.score
+    best_label: np.ndarray = field(default=None)  # type: ignore[arg-type]  # filled by GraphModel.score
     sibling: np.ndarray | None = None
     label_probability: np.ndarray | None = None  # confidence: the best label's softmax probability per pair
 
@@ -131,7 +132,7 @@ class GraphModel:
                 sibling[:, :, block] = part.sibling
             if label_probability is not None:
                 label_probability[:, block] = part.label_probability
-        return Scores(None, None, None, arc=arc, best_label=best_label, sibling=sibling,
+        return Scores(None, None, None, arc=arc, best_label=best_label, sibling=sibling,  # type: ignore[arg-type]  # no feature indices
                       label_probability=label_probability)
 
     def _edge_filter(self) -> np.ndarray:
@@ -149,7 +150,7 @@ class GraphModel:
 
     @classmethod
     def from_arrays(cls, options: GraphOptions, arrays: dict[str, np.ndarray], *, n_labels: int,
-                    n_upos: int) -> GraphModel:
+                    n_upos: int) -> Self:
         """The model of :meth:`arrays`, for ``n_labels`` labels and ``n_upos`` UPOS ids: the arrays
         checked against them and ``options`` before anything is allocated (:mod:`barley.models.check`)."""
         check.arrays(arrays, {"graph_weights": check.Array("float", (options.dims + options.label_rows * n_labels,)),

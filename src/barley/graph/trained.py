@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -102,6 +103,7 @@ class TrainedGraphParser(ParserShell):
         np.fill_diagonal(arc, -np.inf)
         evidence = ArcEvidence(self.graph.options.decoder, self.graph.options.single_root, [arc], [heads], None,
                                label_ids[1:], scores.label_probability[heads[1:], nodes])
+        assert self.confidence is not None
         self.confidence.write([sentence], evidence, self.calibrated)
 
     def set_nbest(self, k: int | None) -> None:
@@ -177,7 +179,7 @@ def train_kind(sentences: list[Sentence], trees: list[tuple[list[int], list[str]
                npa_threshold: float | None = None, epochs: int | None = None) -> TrainedGraphParser:
     """A graph-based parser (the ``graph`` kind of :func:`barley.kinds.train`): ``graph`` its
     options, each of ``decoder``, ``order``, ``npa_threshold``, ``epochs`` given overriding them."""
-    given = {"decoder": decoder, "order": order, "npa_threshold": npa_threshold, "epochs": epochs}
+    given: dict[str, Any] = {"decoder": decoder, "order": order, "npa_threshold": npa_threshold, "epochs": epochs}
     options = replace(graph or GraphOptions(), seed=seed, single_root=single_root,
                       crossing_arcs=crossing_share(heads for heads, _ in trees),
                       **{name: value for name, value in given.items() if value is not None})

@@ -111,6 +111,7 @@ class TrainedBiaffineParser(NeuralParser):
 
     def _k_best(self, arc: np.ndarray, best_label: np.ndarray) -> list[tuple[float, list[int], list[str]]]:
         """The ``nbest`` best trees of a sentence's scores as (score, heads, deprels), each arc with its best label."""
+        assert self.nbest is not None
         return [(score, [int(h) for h in heads], self._best_deprels(best_label, heads))
                 for score, heads in k_best_trees(self.decoding, arc, self.nbest, self.stats)]
 

@@ -18,8 +18,9 @@ the outputs. Pretrained word vectors (a local text file in word2vec / fastText
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -32,7 +33,7 @@ from barley.neural.inputs import ID_COLUMNS, Encoded, EncoderVocabularies, Padde
 from barley.neural.options import EncoderOptions
 
 
-def read_pretrained(path: str, forms: Sequence[str] | None = None) -> tuple[dict[str, np.ndarray], int]:
+def read_pretrained(path: str, forms: Iterable[str] | None = None) -> tuple[dict[str, np.ndarray], int]:
     """Word vectors from a text file (word2vec/fastText ``.vec``: an optional ``count dim`` header,
     then ``word v1 .. vdim`` per line), lower-cased words, first occurrence kept; only the words
     in ``forms`` when given. Returns the vectors and their dimension."""
@@ -93,7 +94,7 @@ def tensors(padded: Padded, vocabularies: EncoderVocabularies, device: str = "cp
     """A padded batch as tensors on ``device``."""
     chars, char_lengths = padded.characters(vocabularies)
 
-    def tensor(array: np.ndarray | None) -> torch.Tensor | None:
+    def tensor(array: np.ndarray | None) -> Any:
         return None if array is None else torch.from_numpy(array).to(device)
 
     return Batch({name: tensor(column) for name, column in padded.ids.items()}, tensor(padded.feats),
@@ -103,6 +104,8 @@ def tensors(padded: Padded, vocabularies: EncoderVocabularies, device: str = "cp
 
 class Encoder(nn.Module):
     """Embeddings (form + characters, lemma, UPOS, XPOS, FEATS) → BiLSTM; see the module docstring."""
+
+    form: nn.Embedding
 
     def __init__(self, options: EncoderOptions, sizes: dict[str, int]):
         super().__init__()

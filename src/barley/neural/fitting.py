@@ -164,6 +164,8 @@ class _Progress:
     """The epochs :func:`fit_epochs` has run: the best one's weights (the best dev score, or
     without dev the last finished epoch), the dev score per epoch and the time spent."""
 
+    best_state: dict[str, torch.Tensor] | None
+
     def __init__(self, with_dev: bool, criterion: str = "LAS"):
         self.with_dev, self.criterion = with_dev, criterion
         self.best_score, self.best_epoch, self.best_state = -1.0, 0, None
@@ -186,6 +188,7 @@ class _Progress:
 
     def keep(self, model: torch.nn.Module, log: Callable[[str], None], training: Training) -> dict:
         """Put the kept epoch's weights back into ``model``; the history for the manifest."""
+        assert self.best_state is not None  # kept after every epoch run or restored
         model.load_state_dict(self.best_state)
         if self.with_dev:
             log(f"kept epoch {self.best_epoch} (dev {self.criterion} {self.best_score:.2f})")
@@ -224,6 +227,7 @@ class Checkpoint:
     def save(self, epoch: int, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
              rng: np.random.Generator, progress: _Progress) -> None:
         state = optimizer.state_dict()
+        assert progress.best_state is not None
         arrays = {**weight_arrays(model),
                   **{f"best.{name}": value.detach().cpu().numpy() for name, value in progress.best_state.items()},
                   "torch_rng": torch.get_rng_state().numpy()}

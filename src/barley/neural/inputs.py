@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -194,12 +195,12 @@ def pad(sentences: Sequence[Encoded], word_dropout: float = 0.0, rng: np.random.
     if word_dropout > 0.0:
         for name in ("form", "lemma"):
             if name in ids:
-                drop = (rng.random((size, longest)) < word_dropout) & mask
+                drop = (cast(np.random.Generator, rng).random((size, longest)) < word_dropout) & mask
                 drop[:, 0] = False  # the root stays the root
                 ids[name][drop] = UNKNOWN
     feats = offsets = None
-    if sentences[0].feats is not None:
-        bags = [atoms for sentence in sentences for atoms in sentence.feats]
+    if sentences[0].feats is not None:  # then every sentence has them
+        bags = [atoms for sentence in sentences for atoms in sentence.feats]  # type: ignore[union-attr]
         feats, offsets = np.concatenate(bags), np.cumsum([0] + [len(atoms) for atoms in bags[:-1]])
     types: dict[str, int] = {}
     word_type = np.zeros((size, longest), dtype=np.int64)

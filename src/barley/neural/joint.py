@@ -23,25 +23,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
 from barley.confidence import Calibrated, Confidence
 from barley.conllu import DEPS, FORM, LEMMA, UPOS, Sentence
 from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
-from barley.enhanced.head import EnhancedHead
 from barley.decoders.decoding import check_k_best, check_length, default_max_words
 from barley.decoders.marginals import ArcEvidence
 from barley.decoders.options import DecoderOptions
+from barley.enhanced.head import EnhancedHead
+from barley.lemma_rules import apply_rule
 from barley.nbest import analyses, expanded
 from barley.neural import numpy_ops as ops
-from barley.neural.joint_tables import HEADS, TAGS, JointTables
 from barley.neural.inputs import PARSE_BATCH_WORDS, EncoderVocabularies, Padded, by_length, pad
+from barley.neural.joint_tables import HEADS, TAGS, JointTables
 from barley.neural.numpy_biaffine import MLPS, biaffine_shapes
 from barley.neural.numpy_encoder import NumpyEncoder, Shapes, bilstm_layers, encoder_shapes, linear_shapes, lstm_shapes
 from barley.neural.options import BiaffineOptions, EncoderOptions
 from barley.neural.trees import BiaffineParseStats, best_tree, k_best_trees
-from barley.lemma_rules import apply_rule
+from barley.tree import Heads
 from barley.valid_ud import UDRules, given_words
 from barley.valid_ud import require_support as require_valid_ud
 
@@ -127,9 +129,9 @@ class Annotator:
         if self.enhancer is not None and self.enhancer.active:  # without nbest (Pipeline.parse refuses both)
             self.enhancer.head.write(sentences, outputs.parser_vectors)
         if confidence is not None:  # without nbest (Pipeline.parse refuses both): the best tree's labels alone
-            heads = [trees[0][1] for trees in ranked]
+            best_heads = [trees[0][1] for trees in ranked]
             confidence.write(sentences, ArcEvidence(self.decoding.decoder, self.decoding.single_root, arc_scores,
-                                                    heads, scores, best), self.calibrated)
+                                                    best_heads, scores, best), self.calibrated)
 
     def _tags(self, outputs: JointOutputs) -> dict[str, np.ndarray]:
         """Each word's class for each head of :data:`TAGS`: each head's best class, or with
@@ -156,6 +158,7 @@ class Annotator:
         """``best`` (each word's best label at its head, sentence after sentence) and each sentence's best
         tree in ``ranked`` made to keep UD's rules (:meth:`barley.valid_ud.UDRules.keep`: relabelled where
         they break one, punctuation attached projectively, the given arcs left as they are)."""
+        assert self.valid_ud is not None
         best, start = best.copy(), 0
         for k, sentence in enumerate(sentences):
             stop = start + len(sentence)
@@ -166,7 +169,7 @@ class Annotator:
             start = stop
         return best
 
-    def set_tree(self, sentence: Sentence, heads: list[int], deprels: list[str]) -> None:
+    def set_tree(self, sentence: Sentence, heads: Heads, deprels: list[str]) -> None:
         """A parsed tree (of the transformed treebank) into ``sentence``, through the inverse transforms."""
         write_tree(sentence, heads, deprels, self.transforms)
 
@@ -201,7 +204,7 @@ class Annotator:
             scores = ops.linear(outputs.word_vectors[unknown], *outputs.tag_layers["lemma"])
             for k, row in zip(unknown, scores):
                 lemmas[k] = self._rule_lemma(words[k][FORM], row)
-        for word, lemma in zip(words, lemmas):
+        for word, lemma in zip(words, cast(list[str], lemmas)):
             word[LEMMA] = lemma
 
     def _rule_lemma(self, form: str, scores: np.ndarray) -> str:

@@ -8,6 +8,9 @@ Goldberg 2016): with every head on one top layer, the tagging losses slow the pa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import cast
+
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
@@ -37,7 +40,7 @@ class JointModel(BiaffineModel):
         outputs, _ = pad_packed_sequence(outputs, batch_first=True, total_length=vectors.shape[1])
         return self.encoder.dropout(outputs)
 
-    def loss(self, batch: Batch, heads: torch.Tensor, labels: torch.Tensor,
+    def loss(self, batch: Batch, heads: torch.Tensor, labels: torch.Tensor,  # type: ignore[override]  # the tags too
              tags: dict[str, torch.Tensor]) -> torch.Tensor:
         """The parser's loss (:meth:`BiaffineModel.parse_loss`) plus each tagging head's cross-entropy
         over the words; ``tags``: each head's gold classes [B, longest], -1 where there is no word."""
@@ -59,6 +62,7 @@ class JointModel(BiaffineModel):
             return tensor.detach().cpu().numpy()
 
         return JointOutputs(array(vectors[:, 1:][batch.mask[:, 1:]]),
-                            {name: (array(layer.weight), array(layer.bias)) for name, layer in self.tags.items()},
+                            {name: (array(layer.weight), array(layer.bias))
+                             for name, layer in cast(Mapping[str, nn.Linear], self.tags).items()},
                             array(self._arc_scores(parser, batch.mask)), array(self.label_dep(parser)),
                             array(self.label_head(parser)), array(self.label_attention.weight), array(parser))

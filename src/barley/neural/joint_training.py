@@ -76,7 +76,7 @@ def held_out(sentences: list[Sentence], trees: list, fraction: float, log: Calla
     return sentences[:kept], trees[:kept], sentences[kept:]
 
 
-def data_digest(*parts: Sequence[Sentence]) -> str:
+def data_digest(*parts: Sequence[Sentence] | None) -> str:
     """A digest of sentences' words (all columns), to tell a checkpoint's data from other data."""
     digest = hashlib.blake2b(digest_size=16)
     for part in parts:

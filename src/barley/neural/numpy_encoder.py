@@ -15,6 +15,8 @@ final states over each distinct form (remembered between batches), then the BiLS
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from barley.errors import ModelError
@@ -142,7 +144,8 @@ class NumpyEncoder:
         for name in self.options.inputs:
             if name == "feats":
                 feats = np.zeros(padded.mask.shape + (self.options.feats_dim,), dtype=np.float32)
-                feats[padded.mask] = embedding_bags(self.embeddings["feats"], padded.feats, padded.feats_offsets)
+                feats[padded.mask] = embedding_bags(self.embeddings["feats"], cast(np.ndarray, padded.feats),
+                                                    cast(np.ndarray, padded.feats_offsets))
                 parts.append(feats)
             elif name != "form":
                 parts.append(ops.embedding(self.embeddings[name], padded.ids[name]))

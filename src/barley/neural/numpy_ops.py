@@ -98,6 +98,7 @@ def lstm(inputs: np.ndarray, lengths: np.ndarray, weights: LSTMWeights, reverse:
     (each at least 1); outputs ``[batch, time, H]``, zero past each row's length (as
     ``pack_padded_sequence`` → ``nn.LSTM`` → ``pad_packed_sequence``, zero initial state)."""
     outputs, _, position, times = _run(inputs, lengths, weights, reverse, keep_outputs=True)
+    assert outputs is not None
     return outputs[times, position[:, None]]
 
 
@@ -140,7 +141,7 @@ def _run(inputs: np.ndarray, lengths: np.ndarray, weights: LSTMWeights, reverse:
         cell += gates[:, :hidden] * gates[:, 2 * hidden:3 * hidden]
         np.tanh(cell, out=h[:k])
         h[:k] *= gates[:, 3 * hidden:]
-        if keep_outputs:
+        if outputs is not None:
             outputs[t, :k] = h[:k]
     position = np.empty_like(order)
     position[order] = np.arange(batch)  # where each row went in the sorted batch

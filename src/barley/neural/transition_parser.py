@@ -208,7 +208,8 @@ class NeuralTransitionParser(NeuralParser):
         if self.confidence is not None:
             raise BarleyError("--confidence is not yet written with a beam (--beam): its probabilities are those "
                               "of the greedy parser's steps", fix="parse with --beam 1 for --confidence")
-        scorer = BatchScorer(self, score, padding, longest, [None] * len(batch))
+        # the beam reads no state from the scorer: its states only count the sentences
+        scorer = BatchScorer(self, score, padding, longest, [None] * len(batch))  # type: ignore[list-item]
 
         def scores(owners: list[int], states: list[State]) -> tuple[np.ndarray, list]:
             nodes = np.array([self.row(state) for state in states], dtype=np.int64)  # owners: the sentences

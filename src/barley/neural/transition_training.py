@@ -17,6 +17,7 @@ during training as after loading.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 import torch
@@ -78,8 +79,9 @@ class Learn(BatchScorer):
         return [classes.actions[c] for c in chosen]
 
     def recorded(self, device: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        return tuple(torch.from_numpy(np.concatenate(parts)).to(device)
-                     for parts in (self.indices, self.legal, self.targets))
+        return cast(tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+                    tuple(torch.from_numpy(np.concatenate(parts)).to(device)
+                          for parts in (self.indices, self.legal, self.targets)))
 
 
 def train_neural_transition(sentences: list[Sentence], trees: list[tuple[list[int], list[int]]],

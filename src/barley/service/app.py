@@ -44,6 +44,7 @@ in :mod:`barley.service.guards`; the limits in :mod:`barley.service.limits`.
 from __future__ import annotations
 
 import time
+from typing import Any, cast
 
 import orjson
 from fastapi import FastAPI, Request
@@ -108,7 +109,7 @@ def create_app(registry: ModelRegistry, limits: Limits = Limits(),
         elif error.status_code == 405:
             allowed = (error.headers or {}).get("Allow", "")
             if "GET" in allowed.split(", ") and "HEAD" not in allowed:  # HeadAsGet answers HEAD where GET is
-                error.headers["Allow"] = allowed = allowed + ", HEAD"
+                cast(dict[str, str], error.headers)["Allow"] = allowed = allowed + ", HEAD"
             message = (f"{request.method} is not allowed on {path} (it takes {allowed or 'other methods'}; "
                        f"the service answers {ENDPOINTS})")
         else:
@@ -135,15 +136,16 @@ def create_app(registry: ModelRegistry, limits: Limits = Limits(),
         "multipart/form-data": {"schema": ParseRequest.model_json_schema()},
         "text/plain": {"schema": {"type": "string", "description": "the data; input and model in the query"}},
     }
-    errors = {status: {"model": ErrorResponse, "description": description} for status, description in [
-        (400, "bad data, an unknown model or input format, a malformed request"),
-        (403, "a request from the page of another site"),
-        (413, "a request over a limit: bytes, words per sentence and per request, characters per word and per "
-              "request")]}
+    errors: dict[int | str, dict[str, Any]] = {
+        status: {"model": ErrorResponse, "description": description} for status, description in [
+            (400, "bad data, an unknown model or input format, a malformed request"),
+            (403, "a request from the page of another site"),
+            (413, "a request over a limit: bytes, words per sentence and per request, characters per word and per "
+                  "request")]}
 
     @app.post("/parse", summary="Parse sentences", response_model=ParseResponse, responses=errors,
               openapi_extra={"requestBody": {"required": True, "content": body_forms}})
-    async def parse(request: Request) -> JSONResponse:
+    async def parse(request: Request) -> Response:
         body = await request.body()
         started = time.perf_counter()
         try:  # in a worker thread: a large body takes a while to read, and the server answers others meanwhile

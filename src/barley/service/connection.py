@@ -18,7 +18,9 @@ uvicorn implements under httptools' names, and each override calls uvicorn's own
 
 from __future__ import annotations
 
+import asyncio
 import http
+from typing import cast
 
 import httptools
 import orjson
@@ -62,6 +64,8 @@ class ReadTimeoutProtocol(HttpToolsProtocol):
     """
 
     limits = Limits()
+    read_timer: asyncio.TimerHandle | None
+    body_timer: asyncio.TimerHandle | None
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
@@ -235,7 +239,7 @@ class ReadTimeoutProtocol(HttpToolsProtocol):
         self.read_timer = self.loop.call_later(self.limits.read_timeout, self.transport.close)
 
     def _log(self, message: str) -> None:
-        client = "%s:%d" % tuple(self.client) if self.client else "a client"
+        client = "%s:%d" % cast(tuple[str, int], tuple(self.client)) if self.client else "a client"
         self.logger.warning("%s: %s", client, message)
 
 

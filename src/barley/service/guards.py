@@ -128,6 +128,7 @@ class HostAndOrigin:
         headers = {name: value.decode("latin-1") for name, value in scope["headers"]}
         host = headers.get(b"host")
         if not self.hosts.allows(host):
+            assert host is not None  # a request without Host is allowed
             name = split_host(host)[0]
             await _refuse(scope, send, 400, f"this service does not answer to the host {host!r} (start barley serve "
                                             f"with --allow-host {name or 'NAME'} to accept it)")

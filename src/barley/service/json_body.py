@@ -46,6 +46,7 @@ def read_json(body: bytes, fields, types: dict[str, tuple[type, ...]]) -> None:
         while True:
             end = _string_end(body, at)
             name = _json_value(body, at, end, "a field name in double quotes")
+            assert end is not None
             fields.take(name)
             at = _skip(body, end)
             if body[at:at + 1] != b":":
@@ -59,6 +60,7 @@ def read_json(body: bytes, fields, types: dict[str, tuple[type, ...]]) -> None:
                 scalar = SCALAR.match(body, at)
                 end = scalar and scalar.end()
             parsed = _json_value(body, at, end, "a value")
+            assert end is not None
             if not isinstance(parsed, types[name]) or isinstance(parsed, bool) and bool not in types[name]:
                 raise _wrong_type(name, _json_type(parsed), types)  # (true is an int to Python, not to the request)
             fields.put(name, parsed)
@@ -73,7 +75,9 @@ def read_json(body: bytes, fields, types: dict[str, tuple[type, ...]]) -> None:
 
 
 def _skip(body: bytes, at: int) -> int:
-    return SPACE.match(body, at).end()
+    space = SPACE.match(body, at)
+    assert space is not None  # the pattern matches the empty string
+    return space.end()
 
 
 def _string_end(body: bytes, at: int) -> int | None:
@@ -88,7 +92,9 @@ def _string_end(body: bytes, at: int) -> int | None:
         quote = body.find(b'"', end)
         if quote == -1:
             return None
-        escapes = quote - BACKSLASHES.search(body, max(end, quote - QUICK), quote).start()
+        backslashes = BACKSLASHES.search(body, max(end, quote - QUICK), quote)
+        assert backslashes is not None  # the pattern matches the empty string
+        escapes = quote - backslashes.start()
         if escapes == QUICK:
             break
         if escapes % 2 == 0:

@@ -40,7 +40,7 @@ class FairLock:
     """A lock handed to those waiting in the order they came (``threading.Lock`` is not: the thread that
     releases it can take it again at once, ahead of a thread that has waited for a whole turn)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._guard = threading.Lock()
         self._waiting: collections.deque[threading.Event] = collections.deque()
         self._held = False
@@ -118,6 +118,7 @@ class ServedModel:
 
 def _turns(sentences: list[Sentence]) -> Iterator[list[Sentence]]:
     """``sentences`` in runs of about :data:`TURN_WORDS` words (a longer sentence alone)."""
+    turn: list[Sentence]
     turn, words = [], 0
     for sentence in sentences:
         if turn and words + len(sentence.words) > TURN_WORDS:
@@ -135,7 +136,7 @@ def model_specs(given: list[str] | None) -> list[tuple[str, str]]:
     the default model; a BarleyError if there is none."""
     if not given:
         given = [default_model_path()]
-    specs = []
+    specs: list[tuple[str, str]] = []
     for spec in given:
         name, equals, path = spec.partition("=")
         if not equals or os.path.exists(spec):

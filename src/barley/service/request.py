@@ -200,8 +200,8 @@ def _read_form(raw: bytes, what: str, fields: _Fields) -> None:
     ``name=value`` pieces between ``&``, empty ones skipped, percent-decoded, ``+`` a space). ``data``
     stays bytes (the reader of its format checks them); the others are UTF-8 text."""
     for piece in PIECE.finditer(raw):
-        name, _, value = piece.group().partition(b"=")
-        name = _utf8(_percent_decoded(name), f"a field name of {what}")
+        raw_name, _, value = piece.group().partition(b"=")
+        name = _utf8(_percent_decoded(raw_name), f"a field name of {what}")
         fields.take(name)
         value = _percent_decoded(value)
         fields.put(name, value if name == "data" else _from_text(name, _utf8(value, f"the field {name!r} in {what}")))
@@ -247,7 +247,7 @@ def _read_multipart(body: bytes, content_type: str, fields: _Fields) -> None:
     if not boundary:
         raise BarleyError("the multipart form data has no boundary in its Content-Type",
                           fix="send multipart/form-data; boundary=..., as curl -F does")
-    part = {"header": bytearray(), "disposition": bytearray(), "name": None, "data": bytearray()}
+    part: dict[str, typing.Any] = {"header": bytearray(), "disposition": bytearray(), "name": None, "data": bytearray()}
 
     def on_part_begin() -> None:
         part.update(header=bytearray(), disposition=bytearray(), name=None, data=bytearray())

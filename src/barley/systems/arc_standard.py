@@ -283,7 +283,8 @@ class _FutureArcs:
     def _join_below(self, table: dict[tuple[int, int], int], below: int, last: int) -> dict[tuple[int, int], int]:
         """Join the next stack node to the top constituent: as its head, or (unless it
         is 0) as a dependent of the constituent's head."""
-        heads, joined = self.heads, {}
+        heads = self.heads
+        joined: dict[tuple[int, int], int] = {}
         for (k, h), value in table.items():
             if not (below == 0 and self.single_root and k != last):  # 0's one dependent comes last
                 key = (k, below)

@@ -52,6 +52,7 @@ from bisect import bisect
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from barley.errors import BarleyError
 from barley.tree import check_tree, lift_to_projective
@@ -148,7 +149,7 @@ class State:
     heads: list[int] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
     children: list[list[int]] = field(default_factory=list)
-    forest: Forest | None = None
+    forest: Forest = None  # type: ignore[assignment]  # built by __post_init__
     transitions: int = 0
 
     def __post_init__(self) -> None:
@@ -191,6 +192,9 @@ class State:
         return kids[-1] if kids else NO_HEAD
 
 
+StateT = TypeVar("StateT", bound=State)
+"""The configurations of a transition system: :class:`State` or a system's subclass of it."""
+
 _SLOTS: dict[type, tuple[str, ...]] = {}
 
 
@@ -202,7 +206,7 @@ def _slot_names(cls: type) -> tuple[str, ...]:
     return _SLOTS[cls]
 
 
-class TransitionSystem(ABC):
+class TransitionSystem(ABC, Generic[StateT]):
     """One transition system; subclasses are one small file each (see ``registry``).
 
     Class attributes: ``name`` (barley's name), ``aliases`` (MaltParser's names),
@@ -238,19 +242,19 @@ class TransitionSystem(ABC):
         return State(n, stack=[0], buffer=deque(range(1, n + 1)))
 
     @abstractmethod
-    def legal(self, state: State) -> list[bool]:
+    def legal(self, state: StateT) -> list[bool]:
         """Per move: are its preconditions satisfied in ``state``?"""
 
     @abstractmethod
-    def apply(self, state: State, move: int, label: int = -1) -> None:
+    def apply(self, state: StateT, move: int, label: int = -1) -> None:
         """Apply one transition to ``state`` in place (preconditions assumed)."""
 
     @abstractmethod
-    def is_terminal(self, state: State) -> bool:
+    def is_terminal(self, state: StateT) -> bool:
         """Is ``state`` terminal?"""
 
     @abstractmethod
-    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
+    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[StateT], Action]:
         """The static oracle for one gold tree: a function from state to the next action.
 
         For a tree inside the system's class the actions rebuild the tree exactly;
@@ -268,7 +272,7 @@ class TransitionSystem(ABC):
     without a gold head): what ``barley parse --keep-arcs`` steers by (:mod:`barley.constraints`);
     checked against brute force in ``tests/test_constraints.py``."""
 
-    def costs(self, heads: Sequence[int], labels: Sequence[int]) -> Costs:
+    def costs(self, heads: Sequence[int], labels: Sequence[int]) -> Costs[StateT]:
         """The dynamic oracle for one gold tree (built once per tree, like :meth:`oracle`).
 
         ``heads``/``labels`` are the gold tree, indexed 0..n. Costs count the arcs of
@@ -281,24 +285,24 @@ class TransitionSystem(ABC):
         target = projective_target(heads) if self.tree_class == "projective" else [int(h) for h in heads]
         return Costs(self, target, labels, self.move_costs(target, labels))
 
-    def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+    def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[StateT], list[int | None]]:
         """For the target tree ``heads`` (see :meth:`costs`), the function ``state -> per
         move, the cost of its best action (None = illegal)`` that :class:`Costs` wraps."""
         raise NoDynamicOracle(self.name)
 
-    def given_arc_costs(self, heads: list[int]) -> Callable[[State], list[int | None]]:
+    def given_arc_costs(self, heads: list[int]) -> Callable[[StateT], list[int | None]]:
         """For a partial gold tree ``heads`` (-1: no gold head; e.g. the arcs ``barley parse
         --keep-arcs`` keeps), the function ``state -> per move, how many of its arcs the move makes
         unreachable (None = illegal)``, when ``keeps_partial_gold``: by default the dynamic-oracle
         costs (:meth:`move_costs`) with any label allowed."""
         return self.move_costs(heads, [-1] * len(heads))
 
-    def arc(self, state: State, move: int) -> tuple[int, int]:
+    def arc(self, state: StateT, move: int) -> tuple[int, int]:
         """The arc ``(head, dependent)`` that the labeled ``move`` would add in ``state``
         (which must allow it). Systems with ``exploration_oracle`` implement it."""
         raise NoDynamicOracle(self.name)
 
-    def explorable(self, state: State, move: int, costs: list[int | None]) -> bool:
+    def explorable(self, state: StateT, move: int, costs: list[int | None]) -> bool:
         """May training by exploration follow ``move``, a costly prediction, in ``state``
         (``costs``: the per-move costs there)? Yes, unless the costs are trustworthy only
         on some configurations (swap's static–dynamic oracle keeps the static reordering)."""
@@ -388,7 +392,7 @@ def require_gold_arcs(system: TransitionSystem, state: State, heads: Sequence[in
                               f"a bug in barley")
 
 
-class Costs:
+class Costs(Generic[StateT]):
     """A dynamic oracle for one gold tree: the cost of every action in any configuration.
 
     ``costs(state)`` is the list of per-move costs (None = illegal move), the cost of
@@ -399,17 +403,17 @@ class Costs:
 
     __slots__ = ("system", "heads", "labels", "_move_costs")
 
-    def __init__(self, system: TransitionSystem, heads: Sequence[int], labels: Sequence[int],
-                 move_costs: Callable[[State], list[int | None]]):
+    def __init__(self, system: TransitionSystem[StateT], heads: Sequence[int], labels: Sequence[int],
+                 move_costs: Callable[[StateT], list[int | None]]):
         self.system = system
         self.heads = heads
         self.labels = labels
         self._move_costs = move_costs
 
-    def __call__(self, state: State) -> list[int | None]:
+    def __call__(self, state: StateT) -> list[int | None]:
         return self._move_costs(state)
 
-    def label(self, state: State, move: int) -> int:
+    def label(self, state: StateT, move: int) -> int:
         """The label of ``move``'s best action: the gold label of the arc it would add when
         that arc's head is the dependent's gold head; -1 for an unlabeled move or when
         every label costs the same."""
@@ -418,7 +422,7 @@ class Costs:
         head, dependent = self.system.arc(state, move)
         return self.labels[dependent] if self.heads[dependent] == head else -1
 
-    def action_cost(self, state: State, move: int, label: int, costs: list[int | None] | None = None) -> int | None:
+    def action_cost(self, state: StateT, move: int, label: int, costs: list[int | None] | None = None) -> int | None:
         """The cost of the action ``(move, label)`` (None if illegal); pass ``costs`` =
         ``self(state)`` when already computed."""
         cost = (self(state) if costs is None else costs)[move]
@@ -427,11 +431,11 @@ class Costs:
         best = self.label(state, move)
         return cost + (best != -1 and label != best)
 
-    def explorable(self, state: State, move: int, costs: list[int | None]) -> bool:
+    def explorable(self, state: StateT, move: int, costs: list[int | None]) -> bool:
         """May exploration follow the costly ``move`` here (:meth:`TransitionSystem.explorable`)?"""
         return self.system.explorable(state, move, costs)
 
-    def zero_cost(self, state: State, costs: list[int | None] | None = None) -> list[Action]:
+    def zero_cost(self, state: StateT, costs: list[int | None] | None = None) -> list[Action]:
         """The actions of cost 0 (each labeled move with its best label); pass ``costs`` =
         ``self(state)`` when already computed."""
         return [(move, self.label(state, move))

@@ -87,7 +87,7 @@ class CovingtonState(State):
     lambda2: deque[int] = field(default_factory=deque)
 
 
-class Covington(TransitionSystem):
+class Covington(TransitionSystem[CovingtonState]):
     """What both list-based systems share: configurations, NO-ARC, SHIFT, termination
     and the oracle's choice between NO-ARC and SHIFT."""
 
@@ -117,7 +117,7 @@ class Covington(TransitionSystem):
         i, j = state.lambda1[-1], state.buffer[0]
         return (j, i) if move == LEFT_ARC else (i, j)
 
-    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
+    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[CovingtonState], Action]:
         """Nivre 2008 §5 (Figures 8 and 10): LEFT-ARC or RIGHT-ARC when i and j are joined
         by a gold arc (and it is legal); NO-ARC while j still has a gold arc to a node
         left of i; otherwise SHIFT. The projective system aims at the nearest projective
@@ -191,7 +191,7 @@ class CovingtonNonProjective(Covington):
         state.transitions += 1
 
 
-    def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+    def move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[CovingtonState], list[int | None]]:
         """The costs of the four moves from one pass over the configuration: the graph
         A ∪ I and its cycles (:func:`cycle_ids`), then what each move changes — NO-ARC and
         SHIFT take arcs out of I, the arc moves also replace the dependent's edge and may
@@ -257,7 +257,8 @@ class CovingtonNonProjective(Covington):
 
         return costs
 
-    def reference_move_costs(self, heads: list[int], labels: Sequence[int]) -> Callable[[State], list[int | None]]:
+    def reference_move_costs(self, heads: list[int], labels: Sequence[int]
+                             ) -> Callable[[CovingtonState], list[int | None]]:
         """The costs as the paper defines them, ℓ(t(c)) − ℓ(c), each ℓ computed whole:
         the test oracle of :meth:`move_costs`."""
         n = len(heads) - 1
@@ -368,7 +369,7 @@ class CovingtonProjective(Covington):
 
     keeps_partial_gold = True
 
-    def given_arc_costs(self, heads: list[int]) -> Callable[[State], list[int | None]]:
+    def given_arc_costs(self, heads: list[int]) -> Callable[[CovingtonState], list[int | None]]:
         """Per move, 1 if it makes some arc of the partial gold tree ``heads`` unreachable, else 0
         (None: illegal), from a configuration where all are still reachable.
 

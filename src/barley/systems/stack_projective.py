@@ -35,9 +35,9 @@ LEFT_ARC, RIGHT_ARC, SHIFT = range(3)
 class StackProjective(TransitionSystem):
     name = "stack-projective"
     aliases = ("stackproj",)
-    moves = ("LEFT-ARC", "RIGHT-ARC", "SHIFT")
-    labeled = (True, True, False)
-    attaches = (("Stack", 1), ("Stack", 0), None)
+    moves: tuple[str, ...] = ("LEFT-ARC", "RIGHT-ARC", "SHIFT")
+    labeled: tuple[bool, ...] = (True, True, False)
+    attaches: tuple[tuple[str, int] | None, ...] = (("Stack", 1), ("Stack", 0), None)
     tree_class = "projective"
 
     def legal(self, state: State) -> list[bool]:

@@ -69,7 +69,7 @@ class TwoPlanarState(State):
     switched: bool = False  # was the last transition SWITCH?
 
 
-class TwoPlanar(TransitionSystem):
+class TwoPlanar(TransitionSystem[TwoPlanarState]):
     name = "2-planar"
     aliases = ("2planar",)
     moves = ("LEFT-ARC", "RIGHT-ARC", "REDUCE", "SHIFT", "SWITCH")
@@ -110,7 +110,7 @@ class TwoPlanar(TransitionSystem):
     def is_terminal(self, state: TwoPlanarState) -> bool:
         return not state.buffer
 
-    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[State], Action]:
+    def oracle(self, heads: Sequence[int], labels: Sequence[int]) -> Callable[[TwoPlanarState], Action]:
         """§5.2's oracle: planes assigned incrementally, SWITCH only when needed."""
         split = split_into_planes(heads, 2)
         target, component, parity = split.heads, split.component, split.parity

@@ -125,8 +125,8 @@ def successors(system: TransitionSystem, classes: np.ndarray, beam: list[Item], 
             totals.append(np.array([item.score]))
             picked.append(NO_CLASS)
         else:
-            totals.append(scored.totals)
-            picked.append(scored.classes)
+            totals.append(scored.totals)  # type: ignore[arg-type]  # set when not forced
+            picked.append(scored.classes)  # type: ignore[arg-type]
     all_totals = np.concatenate(totals)
     chosen = np.argsort(-all_totals, kind="stable")[:width]
     chosen = chosen[np.isfinite(all_totals[chosen])]

@@ -65,7 +65,8 @@ class Featurizer:
                                 if split_feature else None)
         self.row, self.width, self.split_columns = row_reader(self.extractor, self.split_extractor)
         self.sizes = self.extractor.atom_sizes(vocabularies, n_labels)
-        self.split_sizes = self.split_extractor.atom_sizes(vocabularies, n_labels) if split_feature else None
+        self.split_sizes = (self.split_extractor.atom_sizes(vocabularies, n_labels)
+                            if self.split_extractor is not None else None)
         self.index: FeatureIndex | None = None
         self._slot_templates: dict[int, np.ndarray] = {}
 
@@ -85,6 +86,7 @@ class Featurizer:
         keys = self.extractor.keys(matrix, offsets, table, self.sizes)
         if self.split_extractor is None:
             return keys, None
+        assert self.split_sizes is not None
         split = self.split_extractor.keys(matrix[:, self.split_columns], offsets, table, self.split_sizes)
         return keys, split[:, 0]
 
@@ -99,4 +101,5 @@ class Featurizer:
         width = table.feats.shape[1] if table.feats is not None else 0
         if width not in self._slot_templates:
             self._slot_templates[width] = self.extractor.slot_templates(width)
+        assert self.index is not None
         return self.index.ids(keys, self._slot_templates[width])

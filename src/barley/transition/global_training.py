@@ -67,6 +67,7 @@ class GlobalUpdates:
     def update(self, gold: Item, predicted: Item) -> None:
         """The weights moved by Φ(gold) − Φ(predicted) (each item's scored steps)."""
         rows, classes, amounts = [], [], []
+        assert self.featurizer.index is not None
         for item, amount in ((gold, 1.0), (predicted, -1.0)):
             history = item.history
             while history is not None:
@@ -108,7 +109,7 @@ def gold_step(system: TransitionSystem, classes: Classes, gold: Item, scored: Sc
         return Item(gold.state, gold.score, gold.history, True), action
     cls = classes.of(*action)
     targets[cls] = True
-    return Item(gold.state, gold.score + float(scored.scores[cls]), (gold.history, scored.payload, cls), True), action
+    return Item(gold.state, gold.score + float(scored.scores[cls]), (gold.history, scored.payload, cls), True), action  # type: ignore[index]  # set when not forced
 
 
 def train_batch(system: TransitionSystem, classes: Classes, updates: GlobalUpdates, n_words: list[int],
@@ -150,6 +151,7 @@ def train_global(system: TransitionSystem, featurizer: Featurizer, classes: Clas
                  seed: int, log: Callable[[str], None]) -> PerceptronLearner:
     """An averaged perceptron trained globally with a beam of ``width`` on ``trees`` ((sentence
     number, heads, label ids), those the static oracle builds), ``update`` early or max-violation."""
+    assert featurizer.index is not None
     online = AveragedWeights(featurizer.index.size, len(classes.table))
     rng = np.random.default_rng(seed)
     targets = np.zeros(len(classes.table), dtype=bool)

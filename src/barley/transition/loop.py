@@ -182,6 +182,7 @@ def parse_batch(parser, sentences: Sequence[Sentence], stats: ParseStats,
     arcs = None if evidence is None else ArcSteps(system, states, parser.classes[:, 0])
     stats.forced += advance(system, states, FollowModel(parser, sentences, states, stats, guides, arcs))
     if arcs is not None:
+        assert evidence is not None
         evidence.append(arcs.evidence())
     results = []
     for state in states:

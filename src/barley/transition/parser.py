@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -96,6 +97,7 @@ class Parser(ParserShell):
 
     @property
     def index(self) -> FeatureIndex:
+        assert self.featurizer.index is not None
         return self.featurizer.index
 
     def set_beam(self, width: int | None) -> None:
@@ -161,18 +163,19 @@ class Parser(ParserShell):
         if self.width > 1 or self.nbest is not None:
             return self._parse_beam(batch, given)
         compiled = self.compiled
-        evidence = None if self.confidence is None and self.valid_ud is None else []  # valid_ud: finish weighs labels
+        evidence: list | None = None if self.confidence is None and self.valid_ud is None else []  # valid_ud: finish weighs labels
         if compiled and (not any(given) or compiled.keeps(given)):
             results = compiled.parse_batch(batch, self.stats, given=given, evidence=evidence)
         else:  # the reference path: given arcs the compiled loop does not keep
             results = parse_batch(self, batch, self.stats, guides(self.system, given), evidence)
-        mend = None if self.valid_ud is None else Mending(self.valid_ud, evidence[0], self.classes[:, 1])
+        mend = None if self.valid_ud is None else Mending(self.valid_ud, cast(list, evidence)[0], self.classes[:, 1])
         for sentence, (heads, ids), arcs in zip(batch, results, given):
             if mend is not None:
                 heads, ids = mend(heads, ids, sentence.words, arcs)
             ids = labels_kept(ids, arcs)  # a root arc that finalize built takes its given label too
             self.set_tree(sentence, heads, self.deprels(ids), arcs, self.system.single_root)
         if self.confidence is not None:  # a word keeps its probabilities through the inverse transforms
+            assert evidence is not None
             self.confidence.write(batch, evidence[0], self.calibrated)
         return batch
 
@@ -219,7 +222,7 @@ class Parser(ParserShell):
                         "params": learner_params, "split_feature": self.split_feature},
             "transforms": [t.to_json() for t in self.transforms],
         })
-        arrays = {"classes": self.classes.astype(np.int32), "feature_keys": self.index.keys}
+        arrays: dict[str, np.ndarray] = {"classes": self.classes.astype(np.int32), "feature_keys": self.index.keys}
         arrays.update({f"learner.{key}": value for key, value in learner_arrays.items()})
         return manifest, arrays
 
@@ -373,8 +376,8 @@ class _Plan:
     split_feature: str | None
     oracle: str
     learner_options: dict
-    featurizer: Featurizer = None
-    classes: Classes = None
+    featurizer: Featurizer = None  # type: ignore[assignment]  # built by __post_init__
+    classes: Classes = None  # type: ignore[assignment]  # built by __post_init__
 
     def __post_init__(self) -> None:
         self.featurizer = Featurizer(self.model, self.system, self.vocabularies, len(self.labels), self.split_feature)
@@ -453,8 +456,10 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
         epochs = make_learner(learner, **plan.learner_options).epochs
         log(f"instances of the static oracle: {instances}, features: {index.size}; training the perceptron "
             f"globally with a beam of {beam} ({epochs} epochs, {update} update)")
+        assert update is not None
         the_learner = train_global(plan.system, plan.featurizer, plan.classes, sentences, found.trees, width=beam,
                                    update=update, epochs=epochs, seed=seed, log=log)
+        assert plan.featurizer.index is not None
         index = _pruned(the_learner, plan.featurizer.index, log)  # grown by the updates
         training.update({"beam": beam, "update": update})
     elif plan.oracle == "dynamic":
@@ -465,6 +470,7 @@ def _train_transition(plan: _Plan, sentences: list[Sentence], trees: list, *, le
             f"after {exploration.after})")
         the_learner = explore(plan.system, plan.featurizer, plan.classes, sentences, found.trees, epochs=epochs,
                               explore_after=exploration.after, p=exploration.p, seed=seed, log=log)
+        assert plan.featurizer.index is not None
         index = _pruned(the_learner, plan.featurizer.index, log)  # grown by exploration
         training["exploration"] = {"after": exploration.after, "p": exploration.p}
     else:
@@ -494,6 +500,7 @@ def _fit(plan: _Plan, found: Instances, index: FeatureIndex, learner: str, split
     fit_started = time.perf_counter()
     if plan.split_feature:
         the_learner = SplitLearner(learner, split_threshold, **plan.learner_options)
+        assert split_values is not None
         the_learner.fit(X, y, n_classes, seed=seed, log=log, split_values=split_values)
     else:
         the_learner = make_learner(learner, **plan.learner_options)

@@ -268,6 +268,7 @@ class Explore:
         keys, _ = self.featurizer.keys([self.featurizer.row(self.states[k]) for k in waiting],
                                        self.table.offsets[waiting], self.table)
         ids = self.featurizer.ids_of(keys, self.table)
+        assert self.featurizer.index is not None
         self.unseen.append(np.unique(keys[(ids == self.featurizer.index.size) & (keys >= 0)]))
         features = rows_to_csr(ids, self.featurizer.index.size)  # repeats and "no feature" dropped
         indptr, indices, online, actions = features.indptr, features.indices, self.online, []
@@ -294,6 +295,7 @@ def explore(system: TransitionSystem, featurizer: Featurizer, classes: Classes,
     """An averaged perceptron trained by exploration on ``trees`` ((sentence number, heads,
     label ids)), with the features of ``featurizer``'s index, which grows after each epoch
     by the features of the configurations visited (:func:`grow_index`)."""
+    assert featurizer.index is not None
     online = AveragedWeights(featurizer.index.size, len(classes.table))
     oracles = [Oracle(system, heads, labels) for _, heads, labels in trees]
     rng = np.random.default_rng(seed)
@@ -338,6 +340,7 @@ def grow_index(featurizer: Featurizer, online: AveragedWeights, unseen: list[np.
     (Goldberg & Nivre 2012 learn with every feature of every configuration visited).
     """
     index = featurizer.index
+    assert index is not None
     added = np.setdiff1d(np.unique(np.concatenate(unseen)) if unseen else np.zeros(0, np.int64), index.keys)
     if len(added):
         grown = FeatureIndex(np.union1d(index.keys, added))

@@ -152,11 +152,12 @@ class CompiledParser:
                 break
             room = int(steps.count[0])
         if steps is not None:
+            assert evidence is not None
             evidence.append(steps.evidence(table.offsets, self.parser.classes[:, 0]))
         _count(stats, sentences, table, counts)
         bounds = table.offsets.tolist()
-        heads, labels = heads.tolist(), labels.tolist()
-        return [(heads[start:end], labels[start:end]) for start, end in zip(bounds, bounds[1:])]
+        batch_heads, batch_labels = heads.tolist(), labels.tolist()
+        return [(batch_heads[start:end], batch_labels[start:end]) for start, end in zip(bounds, bounds[1:])]
 
     def parse_batch_beam(self, sentences: Sequence, stats, width: int, most: int = 1
                          ) -> list[list[tuple[float, list[int], list[int]]]]:
