@@ -58,6 +58,20 @@ def test_without_dev_the_choice_is_made_on_a_held_out_tenth_then_the_kept_kind_t
     assert reads_dev.calls == [(180, 20)]  # the held-out tenth as its dev, as such a kind does without one
 
 
+def test_a_kind_stopped_by_a_signal_marks_the_choice_interrupted_though_the_other_is_kept(sentences):
+    """barley train then exits as interrupted (archive.interrupted): the kept kind was compared with one cut short."""
+
+    def stopped(train, dev):
+        tokenizer = Tokenizer.train(train, TokenizerOptions(bits=1), log=quiet)
+        tokenizer.training = {**tokenizer.training, "interrupted": True}
+        return tokenizer
+
+    chosen = choose({"good": Candidate(Recorded(bits=18), False), "stopped": Candidate(stopped, False)},
+                    sentences[:150], sentences[150:], quiet)
+    assert "interrupted" not in chosen.training and chosen.training["chosen_on_dev"]["interrupted"] is True
+    assert archive.interrupted({"components": {"tokenize": {"training": chosen.training}}})
+
+
 def test_too_few_sentences_without_dev_is_one_line(sentences):
     with pytest.raises(BarleyError, match="choosing the tokenizer needs dev sentences or at least two"):
         choose({"a": Candidate(Recorded(18), False), "b": Candidate(Recorded(1), False)}, sentences[:1], None, quiet)

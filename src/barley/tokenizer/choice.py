@@ -76,6 +76,9 @@ def choose(kinds: Mapping[str, Candidate], sentences: list[Sentence], dev: list[
     if not dev and not kinds[kept].reads_dev:
         log(f"tokenizer choice: training the {kept} tokenizer again on every training sentence")
         chosen = kinds[kept].train(sentences, None)
+    # a kind stopped by Ctrl-C or SIGTERM was compared as it then was: the choice is not the finished one
+    stopped = [name for name, tokenizer in trained.items() if tokenizer.training.get("interrupted")]
     chosen.training = {**chosen.training, "chosen_on_dev": {"kinds": list(kinds), "dev": source,
-                                                            "measures": list(MEASURES), "scores": scores}}
+                                                            "measures": list(MEASURES), "scores": scores,
+                                                            **({"interrupted": True} if stopped else {})}}
     return chosen
