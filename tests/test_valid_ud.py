@@ -437,3 +437,12 @@ def test_the_service_field_says_true_false_or_the_default():
         asked(b"data=x&valid_ud=maybe", "application/x-www-form-urlencoded")
     with pytest.raises(BarleyError, match="valid_ud"):
         asked(b'{"data": "x", "valid_ud": "yes"}')
+
+
+def test_a_word_finalize_put_under_the_root_word_gets_a_label_but_root_whatever_labels_the_model_knows():
+    """Without parataxis, dep or a free label the stray word takes the first label but root (it took None);
+    a model that knows root alone leaves it root."""
+    words = [word("VERB", "_", "_"), word("NOUN", "_", "_")]
+    restricted = UDRules(["root", "nsubj", "obj"])
+    assert restricted.strays([-1, 0, 1], [-1, 0, 0], words) == [-1, 0, 1]
+    assert UDRules(["root"]).strays([-1, 0, 1], [-1, 0, 0], words) == [-1, 0, 0]

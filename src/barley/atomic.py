@@ -71,7 +71,7 @@ def _alive(pid: int) -> bool:
 
 def sweep(directory: str) -> list[str]:
     """Remove the temporary files that dead processes of this host left in ``directory``; return them."""
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(directory)
     except OSError:

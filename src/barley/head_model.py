@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -138,7 +139,7 @@ class HeadModel:
         if not isinstance(weights, list) or len(weights) != FEATURES or not all(
                 isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) for w in [*weights, bias]):
             raise ValueError(f"the head model's weights are not {FEATURES} finite numbers and a bias")
-        return cls(weights, bias)
+        return cls(weights, cast(float, bias))
 
 
 def fit(sentences: Sequence, head: np.ndarray, deprel: np.ndarray, correct: np.ndarray) -> HeadModel:

@@ -42,6 +42,7 @@ and written gives the same text (:func:`doc_from_sentences`). displaCy draws the
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -60,6 +61,9 @@ try:
     from spacy.util import get_lang_class
 except ImportError as error:  # pragma: no cover - the message is the point
     raise ImportError("barley.spacy needs spaCy 3.8: pip install -e '.[spacy]' in barley's checkout") from error
+
+if TYPE_CHECKING:
+    from thinc.types import Ints2d
 
 from barley.conllu import DEPREL, DEPS, FEATS, FORM, HEAD, ID, LEMMA, MISC, UPOS, XPOS, Sentence
 from barley.errors import BarleyError
@@ -130,7 +134,9 @@ def _enhanced(token: Token) -> list[tuple[Token | str | None, str]] | None:
     if row is None:
         return None
     frame = token.doc._.conllu
-    sentence, rows = _place(token)[0], frame["sentences"][_place(token)[0]]["rows"]
+    place = _place(token)
+    assert place is not None
+    sentence, rows = place[0], frame["sentences"][place[0]]["rows"]
     start = stop = token.i  # a sentence's tokens are one run of the Doc (whitespace tokens have no place)
     while start > 0 and (frame["words"][start - 1] or (sentence,))[0] == sentence:
         start -= 1
@@ -145,10 +151,11 @@ def _enhanced(token: Token) -> list[tuple[Token | str | None, str]] | None:
 
 
 def _register_extensions() -> None:
-    extensions = [(Doc, "conllu", {"default": None}), (Token, "multiword", {"getter": _multiword}),
-                  (Token, "deps", {"getter": _column(DEPS)}), (Token, "misc", {"getter": _column(MISC)}),
-                  (Token, "enhanced", {"getter": _enhanced}),
-                  (Span, "comments", {"getter": _comments}), (Span, "empty_nodes", {"getter": _empty_nodes})]
+    extensions: list[tuple[type[Doc] | type[Token] | type[Span], str, dict[str, Any]]] = [
+        (Doc, "conllu", {"default": None}), (Token, "multiword", {"getter": _multiword}),
+        (Token, "deps", {"getter": _column(DEPS)}), (Token, "misc", {"getter": _column(MISC)}),
+        (Token, "enhanced", {"getter": _enhanced}),
+        (Span, "comments", {"getter": _comments}), (Span, "empty_nodes", {"getter": _empty_nodes})]
     for owner, name, how in extensions:
         if not owner.has_extension(name):
             owner.set_extension(name, **how)
@@ -298,7 +305,7 @@ class _DocBuilder:
             else:
                 attributes.append(SENT_START_ID)
                 columns.append(np.array([1 if start else -1 for start in self.sent_starts]).astype(np.uint64))
-            doc.from_array(attributes, np.stack(columns, axis=1))
+            doc.from_array(attributes, cast("Ints2d", np.stack(columns, axis=1)))
         for index, norm in self.norms.items():
             doc[index].norm_ = norm
         frame["words"] = self.places

@@ -232,3 +232,11 @@ def test_report_draws_the_sentences_where_the_parsers_differ_most(experiment):
     assert "### Where the parsers differ" in section and section.count("(root)") == 3 * len(figures)
     assert all(f"<figcaption>{figure.caption}</figcaption>" in page for figure in figures)
     assert 'class="barley-tree"' in page
+
+
+def test_folds_given_as_null_are_refused_as_any_other_bad_count(tmp_path):
+    """(YAML's ``~`` or a dict's None: it passed the check, then the runner failed on range(None).)"""
+    (tmp_path / "a.conllu").write_text(random_conllu_text(1, 3), encoding="utf-8")
+    data = {"name": "x", "treebanks": [{"name": "t", "data": "a.conllu", "folds": None}], "parsers": [{"name": "p"}]}
+    with pytest.raises(BarleyError, match="treebank 't': folds must be a number >= 2, not None"):
+        spec.from_dict(data, tmp_path)

@@ -27,7 +27,7 @@ _Treebanks = list[tuple[str, str]]
 
 
 def _pseudo_projective(encoding: str, label_cap: int | None = None) -> dict:
-    options = {"name": "pseudo-projective", "encoding": encoding}
+    options: dict[str, object] = {"name": "pseudo-projective", "encoding": encoding}
     if label_cap is not None:
         options["label_cap"] = label_cap
     return options
@@ -35,7 +35,7 @@ def _pseudo_projective(encoding: str, label_cap: int | None = None) -> dict:
 
 def _nivre2008() -> tuple[str, _Treebanks, list[dict], list[str]]:
     head = [_pseudo_projective("head")]  # §6: lifted arcs carry the head's label ("Head", Nivre & Nilsson 2005)
-    parsers = [
+    parsers: list[dict] = [
         {"name": "NP-L", "system": "covington-nonprojective"},
         {"name": "P-L", "system": "covington-projective"},
         {"name": "PP-L", "system": "covington-projective", "transforms": head},

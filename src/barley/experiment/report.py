@@ -16,8 +16,10 @@ from __future__ import annotations
 import base64
 import datetime
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -80,6 +82,7 @@ def _significance(results: list[Result]) -> None:
     best = max(scored, key=lambda r: r.value("LAS"))
     for result in scored:
         if result is not best:
+            assert best.correct is not None and result.correct is not None
             result.p_value = mcnemar(best.correct, result.correct).p_value
 
 
@@ -99,7 +102,7 @@ def _format(metric: str, value) -> str:
     return f"{value:.2f}"
 
 
-def results_table(spec: Spec, results: list[Result]) -> tuple[list[str], list[list[Cell]]]:
+def results_table(spec: Spec, results: list[Result]) -> tuple[list[str], Sequence[Sequence[Cell]]]:
     """Header and rows of a treebank's results; best values bold, McNemar marks on LAS."""
     headers = ["Parser"] + [METRICS[m][0] for m in spec.metrics]
     best = {}
@@ -121,7 +124,7 @@ def results_table(spec: Spec, results: list[Result]) -> tuple[list[str], list[li
     return headers, rows
 
 
-def statistics_table(spec: Spec, out: Path) -> tuple[list[str], list[list[Cell]]]:
+def statistics_table(spec: Spec, out: Path) -> tuple[list[str], Sequence[Sequence[Cell]]]:
     headers = ["Treebank", "Sentences", "Words", "NPT %", "NPS %", "Not planar", "Not 2-planar", "Not 3-planar",
                "Ill-nested", "Labels"]
     rows = []
@@ -142,26 +145,26 @@ def statistics_table(spec: Spec, out: Path) -> tuple[list[str], list[list[Cell]]
     return headers, rows
 
 
-def arc_length_table(results: list[Result]) -> tuple[list[str], list[list[Cell]]] | None:
+def arc_length_table(results: list[Result]) -> tuple[list[str], Sequence[Sequence[Cell]]] | None:
     scored = [r for r in results if r.score is not None]
     if not scored:
         return None
-    bins = scored[0].score["scores"]["by_length"]
+    bins = cast(dict, scored[0].score)["scores"]["by_length"]
     headers = ["Parser"] + [f"LAS {name}" for name in bins]
-    rows: list[list[Cell]] = [["share of gold arcs %"] + [_format("", row["share"]) for row in bins.values()]]
-    rows += [[r.parser.name] + [_format("", row["LAS"]) for row in r.score["scores"]["by_length"].values()]
+    rows = [["share of gold arcs %"] + [_format("", row["share"]) for row in bins.values()]]
+    rows += [[r.parser.name] + [_format("", row["LAS"]) for row in cast(dict, r.score)["scores"]["by_length"].values()]
              for r in scored]
     return headers, rows
 
 
 def oracle_statistics(spec: Spec, out: Path, treebank) -> dict[str, OracleStats]:
     """The stored oracle runs on a treebank, by system name."""
-    found = {}
+    found: dict[str, OracleStats] = {}
     for parser in spec.parsers:
-        data = parser.transition_system and read_json(treebank_directory(out, treebank)
-                                                      / f"oracle-{slug(parser.transition_system)}.json")
+        data = cast("dict | None", parser.transition_system and read_json(
+            treebank_directory(out, treebank) / f"oracle-{slug(parser.transition_system)}.json"))
         if data is not None and parser.transition_system not in found:
-            found[parser.transition_system] = OracleStats(
+            found[cast(str, parser.transition_system)] = OracleStats(
                 data["system"], data["single_root"], data["sentences"], data["skipped"], data["words"],
                 data["reproduced"], data["transitions"], data["swaps"], data["switches"],
                 np.array(data["lengths"], dtype=np.int64), np.array(data["counts"], dtype=np.int64),
@@ -170,16 +173,18 @@ def oracle_statistics(spec: Spec, out: Path, treebank) -> dict[str, OracleStats]
     return found
 
 
-def running_time_table(results: list[Result], oracles: dict[str, OracleStats]) -> tuple[list[str], list[list[Cell]]]:
+def running_time_table(results: list[Result],
+                       oracles: dict[str, OracleStats]) -> tuple[list[str], Sequence[Sequence[Cell]]]:
     headers = ["Parser", "System", "oracle: a in m = a·n", "R²", "oracle: transitions/word",
                "trees rebuilt by the oracle", "parsing: transitions/word"]
     rows = []
     for result in results:
-        oracle = oracles.get(result.parser.transition_system)
+        oracle = oracles.get(result.parser.transition_system)  # type: ignore[arg-type]  # get(None) is None
         if not result.parser.transition_system or oracle is None:
             continue
         parsing = result.value("parse_transitions")
-        per_word = parsing / result.score["words"] if parsing is not None and result.score["words"] else None
+        per_word = (parsing / cast(dict, result.score)["words"]
+                    if parsing is not None and cast(dict, result.score)["words"] else None)
         rows.append([result.parser.name, oracle.system, f"{oracle.slope:.3f}", f"{oracle.r2:.3f}",
                      f"{oracle.transitions_per_word:.3f}", f"{oracle.reproduced} of {oracle.sentences}",
                      _format("", per_word)])
@@ -194,7 +199,7 @@ def _punctuation(spec: Spec, results: dict[str, list[Result]]) -> str:
     return PUNCT_MODES.get(spec.exclude_punct or "", "included (every word is scored)")
 
 
-def build(spec: Spec, out: str | Path, failures: list[str] = ()) -> list[tuple]:
+def build(spec: Spec, out: str | Path, failures: Sequence[str] = ()) -> list[tuple]:
     """The report as a list of blocks: ("h", level, text), ("p", text), ("list", items),
     ("table", headers, rows), ("image", path relative to ``out``, caption), ("trees", figures of
     :mod:`barley.render.html`). Plots are written here."""
@@ -345,7 +350,7 @@ def to_html(blocks: list[tuple], out: Path, title: str) -> str:
     return "\n".join(parts)
 
 
-def write(spec: Spec, out: str | Path, failures: list[str] = ()) -> tuple[Path, Path]:
+def write(spec: Spec, out: str | Path, failures: Sequence[str] = ()) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.html`` (atomically) into ``out``; their paths."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

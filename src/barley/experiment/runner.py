@@ -36,6 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from itertools import islice
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -85,7 +86,9 @@ def read_json(path: str | os.PathLike) -> dict | None:
 def finished(directory: str | os.PathLike, key: str, files: tuple[str, ...] = ()) -> bool:
     """Whether ``directory`` holds a finished run with this key (and the given files)."""
     score = read_json(Path(directory) / SCORE)
-    return bool(score) and score.get("key") == key and all((Path(directory) / f).is_file() for f in files)
+    if not score:
+        return False
+    return score.get("key") == key and all((Path(directory) / f).is_file() for f in files)
 
 
 # --- the data of a run ---------------------------------------------------------------------
@@ -128,9 +131,11 @@ class Run:
     def data(self) -> tuple[list[conllu.Sentence], list[conllu.Sentence] | str]:
         """Training sentences, and the gold test data (a path, or the fold's sentences)."""
         if self.fold is None:
-            return training_sentences(self.treebank, self.max_train_sentences), self.treebank.test
+            return training_sentences(self.treebank, self.max_train_sentences), cast(str, self.treebank.test)
         everything = training_sentences(self.treebank, self.max_train_sentences)
-        start, end = fold_bounds(len(everything), self.treebank.folds, self.fold)
+        start, end = fold_bounds(len(everything),
+                                 self.treebank.folds,  # type: ignore[arg-type]  # cross-validated: has folds
+                                 self.fold)
         return everything[:start] + everything[end:], everything[start:end]
 
 
@@ -167,7 +172,7 @@ def execute(run: Run) -> dict:
         parser = train_parser(run.parser, train_data, seed=run.seed, log=log, dev=dev)
         train_seconds = time.perf_counter() - started
         if dev and not run.parser.kind.takes_dev:  # scored apart: parsing dev is not training time
-            parser.manifest["dev"] = evaluate_parser(parser, run.treebank.dev)
+            parser.manifest["dev"] = evaluate_parser(parser, dev)
             log(f"dev: LAS {parser.manifest['dev']['LAS']:.2f}")
     parser.save(str(directory / MODEL))
     test = list(conllu.read(gold)) if isinstance(gold, str) else [s.copy() for s in gold]
@@ -197,16 +202,16 @@ def _store_score(directory: Path, key: str, gold, exclude_punct, facts: dict) ->
     return score
 
 
-def merge_folds(directory: str, key: str, fold_directories: list[str], gold: list[conllu.Sentence],
+def merge_folds(directory: str | os.PathLike, key: str, fold_directories: list[str], gold: list[conllu.Sentence],
                 exclude_punct) -> dict:
     """Concatenate the folds' outputs and score them against the whole set (micro-average)."""
     directory = Path(directory)
     (directory / SCORE).unlink(missing_ok=True)
     outputs = [sentence for fold in fold_directories for sentence in conllu.read(Path(fold) / OUTPUT)]
     conllu.write(outputs, directory / OUTPUT)
-    fold_scores = [read_json(Path(fold) / SCORE) for fold in fold_directories]
-    facts = {name: sum(score[name] for score in fold_scores) for name in ("train_seconds", "parse_seconds")}
-    transitions = [score.get("parse_transitions") for score in fold_scores]
+    fold_scores = [cast(dict, read_json(Path(fold) / SCORE)) for fold in fold_directories]
+    facts: dict = {name: sum(score[name] for score in fold_scores) for name in ("train_seconds", "parse_seconds")}
+    transitions: list = [score.get("parse_transitions") for score in fold_scores]
     facts["parse_transitions"] = None if None in transitions else sum(transitions)
     facts["folds"] = len(fold_directories)
     return _store_score(directory, key, gold, exclude_punct, facts)
@@ -300,7 +305,8 @@ def plan(spec: Spec, out: str | os.PathLike) -> Plan:
                                          limit, spec.seed, spec.exclude_punct))
                 continue
             folds = tuple(Run(treebank, parser, str(directory / f"fold-{fold + 1}"), fingerprint(*common, fold), fold,
-                              limit, spec.seed, spec.exclude_punct) for fold in range(treebank.folds))
+                              limit, spec.seed, spec.exclude_punct)
+                          for fold in range(treebank.folds))  # type: ignore[arg-type]  # cross-validated: has folds
             the_plan.runs.extend(folds)
             the_plan.merges.append(Merge(str(directory), fingerprint(*common, "merged"), folds, treebank))
     return the_plan
@@ -363,8 +369,10 @@ def run_experiment(spec: Spec, out: str | os.PathLike, jobs: int = 1,
             failures.append(f"{task.title}: {reason}")
             progress(f"[{done}/{len(tasks)}] {task.title}: FAILED: {reason}")
         elif isinstance(task, TreebankStudy):
+            assert outcome is not None
             progress(f"[{done}/{len(tasks)}] {task.title}: NPT {outcome['NPT']:.2f}%, NPS {outcome['NPS']:.2f}%")
         else:
+            assert outcome is not None
             scores = outcome["scores"]
             progress(f"[{done}/{len(tasks)}] {task.title}: LAS {scores['LAS']:.2f}, UAS {scores['UAS']:.2f} "
                      f"(train {outcome['train_seconds']:.1f} s, parse {outcome['parse_seconds']:.1f} s)")
@@ -387,6 +395,6 @@ def run_experiment(spec: Spec, out: str | os.PathLike, jobs: int = 1,
                 completed, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in completed:
                     task = running.pop(future)
-                    error = future.exception()
-                    report(task, None if error else future.result(), error)
+                    exception = future.exception()
+                    report(task, None if exception else future.result(), exception)
     return failures

@@ -42,8 +42,10 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Literal, NoReturn, cast
 
 from barley import options as declared
 from barley.errors import BarleyError, InputError
@@ -85,12 +87,12 @@ class Treebank:
     @property
     def training_file(self) -> str:
         """The file the parsers learn from (the whole set under cross-validation)."""
-        return self.data if self.cross_validated else self.train
+        return cast(str, self.data if self.cross_validated else self.train)
 
     def describe(self) -> str:
         if self.cross_validated:
-            return f"{self.folds}-fold cross-validation on {os.path.basename(self.data)}"
-        return f"train {os.path.basename(self.train)}, test {os.path.basename(self.test)}"
+            return f"{self.folds}-fold cross-validation on {os.path.basename(cast(str, self.data))}"
+        return f"train {os.path.basename(cast(str, self.train))}, test {os.path.basename(cast(str, self.test))}"
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,7 @@ class Spec:
     parsers: tuple[ParserSpec, ...]
     description: str = ""
     metrics: tuple[str, ...] = DEFAULT_METRICS
-    exclude_punct: bool | str = False
+    exclude_punct: Literal[False] | str = False
     max_train_sentences: int | None = None
     seed: int = 1
     notes: tuple[str, ...] = field(default=())
@@ -190,7 +192,8 @@ class Spec:
         if learner:
             _check_choice(learner, LEARNERS, "learner")
         for treebank in treebanks:
-            _check_folds(treebank.folds, treebank.name)
+            if treebank.cross_validated:
+                _check_folds(treebank.folds, treebank.name)
         return replace(self, parsers=parsers, treebanks=treebanks,
                        max_train_sentences=max_train_sentences or self.max_train_sentences)
 
@@ -231,7 +234,7 @@ def load(path: str | os.PathLike) -> Spec:
 
 def from_dict(data: dict, base: str | os.PathLike = ".", source: str = "<spec>") -> Spec:
     """Check a spec given as plain data; relative paths are taken from ``base``."""
-    def fail(what: str, fix: str | None = None):
+    def fail(what: str, fix: str | None = None) -> NoReturn:
         raise InputError(what, path=source, fix=fix)
 
     known = {"name", "description", "treebanks", "parsers", "metrics", "exclude_punct",
@@ -266,20 +269,20 @@ def from_dict(data: dict, base: str | os.PathLike = ".", source: str = "<spec>")
                 notes=tuple(data.get("notes", ())))
 
 
-def _tables(data: dict, key: str, fail) -> list[dict]:
+def _tables(data: dict, key: str, fail: Callable[..., NoReturn]) -> list[dict]:
     entries = data.get(key)
     if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
         fail(f"the spec needs at least one [[{key}]] table")
     return entries
 
 
-def _no_unknown(entry: dict, known: set[str], where: str, fail) -> None:
+def _no_unknown(entry: dict, known: set[str], where: str, fail: Callable[..., NoReturn]) -> None:
     unknown = sorted(set(entry) - known)
     if unknown:
         fail(f"unknown setting {unknown[0]!r} in {where}", fix="known: " + ", ".join(sorted(known)))
 
 
-def _treebank(entry: dict, base: Path, fail) -> Treebank:
+def _treebank(entry: dict, base: Path, fail: Callable[..., NoReturn]) -> Treebank:
     _no_unknown(entry, {"name", "train", "test", "dev", "data", "folds"}, "a treebank", fail)
     name = entry.get("name")
     if not isinstance(name, str) or not name:
@@ -311,11 +314,11 @@ def _treebank(entry: dict, base: Path, fail) -> Treebank:
 
 
 def _check_folds(folds, name: str) -> None:
-    if folds is not None and (not isinstance(folds, int) or folds < 2):
+    if not isinstance(folds, int) or isinstance(folds, bool) or folds < 2:
         raise BarleyError(f"treebank {name!r}: folds must be a number >= 2, not {folds!r}")
 
 
-def _parser(entry: dict, base: Path, fail) -> ParserSpec:
+def _parser(entry: dict, base: Path, fail: Callable[..., NoReturn]) -> ParserSpec:
     name = entry.get("name")
     if not isinstance(name, str) or not name or "/" in name:
         fail("every parser needs a name (a string without '/')")
@@ -360,10 +363,10 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     spec = ParserSpec(**options)
     # values checked before any training, so that a spec fails at once rather than after hours of runs
     if spec.takes("system"):
-        get_system(spec.transition_system)
+        get_system(cast(str, spec.transition_system))
         if spec.features == RICH:
             try:
-                rich_model(spec.transition_system)
+                rich_model(cast(str, spec.transition_system))
             except BarleyError as error:
                 fail(f"parser {name!r}: {error.what}", fix=error.fix)
     decoding = {option: getattr(spec, option) for option in ("decoder", "order", "npa_threshold")
@@ -373,7 +376,7 @@ def _parser(entry: dict, base: Path, fail) -> ParserSpec:
     return spec
 
 
-def _transform(entry, parser: str, fail) -> dict:
+def _transform(entry, parser: str, fail: Callable[..., NoReturn]) -> dict:
     options = {"name": entry} if isinstance(entry, str) else dict(entry) if isinstance(entry, dict) else None
     if options is None or options.get("name") not in TRANSFORMS:
         fail(f"parser {parser!r}: unknown transform {entry!r}", fix="choose from " + ", ".join(TRANSFORMS))
