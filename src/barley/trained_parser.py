@@ -33,6 +33,7 @@ class TrainedParser(Protocol):
 
     kind: ClassVar[str]                  # the name of its kind (barley.kinds.KINDS)
     capabilities: ClassVar[frozenset[str]]  # what it takes beyond parsing (barley.capabilities)
+    valid_ud_by_default: ClassVar[bool]     # UD's rules kept unless told not to (barley.valid_ud.by_default)
     labels: list[str]
     transforms: list
     manifest: dict
@@ -56,6 +57,7 @@ class ParserShell:
 
     kind: ClassVar[str] = ""
     capabilities: ClassVar[frozenset[str]] = frozenset()
+    valid_ud_by_default: ClassVar[bool] = False  # UD's rules kept unless told not to (barley.valid_ud.by_default)
 
     def __init__(self, labels: list[str], transforms: Sequence = (), manifest: dict | None = None):
         self.labels = labels

@@ -486,8 +486,7 @@ def by_default(parser) -> bool:
     """Does ``parser`` keep the rules unless told not to? Where its class says so
     (``valid_ud_by_default``: the joint network, where they cost 0.1 LAS or less and a few percent of
     the time, ``docs/valid-ud.md``), and never behind transforms."""
-    transforms = getattr(getattr(parser, "annotator", parser), "transforms", ())
-    return getattr(parser, "valid_ud_by_default", False) and not transforms
+    return parser.valid_ud_by_default and not parser.transforms
 
 
 def given_words(arcs) -> list[int]:

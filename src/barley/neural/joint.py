@@ -249,6 +249,11 @@ class JointParser:
         self.confidence: Confidence | None = None  # barley parse --confidence
         self.max_words = default_max_words(annotator.decoding)  # barley parse --max-words
 
+    @property
+    def transforms(self) -> Sequence:
+        """The transforms its trees are written back through (the annotator's)."""
+        return self.annotator.transforms
+
     def process(self, sentences: Iterable[Sentence], arcs: ArcOptions | None = None) -> Iterator[Sentence]:
         """Annotate ``sentences`` in place, in batches of similar length; yield them in input order
         (with ``nbest`` set, each followed by its other analyses, :mod:`barley.nbest`). ``arcs``: keep

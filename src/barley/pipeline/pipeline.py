@@ -191,7 +191,7 @@ class Pipeline:
         """
         # the combinations no model parses, refused in one place (the probabilities: as the parser was asked)
         ParseRequest(retag=retag, arcs=arcs, nbest=nbest, valid_ud=valid_ud, beam=beam, enhanced=enhanced,
-                     confidence=None if self._parser is None else getattr(self._parser.parser, "confidence", None))
+                     confidence=None if self._parser is None else self._parser.parser.confidence)
         self.set_nbest(nbest)
         self.set_beam(beam)  # before the rules, which a beam does not take yet
         self.set_valid_ud(False if nbest is not None and valid_ud is None else valid_ud)
