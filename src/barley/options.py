@@ -21,6 +21,7 @@ The options that shape the command itself (the treebank, ``--model``, ``--seed``
 from __future__ import annotations
 
 import argparse
+import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 
@@ -41,8 +42,8 @@ from barley.pipeline.tagger import Tagger
 from barley.systems import system_names
 from barley.tokenizer import TokenizerOptions
 from barley.tokenizer.neural import NeuralTokenizerOptions
-from barley.transition.global_training import UPDATES
-from barley.transition.parser import MIN_FEATURE_COUNT, ORACLES, OUTSIDE_CLASS
+from barley.transition.global_training import DEFAULT_UPDATE, UPDATES
+from barley.transition.parser import ORACLES, OUTSIDE_CLASS, train_transition
 
 
 GROUPS = {
@@ -81,12 +82,17 @@ def _tokenizer_options() -> list[Option]:
     return list(made.values())
 
 
+TRANSITION_DEFAULTS = {name: parameter.default for name, parameter in inspect.signature(train_transition).parameters.items()}
+"""The transition parser's defaults, where they live: the keyword parameters of
+:func:`~barley.transition.parser.train_transition` (its declarations below read them)."""
+
+
 OPTIONS: tuple[Option, ...] = (
     # --- the parsers -----------------------------------------------------------------------------
     declare("system", str, None, "transition system (MaltParser names accepted, e.g. nivreeager); one of: "
             + ", ".join(system_names()) + " (default arc-eager, arc-hybrid for --parser neural-transition)",
             TRANSITION, NEURAL_TRANSITION, flags=("--system", "-a"), metavar="NAME"),
-    declare("learner", str, "linear", "classifier (linear: liblinear)", TRANSITION, flags=("--learner", "-l"),
+    declare("learner", str, TRANSITION_DEFAULTS["learner"], "classifier (linear: liblinear)", TRANSITION, flags=("--learner", "-l"),
             choices=LEARNERS),
     declare("features", str, None, "feature model file, or rich: the system's rich model shipped with barley "
             "(arc-eager; see `barley features --rich`); default: the system's, see `barley features`",
@@ -95,9 +101,9 @@ OPTIONS: tuple[Option, ...] = (
             "the training time and memory of linear), or 'none' (MaltParser's data split; by default svm-poly2 "
             "splits by XPOS(Input[0]), the other learners do not)", TRANSITION, flags=("--split", "-d"),
             metavar="FEATURE"),
-    declare("split_threshold", int, 1000, "values with fewer instances share one classifier", TRANSITION,
+    declare("split_threshold", int, TRANSITION_DEFAULTS["split_threshold"], "values with fewer instances share one classifier", TRANSITION,
             flags=("--split-threshold", "-T")),
-    declare("min_feature_count", int, MIN_FEATURE_COUNT, "leave out features seen in fewer than N training "
+    declare("min_feature_count", int, TRANSITION_DEFAULTS["min_feature_count"], "leave out features seen in fewer than N training "
             "instances: a smaller model and less memory", TRANSITION),
     declare("oracle", str, None, "static: learn from the static oracle's transitions; dynamic: train the "
             "perceptron (-l perceptron) or --parser neural-transition by exploration with the dynamic oracle "
@@ -113,10 +119,10 @@ OPTIONS: tuple[Option, ...] = (
     declare("beam", int, None, "train the perceptron globally with a beam of K (-l perceptron, the static "
             "oracle's transitions as the gold sequence; Zhang & Clark 2008); the model parses with a beam of K "
             "unless `barley parse --beam` says otherwise (docs/beam.md)", TRANSITION, metavar="K"),
-    declare("update", str, "max-violation", "with --beam: update at the first step the gold sequence falls out of "
+    declare("update", str, DEFAULT_UPDATE, "with --beam: update at the first step the gold sequence falls out of "
             "the beam (early, Collins & Roark 2004) or where the beam's best beats it by the most (max-violation, "
             "Huang, Fayong & Guo 2012)", TRANSITION, choices=UPDATES),
-    declare("outside_class", str, "nearest", "training trees the system cannot build: train on the oracle's "
+    declare("outside_class", str, TRANSITION_DEFAULTS["outside_class"], "training trees the system cannot build: train on the oracle's "
             "nearest tree, skip them, or stop with an error; the count is reported", TRANSITION,
             choices=OUTSIDE_CLASS),
     declare("epochs", int, None, f"training epochs: of -l perceptron (default {PerceptronLearner().epochs}), "

@@ -4,6 +4,7 @@ flags and the docs page are made from them, given options reach their taker and 
 from __future__ import annotations
 
 import argparse
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -246,3 +247,19 @@ def test_a_declared_field_without_a_taker_is_a_declaration_error():
     with pytest.raises(TypeError, match="Orphan.size: an option with no taker"):
         from_fields(Orphan)
     assert [made.name for made in from_fields(Orphan, "component:tag")] == ["size"]
+
+
+def test_the_transition_parsers_declared_defaults_are_train_transitions():
+    """Read off its signature (None there: decided in training, e.g. the oracle by the learner; --update's
+    default applies with --beam only)."""
+    from barley.transition.global_training import DEFAULT_UPDATE
+    from barley.transition.parser import train_transition
+
+    signature = inspect.signature(train_transition).parameters
+    checked = []
+    for option in options.OPTIONS:
+        if option.takes("parser:transition") and option.default is not None and option.keyword in signature:
+            expected = DEFAULT_UPDATE if option.keyword == "update" else signature[option.keyword].default
+            assert option.default == expected, option.name
+            checked.append(option.name)
+    assert {"learner", "split_threshold", "min_feature_count", "outside_class", "update"} <= set(checked)

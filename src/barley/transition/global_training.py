@@ -41,6 +41,7 @@ from barley.systems.base import Action, State, TransitionSystem
 from barley.transition.training import Classes, averaged_learner, grow_index
 
 UPDATES = ("early", "max-violation")
+DEFAULT_UPDATE = "max-violation"
 BATCH = 32
 """Sentences searched in lockstep (each of ``width`` items) while training: their rows are scored
 together; few enough that the weights change between batches often."""

@@ -39,7 +39,7 @@ from barley.trained_parser import ParserShell
 from barley.transforms import describe_transforms, of_manifest
 from barley.transition.beam import parse_batch_beam
 from barley.transition.featurize import Featurizer
-from barley.transition.global_training import UPDATES, train_global
+from barley.transition.global_training import DEFAULT_UPDATE, UPDATES, train_global
 from barley.transition.loop import ParseStats, parse_batch
 from barley.transition.training import (
     Classes,
@@ -330,7 +330,7 @@ def train_transition(sentences: list[Sentence], trees: list, *, source: str, sin
             raise BarleyError(f"--beam {beam} trains the perceptron globally (-l perceptron, no --split, the static "
                               f"oracle's sequences; a width of at least 1)",
                               fix="use -l perceptron without --split and --oracle dynamic, or leave --beam out")
-        update = "max-violation" if update is None else update
+        update = DEFAULT_UPDATE if update is None else update
         check_choice(update, UPDATES, "--update")
         oracle = "static"
     oracle = default_oracle(system, learner, split) if oracle is None else oracle
