@@ -312,6 +312,18 @@ def settle(arcs: SentenceArcs | None, tree_class: str, strict: bool, parser: str
                   f"{words} are left to it (a largest subset it can build is kept)", BarleyWarning, stacklevel=2)
 
 
+def settled(sentences: Sequence[Sentence], arcs: ArcOptions | None, labels: Sequence[str], tree_class: str,
+            parser: str, transforms: Sequence = ()) -> list[SentenceArcs | None]:
+    """Per sentence, its given and forbidden arcs (None: none, or no ``arcs`` at all) by ``labels``, each checked by
+    :func:`settle` for a parser of ``tree_class`` (``parser`` in messages): what every kind parses a batch with."""
+    if arcs is None:
+        return [None] * len(sentences)
+    given = [arcs.of(sentence, labels) for sentence in sentences]
+    for sentence_arcs in given:
+        settle(sentence_arcs, tree_class, arcs.strict, parser, transforms)
+    return given
+
+
 # --- graph-based parsers -----------------------------------------------------------------
 
 def decoder_class(options) -> str:

@@ -20,7 +20,7 @@ import numpy as np
 
 from barley.confidence import Calibrated, Confidence, calibration_of
 from barley.conllu import Sentence
-from barley.constraints import ArcOptions, SentenceArcs, settle, write_tree
+from barley.constraints import ArcOptions, SentenceArcs, settled, write_tree
 from barley.models import archive
 from barley.nbest import analyses, expanded
 from barley.tree import Heads
@@ -72,12 +72,7 @@ class ParserShell:
               builder: str) -> list[SentenceArcs | None]:
         """Per sentence of ``batch``, its checked given and forbidden arcs (None: none), those a parser
         of ``tree_class`` (``builder`` in messages) cannot build left out (:func:`barley.constraints.settle`)."""
-        if arcs is None:
-            return [None] * len(batch)
-        given = [arcs.of(sentence, self.labels) for sentence in batch]
-        for sentence_arcs in given:
-            settle(sentence_arcs, tree_class, arcs.strict, builder, self.transforms)
-        return given
+        return settled(batch, arcs, self.labels, tree_class, builder, self.transforms)
 
     def deprels(self, label_ids: Sequence[int] | np.ndarray) -> list[str]:
         """The labels of a decoded tree's ``label_ids`` (entry 0, the root's, left "")."""

@@ -29,7 +29,7 @@ import numpy as np
 
 from barley.confidence import Calibrated, Confidence
 from barley.conllu import DEPS, FORM, LEMMA, UPOS, Sentence
-from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settle, write_tree
+from barley.constraints import ArcOptions, SentenceArcs, decoder_class, labels_kept, settled, write_tree
 from barley.decoders.decoding import check_k_best, check_length, default_max_words
 from barley.decoders.marginals import ArcEvidence
 from barley.decoders.options import DecoderOptions
@@ -88,10 +88,7 @@ class Annotator:
         ``confidence``, the heads' and labels' probabilities too (:class:`ArcEvidence`: the tree
         marginals of the arc scores for the MST decoder, their softmax over heads for the others;
         the softmax of the label scores at the chosen head)."""
-        given = [arcs.of(sentence, self.tables.labels) if arcs is not None else None for sentence in sentences]
-        for sentence_arcs in given:
-            settle(sentence_arcs, decoder_class(self.decoding), arcs.strict if arcs else False, "joint parser",
-                   self.transforms)
+        given = settled(sentences, arcs, self.tables.labels, decoder_class(self.decoding), "joint parser", self.transforms)
         lengths = [len(s) for s in sentences]
         words = [word for sentence in sentences for word in sentence.words]
         tags = self._tags(outputs)
