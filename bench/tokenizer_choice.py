@@ -23,7 +23,7 @@ from barley.conllu import read
 from barley.models.catalog import resolve
 from barley.pipeline import Pipeline
 from barley.tokenizer.choice import best, dev_scores
-from barley.tokenizer.segmenter import held_out
+from barley.tokenizer.segmenter import held_out_end
 from barley.treebank_folder import find_test_file, treebank_files
 
 
@@ -46,7 +46,7 @@ def main() -> None:
         if dev:
             held, where = list(read(dev)), "dev"
         else:
-            (_, held, _), where = held_out(list(read(train)), "the choice"), "the last tenth of train (models trained on it)"
+            (_, held, _), where = held_out_end(list(read(train)), "the choice"), "the last tenth of train (models trained on it)"
         gold = list(read(test)) if test else []
         line: dict = {"treebank": treebank, "scored on": where}
         for kind in ("linear", "neural"):

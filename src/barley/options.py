@@ -82,7 +82,8 @@ def _tokenizer_options() -> list[Option]:
     return list(made.values())
 
 
-TRANSITION_DEFAULTS = {name: parameter.default for name, parameter in inspect.signature(train_transition).parameters.items()}
+TRANSITION_DEFAULTS = {name: parameter.default for name, parameter in inspect.signature(train_transition).parameters.items()
+                       if parameter.default is not inspect.Parameter.empty}
 """The transition parser's defaults, where they live: the keyword parameters of
 :func:`~barley.transition.parser.train_transition` (its declarations below read them)."""
 

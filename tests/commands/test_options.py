@@ -4,7 +4,6 @@ flags and the docs page are made from them, given options reach their taker and 
 from __future__ import annotations
 
 import argparse
-import inspect
 from pathlib import Path
 
 import numpy as np
@@ -140,6 +139,7 @@ def test_the_tokenizers_options_reach_the_tokenizer(toy, tmp_path):
     components = ("--components", "tokenize")
     default = _trained(toy, tmp_path / "default.barley", *components)
     assert not _same(_trained(toy, tmp_path / "bits.barley", *components, "--tokenizer-bits", "12"), default)
+    assert _same(_trained(toy, tmp_path / "default.barley", *components, "--force"), default)  # not a parser's option
 
 
 @pytest.mark.parametrize("command, message", [
@@ -248,18 +248,3 @@ def test_a_declared_field_without_a_taker_is_a_declaration_error():
         from_fields(Orphan)
     assert [made.name for made in from_fields(Orphan, "component:tag")] == ["size"]
 
-
-def test_the_transition_parsers_declared_defaults_are_train_transitions():
-    """Read off its signature (None there: decided in training, e.g. the oracle by the learner; --update's
-    default applies with --beam only)."""
-    from barley.transition.global_training import DEFAULT_UPDATE
-    from barley.transition.parser import train_transition
-
-    signature = inspect.signature(train_transition).parameters
-    checked = []
-    for option in options.OPTIONS:
-        if option.takes("parser:transition") and option.default is not None and option.keyword in signature:
-            expected = DEFAULT_UPDATE if option.keyword == "update" else signature[option.keyword].default
-            assert option.default == expected, option.name
-            checked.append(option.name)
-    assert {"learner", "split_threshold", "min_feature_count", "outside_class", "update"} <= set(checked)

@@ -233,9 +233,14 @@ def test_sigterm_keeps_the_best_epoch_and_its_checkpoint_and_exits_143(toy, tmp_
     assert archive.interrupted(archive.read_manifest(str(model)))
     assert (tmp_path / "stopped.barley.checkpoint").is_file()
     monkeypatch.setattr(fitting, "minibatches", minibatches)  # a fine-tuning of it that runs to its end: 0, though
-    tuned = tmp_path / "tuned.barley"                          # the base's record says interrupted
+    tuned = tmp_path / "tuned.barley"                          # the base's record (kept) says interrupted
     assert cli.main(["train", str(toy / "train.conllu"), "--from", str(model), "--epochs", "1", "-m", str(tuned)]) == 0
-    assert archive.interruptions(archive.read_manifest(str(tuned))) == 1
+    assert archive.interrupted(archive.read_manifest(str(tuned)))
+    calls.clear()  # a fine-tuning stopped in its second epoch, written over its base: 143
+    monkeypatch.setattr(fitting, "minibatches", terminated_in_epoch_2)
+    assert cli.main(["train", str(toy / "train.conllu"), "--from", str(tuned), "--epochs", "3", "-m", str(tuned),
+                     "--force"]) == 143
+    assert archive.read_manifest(str(tuned))["pipeline"]["fine_tuning"][-1]["interrupted"] is True
 
 
 @pytest.mark.parametrize("damage, message", [

@@ -12,6 +12,7 @@ from barley.conllu import read
 from barley.errors import BarleyError
 from barley.models import archive
 from barley.pipeline import Pipeline
+from barley.pipeline.describe import chosen_tokenizer_lines
 from barley.pipeline.tokenize import tokenizer_kinds
 from barley.tokenizer import Tokenizer, TokenizerOptions
 from barley.tokenizer.choice import Candidate, choose, dev_scores
@@ -69,6 +70,8 @@ def test_a_kind_stopped_by_a_signal_marks_the_choice_interrupted_though_the_othe
     chosen = choose({"good": Candidate(Recorded(bits=18), False), "stopped": Candidate(stopped, False)},
                     sentences[:150], sentences[150:], quiet)
     assert "interrupted" not in chosen.training and chosen.training["chosen_on_dev"]["interrupted"] is True
+    assert chosen.training["chosen_on_dev"]["stopped"] == ["stopped"]
+    assert "; the stopped tokenizer's training was interrupted" in chosen_tokenizer_lines(chosen.training)[0]
     assert archive.interrupted({"components": {"tokenize": {"training": chosen.training}}})
 
 

@@ -138,18 +138,13 @@ def read_manifest(path: str | os.PathLike) -> dict:
 
 def interrupted(manifest: dict) -> bool:
     """Whether a model's training was stopped by a signal (Ctrl-C, SIGTERM) and the model is the best epoch kept
-    so far: some component's training record in ``manifest`` says ``interrupted``."""
-    return interruptions(manifest) > 0
+    so far: some training record in ``manifest`` (a component's, a fine-tuning's; or ``manifest`` itself is one)
+    says ``interrupted``."""
 
-
-def interruptions(manifest: dict) -> int:
-    """How many training records in ``manifest`` (a component's, a fine-tuning's) say ``interrupted``: a
-    fine-tuned model keeps its base's records, so a training stopped now is one more than the base has."""
-
-    def said(entry: object) -> int:
+    def said(entry: object) -> bool:
         if isinstance(entry, dict):
-            return (entry.get("interrupted") is True) + sum(said(value) for value in entry.values())
-        return sum(said(value) for value in entry) if isinstance(entry, list) else 0
+            return entry.get("interrupted") is True or any(said(value) for value in entry.values())
+        return isinstance(entry, list) and any(said(value) for value in entry)
 
     return said(manifest)
 

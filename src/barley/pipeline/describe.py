@@ -34,7 +34,7 @@ def describe_pipeline(manifest: dict, describe_parser: Callable[[dict], str]) ->
                   f"multiword:   {len(multiword.get('expansions', {}))} forms, {len(multiword.get('rules', {}))} "
                   f"suffix rules",
                   f"sentences:   end threshold {tokenizer.get('sentence_threshold', 0):+.3f}",
-                  *_neural_tokenizer_lines(tokenizer), *_chosen_tokenizer_lines(training),
+                  *_neural_tokenizer_lines(tokenizer), *chosen_tokenizer_lines(training),
                   f"options:     {tokenizer.get('options')}"]
     tagger = components.get("tag")
     if tagger is not None:
@@ -127,7 +127,7 @@ def _neural_tokenizer_lines(tokenizer: dict) -> list[str]:
             f"{scores.get('Tokens')}, Sentences F1 {scores.get('Sentences')} on {training.get('dev')})"]
 
 
-def _chosen_tokenizer_lines(training: dict) -> list[str]:
+def chosen_tokenizer_lines(training: dict) -> list[str]:
     """Which kinds the tokenizer was chosen from on dev, with their scores (``--tokenizer linear,neural``)."""
     choice = training.get("chosen_on_dev")
     if not isinstance(choice, dict):
@@ -135,7 +135,8 @@ def _chosen_tokenizer_lines(training: dict) -> list[str]:
     measures = choice.get("measures", [])
     return ["chosen:      " + f"the best {' + '.join(measures)} F1 on {choice.get('dev')}: " + "; ".join(
         f"{kind} " + " ".join(str(scores.get(measure)) for measure in measures)
-        for kind, scores in choice.get("scores", {}).items())]
+        for kind, scores in choice.get("scores", {}).items()) + "".join(
+        f"; the {kind} tokenizer's training was interrupted" for kind in choice.get("stopped", []))]
 
 
 def describe(manifest: dict, features: bool = False) -> str:

@@ -11,7 +11,7 @@ from barley import options as declared
 from barley import treebanks
 from barley.errors import BarleyError
 from barley.models import archive
-from barley.models.archive import interrupted, interruptions, read_manifest
+from barley.models.archive import interrupted
 from barley.pipeline import COMPONENTS, DEFAULT_JACKKNIFE, Pipeline, ordered
 from barley.pipeline.tokenize import TokenizeComponent, tokenizer_kinds
 from barley.recipes import RECIPES, default_recipe
@@ -19,7 +19,7 @@ from barley.treebank_folder import count_words
 
 _NOT_PARSER = {"train", "dev", "seed", "model", "components", "jackknife", "no_jackknife", "resume", "func",
                "command", "default_of", "tokenizer", "treebank", "recipe", "from_model",
-               "train_treebanks"}
+               "train_treebanks", "force"}
 _COMPONENT_OPTIONS = {"tag": "component:tag", "tokenize": "tokenizer"}
 """The components besides the parser's whose declared options ``barley train`` passes (:mod:`barley.options`)."""
 _TRANSFORM_OPTIONS = {"pseudo_projective", "lift", "label_cap", "coordination", "coordination_variant", "verb_group",
@@ -148,12 +148,13 @@ def refuse_with_from(args: argparse.Namespace, transforms: list) -> None:
 def fine_tune(args: argparse.Namespace, base: str) -> bool:
     """``barley train --from MODEL`` (``base``: its path): the model's network trained further (:meth:`Pipeline.fine_tuned`)
     with the training options given, then scored on dev and saved as a new model; whether a signal
-    stopped this fine-tuning (the base's own records aside: :func:`barley.models.archive.interruptions`)."""
+    stopped this fine-tuning (its own record, ``pipeline.fine_tuning``'s last: the base's records are kept)."""
     options = {name: getattr(args, name) for name in _parser_options_set(args, names=True)}
     pipeline = Pipeline.load(base).fine_tuned(args.train, options={"joint": options}, dev=args.dev,
                                               seed=1 if args.seed is None else args.seed,
                                               record_time=args.seed is None, base=args.from_model)
-    return interruptions(_score_and_save(args, pipeline)) > interruptions(read_manifest(base))
+    _score_and_save(args, pipeline)
+    return interrupted(pipeline.manifest["pipeline"]["fine_tuning"][-1])
 
 
 def train_pipeline(args: argparse.Namespace, parse_options: Callable[[argparse.Namespace], dict],

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 
 from barley.conllu import Sentence, read
 from barley.errors import BarleyError, InputError
+from barley.models.archive import interrupted
 from barley.pipeline.components import check_options, component_class, ordered
 
 DEFAULT_JACKKNIFE = 5
@@ -132,18 +133,20 @@ def fine_tuned(pipeline, train_data: str | Iterable[Sentence], *, options: dict 
     words = sum(len(s) for s in sentences)
     log(f"fine-tuning {base or pipeline.path} ({', '.join(pipeline.names)}) on {source}: {len(sentences)} sentences, "
         f"{words} words")
-    components = []
+    components, stopped = [], False
     for component in pipeline.components:
         if component.name not in tunable:
             log(f"[{component.name}] kept as it is (fine-tuning trains the {', '.join(tunable)} network)")
             components.append(component)
             continue
         component_started = time.perf_counter()
-        components.append(component.fine_tune([s.copy() for s in sentences], options.get(component.name, {}), seed=seed,
-                                              log=_prefixed(component.name, log), dev=dev_sentences))
+        tuned = component.fine_tune([s.copy() for s in sentences], options.get(component.name, {}), seed=seed,
+                                    log=_prefixed(component.name, log), dev=dev_sentences)
+        stopped = stopped or interrupted(tuned.manifest["fine_tuning"][-1])  # this fine-tuning's own record
+        components.append(tuned)
         log(f"[{component.name}] fine-tuned in {time.perf_counter() - component_started:.1f} s")
     fine_tuning = {"from": base or pipeline.path, "data": source, "sentences": len(sentences), "words": words,
-                   "seed": seed, "components": tunable}
+                   "seed": seed, "components": tunable, **({"interrupted": True} if stopped else {})}
     if record_time:
         fine_tuning["seconds"] = round(time.perf_counter() - started, 1)
     if "shipped" in pipeline.manifest:

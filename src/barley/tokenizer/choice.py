@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from barley.conllu import Sentence
 from barley.evaluation.conll18 import evaluate_conll18
-from barley.tokenizer.segmenter import Segmenter, held_out
+from barley.tokenizer.segmenter import Segmenter, held_out_end
 from barley.tokenizer.treebank_text import raw_text
 
 MEASURES = ("Tokens", "Sentences", "Words")
@@ -62,7 +62,7 @@ def choose(kinds: Mapping[str, Candidate], sentences: list[Sentence], dev: list[
     if dev:
         train, scored_on, source = sentences, dev, f"{len(dev)} dev sentences"
     else:
-        train, scored_on, source = held_out(sentences, "choosing the tokenizer")
+        train, scored_on, source = held_out_end(sentences, "choosing the tokenizer")
     trained, scores = {}, {}
     for name, candidate in kinds.items():
         log(f"tokenizer choice: training the {name} tokenizer")
@@ -80,5 +80,6 @@ def choose(kinds: Mapping[str, Candidate], sentences: list[Sentence], dev: list[
     stopped = [name for name, tokenizer in trained.items() if tokenizer.training.get("interrupted")]
     chosen.training = {**chosen.training, "chosen_on_dev": {"kinds": list(kinds), "dev": source,
                                                             "measures": list(MEASURES), "scores": scores,
-                                                            **({"interrupted": True} if stopped else {})}}
+                                                            **({"interrupted": True, "stopped": stopped} if stopped
+                                                               else {})}}
     return chosen

@@ -28,7 +28,7 @@ from barley.errors import BarleyError
 from barley.evaluation.conll18 import evaluate_conll18
 from barley.neural.fitting import deterministic
 from barley.tokenizer import best_threshold, features
-from barley.tokenizer.segmenter import held_out
+from barley.tokenizer.segmenter import held_out_end
 from barley.tokenizer.multiword import MultiwordExpander
 from barley.tokenizer.neural import (INPUTS, N_CLASSES, CharacterNetwork, NeuralTokenizer, NeuralTokenizerOptions,
                                      character_inputs, chunk_hashes)
@@ -115,7 +115,7 @@ def train_neural_tokenizer(sentences: Iterable[Sentence], options: NeuralTokeniz
     log = log or (lambda message: None)
     sentences, dev = list(sentences), None if dev is None else list(dev)
     if dev is None:
-        sentences, dev, dev_source = held_out(sentences, "the neural tokenizer")
+        sentences, dev, dev_source = held_out_end(sentences, "the neural tokenizer")
     else:
         dev_source = f"{len(dev)} dev sentences"
     train, dev_text = _Text(sentences), _Text(dev)

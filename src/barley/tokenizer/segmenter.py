@@ -34,7 +34,7 @@ _TOKEN = re.compile(r"\S+")
 INPUTS = ("text", "sentences", "tokenized")
 HELD_OUT_SENTENCES = 0.1
 """The share of the training sentences held out at their end where a tokenizer's training needs dev
-sentences (the neural one's epoch, the choice between kinds) and none are given (:func:`held_out`)."""
+sentences (the neural one's epoch, the choice between kinds) and none are given (:func:`held_out_end`)."""
 
 
 class SegmenterOptions(Protocol):
@@ -413,7 +413,7 @@ def _finish(sentence: Sentence, last_token: list[str], after: str) -> Sentence:
     return sentence
 
 
-def held_out(sentences: list[Sentence], needs: str) -> tuple[list[Sentence], list[Sentence], str]:
+def held_out_end(sentences: list[Sentence], needs: str) -> tuple[list[Sentence], list[Sentence], str]:
     """Without dev sentences: the training sentences but the last tenth (:data:`HELD_OUT_SENTENCES`, at least one),
     that tenth, and how a training record names it; ``needs``: what needs them, for the refusal of fewer than two."""
     if len(sentences) < 2:
